@@ -1,0 +1,3 @@
+module github.com/reportd/reportd
+
+go 1.26.8

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind is an error kind. Its string is the `type` of the API's error body
+// and is part of the contract: never rename one.
+type Kind string
+
+const (
+	NotFound         Kind = "NotFoundError"
+	Validation       Kind = "ValidationError"
+	PayloadTooLarge  Kind = "PayloadTooLargeError"
+	Conversion       Kind = "ConversionError"
+	Unavailable      Kind = "ServiceUnavailableError"
+	Storage          Kind = "StorageError"
+	Unauthorized     Kind = "UnauthorizedError"
+	MethodNotAllowed Kind = "MethodNotAllowedError"
+	Internal         Kind = "InternalError"
+)
+
+// Kinds lists every kind, for documentation and the OpenAPI enum.
+var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, MethodNotAllowed, Internal}
+
+// Error is the one error type that crosses package boundaries. Message is
+// safe to show to a client; Err carries internal detail for logs only.
+type Error struct {
+	Kind    Kind
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return string(e.Kind) + ": " + e.Message + ": " + e.Err.Error()
+	}
+	return string(e.Kind) + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a client-facing error of the given kind.
+func Errorf(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap keeps err for the logs and shows only msg to clients.
+func Wrap(k Kind, err error, msg string) *Error {
+	return &Error{Kind: k, Message: msg, Err: err}
+}
+
+// KindOf returns the kind of err, Internal for errors of no known kind.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+// MessageOf returns the client-facing message of err.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// IsKind reports whether err is of kind k.
+func IsKind(err error, k Kind) bool { return err != nil && KindOf(err) == k }
