@@ -57,10 +57,13 @@ type ReportUpdate struct {
 	FileType *FileType `json:"fileType,omitempty"`
 }
 
-// Upload is a file in transit. Body is read once, to the end.
+// Upload is a file in transit. The server reads Body once, to the end. A
+// client sets Open instead (or as well) so that every retry re-reads the file
+// from its start: a retried request must never send an empty body.
 type Upload struct {
 	FileName string
 	Body     io.Reader
+	Open     func() (io.ReadCloser, error)
 }
 
 // ReportUpload is the multipart body of POST /reports.
