@@ -1,0 +1,181 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// call describes one API request. body, when set, is called once per
+// attempt so that every retry streams the file again from its start.
+type call struct {
+	method string
+	path   string
+	query  url.Values
+	json   any
+	body   func() (r io.ReadCloser, contentType string, err error)
+	out    any  // decoded from a 2xx JSON body
+	stream bool // hand the raw body to the caller instead of decoding it
+}
+
+// errFinal marks an error that retrying cannot fix (a file that failed to
+// open, a body that cannot be produced twice).
+type errFinal struct{ error }
+
+func (e errFinal) Unwrap() error { return e.error }
+
+// do runs c with retries: transport errors and server errors of a retryable
+// kind are repeated with exponential backoff and jitter; anything else is
+// returned at once. A stream's response body is the caller's to close.
+func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.attempt(ctx, cl)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var fin errFinal
+		if errors.As(err, &fin) {
+			return nil, fin.error
+		}
+		var apiErr *report.Error
+		isAPI := errors.As(err, &apiErr)
+		if isAPI && !retryable(apiErr.Kind) {
+			return nil, apiErr
+		}
+		if attempt >= c.opts.Retries {
+			if isAPI {
+				return nil, apiErr
+			}
+			return nil, &UnreachableError{Server: c.site, Attempts: attempt + 1, Err: err}
+		}
+		if err := sleep(ctx, c.backoff(attempt)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// backoff is RetryWait·2^attempt capped at RetryMaxWait, then jittered into
+// [d/2, d] so that many clients retrying at once spread out.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.opts.RetryWait
+	for i := 0; i < attempt && d < c.opts.RetryMaxWait; i++ {
+		d *= 2
+	}
+	d = min(d, c.opts.RetryMaxWait)
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// attempt sends the request once. The overall timeout covers the whole
+// exchange for JSON calls, and only the wait for headers for streams.
+func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, error) {
+	ctx, cancel := context.WithCancel(parent)
+	var timer *time.Timer
+	if c.opts.Timeout > 0 {
+		timer = time.AfterFunc(c.opts.Timeout, cancel)
+	}
+	done := func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel()
+	}
+
+	req := c.http.R().SetContext(ctx).SetDoNotParseResponse(cl.stream)
+	if cl.query != nil {
+		req.SetQueryParamsFromValues(cl.query)
+	}
+	if cl.json != nil {
+		req.SetHeader("Content-Type", "application/json").SetBody(cl.json)
+	}
+	var body io.ReadCloser
+	if cl.body != nil {
+		r, ctype, err := cl.body()
+		if err != nil {
+			done()
+			return nil, errFinal{err}
+		}
+		body = r
+		req.SetHeader("Content-Type", ctype).SetBody(r)
+	}
+	resp, err := req.Execute(cl.method, cl.path)
+	if body != nil {
+		// The transport normally closes it; closing again stops the
+		// producer goroutine on every path, including early failures.
+		body.Close()
+	}
+	if err != nil {
+		done()
+		if resp != nil && resp.RawBody() != nil {
+			resp.RawBody().Close()
+		}
+		if p, ok := body.(producer); ok && p.producerErr() != nil {
+			return nil, errFinal{p.producerErr()}
+		}
+		return nil, err
+	}
+
+	if cl.stream {
+		if timer != nil {
+			timer.Stop() // headers are in: let the body take as long as it needs
+		}
+		raw := resp.RawBody()
+		if resp.StatusCode() >= 300 {
+			b, _ := io.ReadAll(io.LimitReader(raw, 1<<20))
+			raw.Close()
+			cancel()
+			return nil, decodeError(resp.StatusCode(), b)
+		}
+		resp.RawResponse.Body = &cancelOnClose{ReadCloser: raw, cancel: cancel}
+		return resp, nil
+	}
+	defer done()
+	if resp.StatusCode() >= 300 {
+		return nil, decodeError(resp.StatusCode(), resp.Body())
+	}
+	if cl.out != nil {
+		if err := json.Unmarshal(resp.Body(), cl.out); err != nil {
+			return nil, errFinal{fmt.Errorf("%s %s: unexpected response body: %w", cl.method, cl.path, err)}
+		}
+	}
+	return resp, nil
+}
+
+// producer is a streamed body that knows whether producing it failed (the
+// local file could not be read), which no retry can fix.
+type producer interface{ producerErr() error }
+
+// cancelOnClose releases a stream's attempt context when the caller is done.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
