@@ -1,0 +1,82 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// bumpProject adjusts the project's reportCount; NotFound if it is gone, so
+// an upload racing a project delete fails instead of leaving an orphan row.
+func (s *Store) bumpProject(tx *bolt.Tx, id int64, delta int64) error {
+	bk := tx.Bucket(bucketProjects)
+	b := bk.Get(idKey(id))
+	if b == nil {
+		return notFound("project", id)
+	}
+	var row projectRow
+	if err := json.Unmarshal(b, &row); err != nil {
+		return err
+	}
+	row.Count += delta
+	if row.Count < 0 {
+		row.Count = 0
+	}
+	nb, err := json.Marshal(row)
+	if err != nil {
+		return err
+	}
+	return bk.Put(idKey(id), nb)
+}
+
+func bumpDay(tx *bolt.Tx, project int64, day string, delta int64) error {
+	bk := tx.Bucket(bucketProjectDays)
+	k := dayKey(project, day)
+	n := int64(0)
+	if v := bk.Get(k); len(v) == 8 {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	n += delta
+	if n <= 0 {
+		return bk.Delete(k)
+	}
+	return bk.Put(k, u64(uint64(n)))
+}
+
+func todayCount(tx *bolt.Tx, project int64, day string) int64 {
+	if v := tx.Bucket(bucketProjectDays).Get(dayKey(project, day)); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+func (s *Store) dayString(d time.Time) string { return d.Format("20060102") }
+
+// eachIndexed walks one project's report ids in id order.
+func eachIndexed(tx *bolt.Tx, project int64, fn func(rid int64, key []byte) error) error {
+	prefix := idKey(project)
+	c := tx.Bucket(bucketProjectReports).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if err := fn(int64(binary.BigEndian.Uint64(k[8:])), k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deletePrefix(bk *bolt.Bucket, prefix []byte) error {
+	var keys [][]byte
+	c := bk.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, append([]byte(nil), k...))
+	}
+	for _, k := range keys {
+		if err := bk.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

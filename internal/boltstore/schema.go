@@ -1,0 +1,70 @@
+package boltstore
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Every bucket the store uses. Keys that are ids are 8-byte big-endian, so
+// cursor order is id order.
+var (
+	// bucketMeta holds keyStorageVersion.
+	bucketMeta = []byte("meta")
+	// bucketProjects: project id -> projectRow. Its sequence issues project ids.
+	bucketProjects = []byte("projects")
+	// bucketReports: report id -> reportRow. Its sequence issues report ids.
+	bucketReports = []byte("reports")
+	// bucketProjectReports: project id ‖ report id -> nil; the per-project index.
+	bucketProjectReports = []byte("project_reports")
+	// bucketProjectDays: project id ‖ "YYYYMMDD" -> uint64 count of reports
+	// uploaded that day (in the daemon's zone); gives todayNewReports.
+	bucketProjectDays = []byte("project_days")
+
+	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays}
+)
+
+var keyStorageVersion = []byte("storage_version")
+
+// storageVersion is the schema this code reads and writes. A newer file is
+// refused; an older one would be migrated here, step by step.
+const storageVersion uint64 = 1
+
+func initSchema(tx *bolt.Tx) error {
+	for _, name := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	v := meta.Get(keyStorageVersion)
+	switch {
+	case v == nil:
+		return meta.Put(keyStorageVersion, u64(storageVersion))
+	case len(v) != 8:
+		return fmt.Errorf("corrupt storage version %x", v)
+	case binary.BigEndian.Uint64(v) > storageVersion:
+		return fmt.Errorf("store has storage version %d, this build reads up to %d: upgrade reportd", binary.BigEndian.Uint64(v), storageVersion)
+	}
+	return nil
+}
+
+func u64(n uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, n)
+	return b
+}
+
+func idKey(id int64) []byte { return u64(uint64(id)) }
+
+func pairKey(a, b int64) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k, uint64(a))
+	binary.BigEndian.PutUint64(k[8:], uint64(b))
+	return k
+}
+
+func dayKey(project int64, day string) []byte {
+	return append(idKey(project), day...)
+}

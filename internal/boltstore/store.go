@@ -1,0 +1,352 @@
+// Package boltstore is the bbolt implementation of report.MetaStore.
+package boltstore
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Store is a report.MetaStore on one bbolt file.
+type Store struct {
+	db    *bolt.DB
+	clock report.Clock
+}
+
+var _ report.MetaStore = (*Store)(nil)
+
+// Open opens (creating if needed) the store at path. A second daemon on the
+// same file fails after timeout instead of waiting forever.
+func Open(path string, clock report.Clock) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open %s: locked by another process (is reportd already running?)", path)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := db.Update(initSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &Store{db: db, clock: clock}, nil
+}
+
+// DB exposes the bbolt handle for backups and checks.
+func (s *Store) DB() *bolt.DB { return s.db }
+
+func (s *Store) Close() error { return s.db.Close() }
+
+func storageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *report.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return report.Wrap(report.Storage, err, "metadata store failed")
+}
+
+func notFound(what string, id int64) error {
+	return report.Errorf(report.NotFound, "%s %d not found", what, id)
+}
+
+func (s *Store) nextSeq(bucket []byte) (int64, error) {
+	var id uint64
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		var err error
+		id, err = tx.Bucket(bucket).NextSequence()
+		return err
+	})
+	return int64(id), storageErr(err)
+}
+
+func (s *Store) NextProjectID(ctx context.Context) (int64, error) { return s.nextSeq(bucketProjects) }
+func (s *Store) NextReportID(ctx context.Context) (int64, error)  { return s.nextSeq(bucketReports) }
+
+func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
+	row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+	b, err := json.Marshal(row)
+	if err != nil {
+		return report.Project{}, storageErr(err)
+	}
+	err = s.db.Batch(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketProjects).Put(idKey(p.ID), b)
+	})
+	if err != nil {
+		return report.Project{}, storageErr(err)
+	}
+	out, _, err := s.decodeProject(p.ID, b)
+	return out, err
+}
+
+func (s *Store) Project(ctx context.Context, id int64) (report.Project, error) {
+	var p report.Project
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketProjects).Get(idKey(id))
+		if b == nil {
+			return notFound("project", id)
+		}
+		var err error
+		p, _, err = s.decodeProject(id, b)
+		p.TodayNewReports = todayCount(tx, id, s.dayString(s.clock.Today()))
+		return err
+	})
+	return p, storageErr(err)
+}
+
+func (s *Store) Projects(ctx context.Context) ([]report.Project, error) {
+	out := []report.Project{}
+	today := s.dayString(s.clock.Today())
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketProjects).ForEach(func(k, v []byte) error {
+			id := int64(binary.BigEndian.Uint64(k))
+			p, _, err := s.decodeProject(id, v)
+			if err != nil {
+				return err
+			}
+			p.TodayNewReports = todayCount(tx, id, today)
+			out = append(out, p)
+			return nil
+		})
+	})
+	return out, storageErr(err)
+}
+
+func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectChange) (report.Project, *string, error) {
+	var (
+		p   report.Project
+		old *string
+	)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketProjects)
+		b := bk.Get(idKey(id))
+		if b == nil {
+			return notFound("project", id)
+		}
+		var row projectRow
+		if err := json.Unmarshal(b, &row); err != nil {
+			return err
+		}
+		if c.Name != nil {
+			row.Name = *c.Name
+		}
+		if c.Description != nil {
+			row.Description = c.Description
+		}
+		if c.CoverImage != nil {
+			old, row.Cover = row.Cover, c.CoverImage
+		}
+		nb, err := json.Marshal(row)
+		if err != nil {
+			return err
+		}
+		if err := bk.Put(idKey(id), nb); err != nil {
+			return err
+		}
+		p, _, err = s.decodeProject(id, nb)
+		p.TodayNewReports = todayCount(tx, id, s.dayString(s.clock.Today()))
+		return err
+	})
+	if err != nil {
+		return report.Project{}, nil, storageErr(err)
+	}
+	return p, old, nil
+}
+
+func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []report.ReportRecord, error) {
+	var (
+		p       report.Project
+		removed []report.ReportRecord
+	)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketProjects).Get(idKey(id))
+		if b == nil {
+			return notFound("project", id)
+		}
+		var err error
+		if p, _, err = s.decodeProject(id, b); err != nil {
+			return err
+		}
+		reports := tx.Bucket(bucketReports)
+		err = eachIndexed(tx, id, func(rid int64, key []byte) error {
+			if v := reports.Get(idKey(rid)); v != nil {
+				r, _, err := s.decodeReport(rid, v)
+				if err != nil {
+					return err
+				}
+				removed = append(removed, r)
+			}
+			return reports.Delete(idKey(rid))
+		})
+		if err != nil {
+			return err
+		}
+		if err := deletePrefix(tx.Bucket(bucketProjectReports), idKey(id)); err != nil {
+			return err
+		}
+		if err := deletePrefix(tx.Bucket(bucketProjectDays), idKey(id)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketProjects).Delete(idKey(id))
+	})
+	if err != nil {
+		return report.Project{}, nil, storageErr(err)
+	}
+	return p, removed, nil
+}
+
+func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report.ReportRecord, error) {
+	r.FileContent = nil
+	b, err := encodeReport(r)
+	if err != nil {
+		return report.ReportRecord{}, storageErr(err)
+	}
+	day := s.dayString(s.clock.Date(r.UploadTime.Time))
+	err = s.db.Batch(func(tx *bolt.Tx) error {
+		if err := s.bumpProject(tx, r.ProjectID, +1); err != nil {
+			return err
+		}
+		if err := bumpDay(tx, r.ProjectID, day, +1); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketProjectReports).Put(pairKey(r.ProjectID, r.ID), nil); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReports).Put(idKey(r.ID), b)
+	})
+	if err != nil {
+		return report.ReportRecord{}, storageErr(err)
+	}
+	out, _, err := s.decodeReport(r.ID, b)
+	return out, err
+}
+
+func (s *Store) Report(ctx context.Context, id int64) (report.ReportRecord, error) {
+	var r report.ReportRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReports).Get(idKey(id))
+		if b == nil {
+			return notFound("report", id)
+		}
+		var err error
+		r, _, err = s.decodeReport(id, b)
+		return err
+	})
+	return r, storageErr(err)
+}
+
+func (s *Store) Reports(ctx context.Context, projectID *int64) ([]report.ReportRecord, error) {
+	out := []report.ReportRecord{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		reports := tx.Bucket(bucketReports)
+		add := func(id int64, v []byte) error {
+			r, _, err := s.decodeReport(id, v)
+			if err == nil {
+				out = append(out, r)
+			}
+			return err
+		}
+		if projectID == nil {
+			return reports.ForEach(func(k, v []byte) error {
+				return add(int64(binary.BigEndian.Uint64(k)), v)
+			})
+		}
+		return eachIndexed(tx, *projectID, func(rid int64, _ []byte) error {
+			if v := reports.Get(idKey(rid)); v != nil {
+				return add(rid, v)
+			}
+			return nil
+		})
+	})
+	return out, storageErr(err)
+}
+
+func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChange) (report.ReportRecord, error) {
+	var r report.ReportRecord
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketReports)
+		b := bk.Get(idKey(id))
+		if b == nil {
+			return notFound("report", id)
+		}
+		var err error
+		if r, _, err = s.decodeReport(id, b); err != nil {
+			return err
+		}
+		if c.FileName != nil {
+			r.FileName = *c.FileName
+		}
+		if c.FileType != nil {
+			r.FileType = *c.FileType
+		}
+		if c.FilePath != nil {
+			r.FilePath = *c.FilePath
+		}
+		nb, err := encodeReport(r)
+		if err != nil {
+			return err
+		}
+		return bk.Put(idKey(id), nb)
+	})
+	return r, storageErr(err)
+}
+
+func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord, error) {
+	var r report.ReportRecord
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketReports)
+		b := bk.Get(idKey(id))
+		if b == nil {
+			return notFound("report", id)
+		}
+		var err error
+		if r, _, err = s.decodeReport(id, b); err != nil {
+			return err
+		}
+		if err := s.bumpProject(tx, r.ProjectID, -1); err != nil {
+			return err
+		}
+		if err := bumpDay(tx, r.ProjectID, s.dayString(s.clock.Date(r.UploadTime.Time)), -1); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketProjectReports).Delete(pairKey(r.ProjectID, id)); err != nil {
+			return err
+		}
+		return bk.Delete(idKey(id))
+	})
+	return r, storageErr(err)
+}
+
+func (s *Store) FilePaths(ctx context.Context, fn func(string) error) error {
+	return storageErr(s.db.View(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketProjects).ForEach(func(k, v []byte) error {
+			var row projectRow
+			if err := json.Unmarshal(v, &row); err != nil {
+				return err
+			}
+			if row.Cover != nil {
+				return fn(*row.Cover)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReports).ForEach(func(k, v []byte) error {
+			var row reportRow
+			if err := json.Unmarshal(v, &row); err != nil {
+				return err
+			}
+			return fn(row.Path)
+		})
+	}))
+}

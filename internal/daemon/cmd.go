@@ -1,0 +1,83 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/version"
+)
+
+// NewRootCommand is reportd's command tree.
+func NewRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "reportd",
+		Short:         "Serve the Report Publishing Service API",
+		Long:          "reportd stores projects and report files (bbolt + a data directory), serves them over the\nReport Publishing Service API, and converts every report type to PDF.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newServeCommand(), newVersionCommand())
+	return root
+}
+
+func newServeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the daemon",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := loadConfig(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			log, err := newLogger(c)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s := &Server{Config: c, Log: log}
+			defer s.Close()
+			if err := s.Open(ctx); err != nil {
+				return err
+			}
+			return s.Run(ctx)
+		},
+	}
+	f := cmd.Flags()
+	f.String("addr", defaults["addr"].(string), "listen address (env REPORTD_ADDR)")
+	f.String("data-dir", defaults["data_dir"].(string), "data directory: reportd.db and uploads/ (env REPORTD_DATA_DIR)")
+	f.String("config", "", "config file (env REPORTD_CONFIG; default /etc/reportd/reportd.yaml if present)")
+	return cmd
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), version.String())
+			return err
+		},
+	}
+}
+
+// Main runs reportd with the process's arguments and returns its exit code.
+func Main() int {
+	root := NewRootCommand()
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "reportd:", err)
+		if errors.Is(err, context.Canceled) {
+			return 130
+		}
+		return 1
+	}
+	return 0
+}

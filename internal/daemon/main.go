@@ -1,0 +1,149 @@
+// Package daemon is reportd: configuration, the serve lifecycle and the
+// operator commands. cmd/reportd only calls Main.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/version"
+	"github.com/reportd/reportd/internal/web"
+)
+
+// Server is one running daemon: store, files, engines and listener. Tests
+// start it on 127.0.0.1:0 with a temp data directory.
+type Server struct {
+	Config Config
+	Log    *slog.Logger
+
+	store *boltstore.Store
+	files *files.Dir
+	svc   *service.Service
+	http  *http.Server
+	ln    net.Listener
+}
+
+// Open opens the store, sweeps what no row refers to, and binds the
+// listener; after Open the daemon is ready to serve.
+func (m *Server) Open(ctx context.Context) error {
+	if m.Log == nil {
+		m.Log = slog.New(slog.DiscardHandler)
+	}
+	c := m.Config
+	loc, err := c.location()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
+		return err
+	}
+	if m.files, err = files.Open(c.DataDir); err != nil {
+		return err
+	}
+	clock := report.Clock{Location: loc}
+	if m.store, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
+		return err
+	}
+	m.svc = service.New(service.Config{
+		Version:               version.String(),
+		MaxUploadBytes:        int64(c.MaxUploadBytes),
+		MaxCoverBytes:         int64(c.MaxCoverBytes),
+		CoverFetchTimeout:     c.CoverFetch.Timeout,
+		AllowPrivateCoverURLs: c.CoverFetch.AllowPrivate,
+		ConvertOnUpload:       c.ConvertOnUpload,
+		Clock:                 clock,
+		Logger:                m.Log,
+	}, m.store, m.files, nil)
+	removed, err := m.svc.Sweep(ctx)
+	if err != nil {
+		return fmt.Errorf("start-up sweep: %w", err)
+	}
+	if len(removed) > 0 {
+		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
+	}
+	hc := httpapi.Config{
+		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
+		AuthToken:        c.Auth.Token,
+		AuthReads:        c.Auth.Reads,
+		HTMLAllowScripts: c.HTMLScripts,
+	}
+	if c.Dashboard {
+		hc.Dashboard = web.Handler()
+	}
+	m.http = &http.Server{
+		Handler:           httpapi.New(hc, m.svc, m.Log),
+		ReadHeaderTimeout: c.HeaderTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
+	}
+	if m.ln, err = net.Listen("tcp", c.Addr); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Addr is the bound address (useful with port 0).
+func (m *Server) Addr() string { return m.ln.Addr().String() }
+
+// Run serves until ctx is done, then stops accepting and lets requests in
+// flight finish within ShutdownTimeout.
+func (m *Server) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- m.http.Serve(m.ln) }()
+	m.Log.Info("reportd serving", "addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+	defer cancel()
+	if err := m.http.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		m.Log.Warn("shutdown deadline passed; closing connections", "err", err)
+		m.http.Close()
+	}
+	return nil
+}
+
+// Close releases the store and files; call after Run returns.
+func (m *Server) Close() error {
+	var errs []error
+	if m.ln != nil && m.http == nil {
+		errs = append(errs, m.ln.Close())
+	}
+	if m.store != nil {
+		errs = append(errs, m.store.Close())
+	}
+	if m.files != nil {
+		errs = append(errs, m.files.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func newLogger(c Config) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		return nil, fmt.Errorf("log.level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.Log.Format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	case "text", "":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("log.format must be text or json, not %q", c.Log.Format)
+}

@@ -1,0 +1,136 @@
+// Package files is the upload directory: streamed, durable writes and
+// confined reads. Paths given to it are the API's relative paths
+// ("/uploads/reports/7.pdf"); it never lets one leave the data directory.
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+const (
+	// UploadsPrefix is the URL and path prefix of every stored file.
+	UploadsPrefix = "/uploads/"
+	tmpDir        = "tmp"
+)
+
+// Dir is the data directory's file area: uploads/ and its tmp/ sibling on
+// the same file system, so a staged file lands by rename.
+type Dir struct {
+	base string
+	root *os.Root // the data directory; opens through it cannot escape it
+}
+
+// Open prepares base (creating uploads/reports, uploads/covers and tmp).
+func Open(base string) (*Dir, error) {
+	for _, d := range []string{"uploads/reports", "uploads/covers", tmpDir} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o750); err != nil {
+			return nil, err
+		}
+	}
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{base: base, root: root}, nil
+}
+
+func (d *Dir) Close() error { return d.root.Close() }
+
+// Base is the data directory.
+func (d *Dir) Base() string { return d.base }
+
+// clean turns an API path into a root-relative one, refusing anything that
+// is not a plain path below /uploads/.
+func clean(p string) (string, error) {
+	if !strings.HasPrefix(p, UploadsPrefix) || strings.ContainsRune(p, 0) || strings.Contains(p, "\\") {
+		return "", report.Errorf(report.NotFound, "file not found")
+	}
+	c := path.Clean(p)
+	if c != p || strings.Contains(c, "/../") || strings.HasSuffix(c, "/..") {
+		return "", report.Errorf(report.NotFound, "file not found")
+	}
+	return strings.TrimPrefix(c, "/"), nil
+}
+
+// Abs is the absolute file name of an API path, for engines that take paths.
+func (d *Dir) Abs(p string) (string, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d.base, filepath.FromSlash(rel)), nil
+}
+
+// OpenFile opens a stored regular file. Symlinks that leave the data
+// directory, directories and missing files are all NotFound.
+func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := d.root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, report.Errorf(report.NotFound, "file not found")
+	}
+	return f, fi, nil
+}
+
+// Remove deletes a stored file; a missing one is not an error.
+func (d *Dir) Remove(p string) error {
+	rel, err := clean(p)
+	if err != nil {
+		return err
+	}
+	if err := d.root.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// RemoveDir deletes a folder below uploads/ and everything in it.
+func (d *Dir) RemoveDir(p string) error {
+	rel, err := clean(p)
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(filepath.Join(d.base, filepath.FromSlash(rel)))
+}
+
+// Link gives an existing file a second name, durably, so that a rename can
+// be committed before the old name goes.
+func (d *Dir) Link(oldPath, newPath string) error {
+	o, err := d.Abs(oldPath)
+	if err != nil {
+		return err
+	}
+	n, err := d.Abs(newPath)
+	if err != nil {
+		return err
+	}
+	if err := os.Link(o, n); err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	return syncDir(filepath.Dir(n))
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

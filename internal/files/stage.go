@@ -1,0 +1,117 @@
+package files
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// HeadSize is how many leading bytes a Staged file keeps for sniffing.
+const HeadSize = 4096
+
+// Staged is an upload written to tmp/ and fsynced, waiting for its final name.
+type Staged struct {
+	dir    *Dir
+	tmp    string
+	Size   int64
+	SHA256 string
+	Head   []byte // the first bytes, for content checks
+	done   bool
+}
+
+// Stage streams r into a temp file, hashing as it goes. More than limit
+// bytes (limit > 0) is PayloadTooLarge, and nothing is left behind.
+func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
+	f, err := os.CreateTemp(filepath.Join(d.base, tmpDir), "upload-*")
+	if err != nil {
+		return nil, report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	s := &Staged{dir: d, tmp: f.Name()}
+	fail := func(err error) (*Staged, error) {
+		f.Close()
+		os.Remove(s.tmp)
+		return nil, err
+	}
+	h := sha256.New()
+	head := &headWriter{max: HeadSize}
+	src := r
+	if limit > 0 {
+		src = io.LimitReader(r, limit+1)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h, head), src)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
+		}
+		var rerr *report.Error
+		if errors.As(err, &rerr) {
+			return fail(err)
+		}
+		return fail(report.Wrap(report.Validation, err, "upload was cut short"))
+	}
+	if limit > 0 && n > limit {
+		return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(report.Wrap(report.Storage, err, "cannot store the file"))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(s.tmp)
+		return nil, report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	s.Size, s.SHA256, s.Head = n, hex.EncodeToString(h.Sum(nil)), head.b
+	return s, nil
+}
+
+// Open reads the staged bytes back (for validation that needs more than Head).
+func (s *Staged) Open() (*os.File, error) { return os.Open(s.tmp) }
+
+// Commit moves the staged file to its API path p, durably: rename, then
+// fsync the directory. After Commit the caller may commit the row.
+func (s *Staged) Commit(p string) error {
+	dst, err := s.dir.Abs(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	if err := os.Rename(s.tmp, dst); err != nil {
+		return report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	s.done = true
+	if err := syncDir(filepath.Dir(dst)); err != nil {
+		return report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	return nil
+}
+
+// Discard removes the temp file unless it was committed. Safe to defer.
+func (s *Staged) Discard() {
+	if s != nil && !s.done {
+		os.Remove(s.tmp)
+		s.done = true
+	}
+}
+
+type headWriter struct {
+	b   []byte
+	max int
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := h.max - len(h.b); room > 0 {
+		if len(p) < room {
+			room = len(p)
+		}
+		h.b = append(h.b, p[:room]...)
+	}
+	return len(p), nil
+}

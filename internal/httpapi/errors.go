@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// StatusMode picks how error kinds map to HTTP statuses.
+type StatusMode string
+
+const (
+	// StatusSpec answers every error with 500, as api-spec.md §7 says.
+	StatusSpec StatusMode = "spec"
+	// StatusConventional uses 400/401/404/405/413/502/503 for monitoring that counts 5xx.
+	StatusConventional StatusMode = "conventional"
+)
+
+var conventional = map[report.Kind]int{
+	report.NotFound:         http.StatusNotFound,
+	report.Validation:       http.StatusBadRequest,
+	report.PayloadTooLarge:  http.StatusRequestEntityTooLarge,
+	report.Unauthorized:     http.StatusUnauthorized,
+	report.MethodNotAllowed: http.StatusMethodNotAllowed,
+	report.Conversion:       http.StatusBadGateway,
+	report.Unavailable:      http.StatusServiceUnavailable,
+}
+
+// ErrorBody is the spec's error object.
+type ErrorBody struct {
+	Error string `json:"error"`
+	Type  string `json:"type"`
+}
+
+// writeError is the one place error kinds become HTTP. The client sees the
+// kind and its message; wrapped internal detail goes to the log only.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind := report.KindOf(err)
+	status := http.StatusInternalServerError
+	if s.cfg.ErrorStatus == StatusConventional {
+		if c, ok := conventional[kind]; ok {
+			status = c
+		}
+	}
+	var e *report.Error
+	if !errors.As(err, &e) || e.Err != nil || kind == report.Internal || kind == report.Storage {
+		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",
+			slog.String("id", requestID(r.Context())), slog.String("kind", string(kind)), slog.String("err", err.Error()))
+	}
+	if kind == report.Unauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
+	}
+	if kind == report.MethodNotAllowed {
+		// net/http's pattern mux knows the allowed methods only by trying.
+		if allow := w.Header().Get("Allow"); allow == "" {
+			w.Header().Set("Allow", "GET, POST, PUT, DELETE, OPTIONS")
+		}
+	}
+	// Headers for a file that was about to be served must not leak into the error.
+	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {
+		w.Header().Del(h)
+	}
+	writeJSON(w, status, ErrorBody{Error: string(kind) + ": " + report.MessageOf(err), Type: string(kind)})
+}
+
+func logLevel(k report.Kind) slog.Level {
+	if k == report.Internal || k == report.Storage {
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}

@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+)
+
+func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
+	var project *int64
+	if q := r.URL.Query(); q.Has("projectId") {
+		v := strings.TrimSpace(q.Get("projectId"))
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return report.Errorf(report.Validation, "projectId must be a positive integer (got %q)", v)
+		}
+		project = &id
+	}
+	rs, err := s.svc.ListReports(r.Context(), project)
+	if err == nil {
+		writeJSON(w, http.StatusOK, rs)
+	}
+	return err
+}
+
+func (s *Server) getReport(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	rep, err := s.svc.GetReport(r.Context(), id)
+	if err == nil {
+		writeJSON(w, http.StatusOK, rep)
+	}
+	return err
+}
+
+// uploadReport streams the parts in whatever order they come: the file
+// goes straight to a temp file, the small fields are collected, and the
+// upload is validated and committed once the body has been read.
+func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
+	upload, _ := s.svc.Limits()
+	limit := int64(0)
+	if upload > 0 {
+		limit = upload + 1<<20 // room for the other parts and boundaries
+	}
+	mr, err := multipartReader(w, r, limit)
+	if err != nil {
+		return err
+	}
+	var (
+		staged              *files.Staged
+		fileName            string
+		projectRaw, typeRaw *string
+	)
+	defer func() { staged.Discard() }()
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return multipartError(err)
+		}
+		switch part.FormName() {
+		case "file":
+			if staged != nil {
+				return report.Errorf(report.Validation, "more than one file part")
+			}
+			if part.FileName() == "" {
+				return report.Errorf(report.Validation, "the file part has no file name")
+			}
+			fileName = part.FileName()
+			if staged, err = s.svc.Stage(part); err != nil {
+				return multipartError(err)
+			}
+			if s.cfg.Observer != nil {
+				s.cfg.Observer.ObserveUpload(staged.Size)
+			}
+		case "projectId":
+			v, err := readField(part, "projectId")
+			if err != nil {
+				return err
+			}
+			projectRaw = &v
+		case "fileType":
+			v, err := readField(part, "fileType")
+			if err != nil {
+				return err
+			}
+			typeRaw = &v
+		}
+		part.Close()
+	}
+	if staged == nil {
+		return report.Errorf(report.Validation, "file is required")
+	}
+	if projectRaw == nil {
+		return report.Errorf(report.Validation, "projectId is required")
+	}
+	project, err := strconv.ParseInt(strings.TrimSpace(*projectRaw), 10, 64)
+	if err != nil || project <= 0 {
+		return report.Errorf(report.Validation, "projectId must be a positive integer (got %q)", *projectRaw)
+	}
+	if typeRaw == nil {
+		return report.Errorf(report.Validation, "fileType is required")
+	}
+	t, err := report.ParseFileType(strings.TrimSpace(*typeRaw))
+	if err != nil {
+		return err
+	}
+	rep, err := s.svc.Commit(r.Context(), staged, project, t, fileName)
+	if err == nil {
+		writeJSON(w, http.StatusCreated, rep)
+	}
+	return err
+}
+
+func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		FileName *string `json:"fileName"`
+		FileType *string `json:"fileType"`
+	}
+	if err := decodeJSON(r, 1<<20, &body); err != nil {
+		return err
+	}
+	in := report.ReportUpdate{FileName: body.FileName}
+	if body.FileType != nil {
+		t := report.FileType(*body.FileType)
+		in.FileType = &t
+	}
+	rep, err := s.svc.UpdateReport(r.Context(), id, in)
+	if err == nil {
+		writeJSON(w, http.StatusOK, rep)
+	}
+	return err
+}
+
+func (s *Server) deleteReport(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.DeleteReport(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// sandbox confines uploaded documents: they never run script with the
+// daemon's origin. PDFs are exempt because browsers refuse to show a PDF
+// under a sandbox policy, and a PDF cannot reach the origin anyway.
+func (s *Server) sandbox(h http.Header, contentType string) {
+	if strings.HasPrefix(contentType, "application/pdf") {
+		return
+	}
+	csp := "sandbox"
+	if s.cfg.HTMLAllowScripts {
+		csp += " allow-scripts"
+	}
+	h.Set("Content-Security-Policy", csp)
+}
+
+// serveFile answers with the file's bytes, with range requests, ETag and
+// Last-Modified from http.ServeContent.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, fi fs.FileInfo, contentType, disposition, etag string) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	if disposition != "" {
+		h.Set("Content-Disposition", disposition)
+	}
+	if etag != "" {
+		h.Set("ETag", `"`+etag+`"`)
+	}
+	h.Set("Cache-Control", "no-cache")
+	s.sandbox(h, contentType)
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+func etagOf(rec report.ReportRecord) string {
+	if len(rec.SHA256) >= 32 {
+		return rec.SHA256[:32]
+	}
+	return rec.SHA256
+}
+
+func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s.serveFile(w, r, f, fi, rec.FileType.ContentType(), "inline", etagOf(rec))
+	return nil
+}
+
+func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s.serveFile(w, r, f, fi, rec.FileType.ContentType(), ContentDisposition("attachment", rec.FileName), etagOf(rec))
+	return nil
+}
+
+func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	rec, f, err := s.svc.PDF(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return report.Wrap(report.Storage, err, "cannot read the PDF")
+	}
+	name := strings.TrimSuffix(rec.FileName, path.Ext(rec.FileName)) + ".pdf"
+	s.serveFile(w, r, f, fi, "application/pdf", ContentDisposition("inline", name), "pdf-"+etagOf(rec))
+	return nil
+}
+
+var staticTypes = map[string]string{
+	".html": report.HTML.ContentType(), ".md": report.MD.ContentType(), ".pdf": report.PDF.ContentType(),
+	".ppt": report.PPT.ContentType(), ".pptx": report.PPTX.ContentType(),
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+}
+
+// static serves /uploads/... from the data directory, confined to it:
+// no traversal, no symlink escape, no directory listing.
+func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
+	f, fi, err := s.svc.OpenStatic(r.URL.Path)
+	if err != nil {
+		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
+	}
+	defer f.Close()
+	ct, ok := staticTypes[strings.ToLower(path.Ext(fi.Name()))]
+	if !ok {
+		ct = "application/octet-stream"
+	}
+	s.serveFile(w, r, f, fi, ct, "", "")
+	return nil
+}

@@ -1,0 +1,161 @@
+// Package httpapi serves the Report Publishing Service API, the static
+// /uploads tree and (optionally) the dashboard over net/http.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
+)
+
+// Config holds the HTTP layer's switches.
+type Config struct {
+	ErrorStatus      StatusMode
+	AuthToken        string // empty: no auth
+	AuthReads        bool   // also require the token for reads
+	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
+	MaxJSONBytes     int64
+	Dashboard        http.Handler // nil: none; served at "/"
+	Metrics          http.Handler // nil: none; served at "/metrics"
+	Observer         Observer     // nil: none
+}
+
+// Observer hears about every finished request (for metrics).
+type Observer interface {
+	ObserveRequest(route string, status int, bytes int64, seconds float64)
+	ObserveUpload(bytes int64)
+}
+
+// Server is the HTTP face of a service.Service.
+type Server struct {
+	cfg Config
+	svc *service.Service
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// New builds the handler tree.
+func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
+	if cfg.ErrorStatus == "" {
+		cfg.ErrorStatus = StatusSpec
+	}
+	if cfg.MaxJSONBytes == 0 {
+		cfg.MaxJSONBytes = 32 << 20 // a base64 cover fits
+	}
+	s := &Server{cfg: cfg, svc: svc, log: log, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+// ServeHTTP runs the middleware chain: request id and log line, CORS and
+// security headers, preflight, auth, then the routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag, Last-Modified, X-Request-Id")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Method == http.MethodOptions {
+		preflight(w, r)
+		return
+	}
+	if err := s.authorize(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	} else {
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Range, If-None-Match, If-Modified-Since")
+	}
+	h.Set("Access-Control-Max-Age", "86400")
+	h.Set("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// handle registers a method+path route.
+func (s *Server) handle(method, path string, fn func(http.ResponseWriter, *http.Request) error) {
+	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) routes() {
+	h := s.handle
+	h("GET", "/api/projects", s.listProjects)
+	h("POST", "/api/projects", s.createProject)
+	h("GET", "/api/projects/{id}", s.getProject)
+	h("PUT", "/api/projects/{id}", s.updateProject)
+	h("DELETE", "/api/projects/{id}", s.deleteProject)
+
+	h("GET", "/api/reports/ping", s.ping)
+	h("GET", "/api/reports", s.listReports)
+	h("POST", "/api/reports", s.uploadReport)
+	h("GET", "/api/reports/{id}", s.getReport)
+	h("PUT", "/api/reports/{id}", s.updateReport)
+	h("DELETE", "/api/reports/{id}", s.deleteReport)
+	h("GET", "/api/reports/{id}/preview", s.preview)
+	h("GET", "/api/reports/{id}/download", s.download)
+	h("GET", "/api/reports/{id}/pdf", s.pdf)
+
+	h("GET", "/api/openapi.json", s.openAPI)
+	h("GET", "/uploads/", s.static)
+
+	s.mux.HandleFunc("/api/", s.unrouted)
+	s.mux.HandleFunc("/uploads/", s.unrouted)
+	if s.cfg.Metrics != nil {
+		s.mux.Handle("GET /metrics", s.cfg.Metrics)
+	}
+	if s.cfg.Dashboard != nil {
+		s.mux.Handle("/", s.cfg.Dashboard)
+	} else {
+		s.mux.HandleFunc("/", s.unrouted)
+	}
+}
+
+// unrouted answers what no route took: MethodNotAllowedError (with Allow)
+// when the path exists under another method, else NotFoundError.
+func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+			allow = append(allow, m)
+			if m == "GET" {
+				allow = append(allow, "HEAD")
+			}
+		}
+	}
+	if len(allow) == 0 {
+		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
+	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+}
+
+// pathID parses the {id} segment.
+func pathID(r *http.Request) (int64, error) {
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strings.HasPrefix(raw, "+") {
+		return 0, report.Errorf(report.Validation, "id must be a positive integer (got %q)", raw)
+	}
+	return id, nil
+}

@@ -1,0 +1,97 @@
+package report
+
+import (
+	"context"
+	"time"
+)
+
+// ReportRecord is a stored report: the API object plus what only the daemon
+// needs. FileContent is always nil in a record.
+type ReportRecord struct {
+	Report
+	Size   int64
+	SHA256 string // hex digest of the stored bytes
+}
+
+// ProjectChange is an update to a project row; nil fields stay unchanged.
+type ProjectChange struct {
+	Name        *string
+	Description *string
+	CoverImage  *string
+}
+
+// ReportChange is an update to a report row; nil fields stay unchanged.
+type ReportChange struct {
+	FileName *string
+	FileType *FileType
+	FilePath *string
+}
+
+// MetaStore keeps projects, reports, the per-project index and the counters.
+// bbolt implements it (internal/boltstore); a PostgreSQL one can follow. The
+// conformance suite in internal/storetest runs against any implementation.
+//
+// Ids are reserved before files are placed, so that a file's final path can
+// carry its id and the row is committed only after the file is durable.
+type MetaStore interface {
+	NextProjectID(ctx context.Context) (int64, error)
+	// CreateProject stores p with the reserved p.ID; counts are ignored.
+	CreateProject(ctx context.Context, p Project) (Project, error)
+	Project(ctx context.Context, id int64) (Project, error)
+	Projects(ctx context.Context) ([]Project, error)
+	// UpdateProject returns the new project and the cover it replaced, if any.
+	UpdateProject(ctx context.Context, id int64, c ProjectChange) (p Project, oldCover *string, err error)
+	// DeleteProject removes the project, its reports, index and counters in
+	// one transaction and returns what was removed so the caller can delete files.
+	DeleteProject(ctx context.Context, id int64) (p Project, reports []ReportRecord, err error)
+
+	NextReportID(ctx context.Context) (int64, error)
+	// CreateReport stores r (r.ID reserved) and keeps the counters exact;
+	// NotFound when the project no longer exists.
+	CreateReport(ctx context.Context, r ReportRecord) (ReportRecord, error)
+	Report(ctx context.Context, id int64) (ReportRecord, error)
+	// Reports lists every report, or one project's, by id ascending.
+	Reports(ctx context.Context, projectID *int64) ([]ReportRecord, error)
+	UpdateReport(ctx context.Context, id int64, c ReportChange) (ReportRecord, error)
+	DeleteReport(ctx context.Context, id int64) (ReportRecord, error)
+
+	// FilePaths calls fn with every file path that a row refers to
+	// (report files and covers), for the start-up sweep and checks.
+	FilePaths(ctx context.Context, fn func(path string) error) error
+	Close() error
+}
+
+// Clock gives the store "now" and the zone in which a day starts.
+type Clock struct {
+	Location *time.Location
+	Now      func() time.Time
+}
+
+// Today is the current date in the clock's zone.
+func (c Clock) Today() time.Time { return c.Date(c.now()) }
+
+// Date truncates t to its date in the clock's zone.
+func (c Clock) Date(t time.Time) time.Time {
+	y, m, d := t.In(c.loc()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, c.loc())
+}
+
+// Local returns t in the clock's zone, truncated to seconds (the API's precision).
+func (c Clock) Local(t time.Time) time.Time { return t.In(c.loc()).Truncate(time.Second) }
+
+func (c Clock) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+// NowLocal is now in the clock's zone, at the API's precision.
+func (c Clock) NowLocal() time.Time { return c.Local(c.now()) }
+
+func (c Clock) loc() *time.Location {
+	if c.Location == nil {
+		return time.Local
+	}
+	return c.Location
+}

@@ -1,0 +1,174 @@
+package service
+
+import (
+	"context"
+	"io"
+
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+)
+
+func (s *Service) ListReports(ctx context.Context, projectID *int64) ([]report.Report, error) {
+	recs, err := s.meta.Reports(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]report.Report, len(recs))
+	for i, r := range recs {
+		out[i] = r.Report
+	}
+	return out, nil
+}
+
+// GetReport is the detail: fileContent holds the text of html and md files.
+func (s *Service) GetReport(ctx context.Context, id int64) (report.Report, error) {
+	rec, f, _, err := s.OpenReport(ctx, id)
+	if err != nil {
+		return report.Report{}, err
+	}
+	defer f.Close()
+	r := rec.Report
+	if r.FileType.IsText() {
+		text, err := readAllString(f)
+		if err != nil {
+			return report.Report{}, report.Wrap(report.Storage, err, "cannot read the report's file")
+		}
+		r.FileContent = &text
+	}
+	return r, nil
+}
+
+// Stage streams an upload's file into a temp file under the size limit.
+func (s *Service) Stage(r io.Reader) (*files.Staged, error) {
+	return s.files.Stage(r, s.cfg.MaxUploadBytes)
+}
+
+// UploadReport stages and commits in one go (the Go API; HTTP streams the
+// multipart parts in whatever order they come and uses Stage + Commit).
+func (s *Service) UploadReport(ctx context.Context, in report.ReportUpload) (report.Report, error) {
+	if in.File.Body == nil {
+		return report.Report{}, report.Errorf(report.Validation, "file is required")
+	}
+	st, err := s.Stage(in.File.Body)
+	if err != nil {
+		return report.Report{}, err
+	}
+	defer st.Discard()
+	return s.Commit(ctx, st, in.ProjectID, in.FileType, in.File.FileName)
+}
+
+// Commit validates a staged upload and stores it: reserve the id, move the
+// file to its final name durably, then commit the row. The reply follows
+// only after the row is committed.
+func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64, t report.FileType, clientName string) (report.Report, error) {
+	name, err := BaseName(clientName)
+	if err != nil {
+		return report.Report{}, err
+	}
+	if err := checkNameType(name, t); err != nil {
+		return report.Report{}, err
+	}
+	if err := checkContent(st.Head, st.Size, t); err != nil {
+		return report.Report{}, err
+	}
+	if err := checkDeep(st, t); err != nil {
+		return report.Report{}, err
+	}
+	if _, err := s.meta.Project(ctx, projectID); err != nil {
+		return report.Report{}, err
+	}
+	id, err := s.meta.NextReportID(ctx)
+	if err != nil {
+		return report.Report{}, err
+	}
+	rec := report.ReportRecord{
+		Report: report.Report{ID: id, ProjectID: projectID, FileName: name, FileType: t,
+			FilePath: reportPath(id, t), UploadTime: report.LocalTime{Time: s.cfg.Clock.NowLocal()}},
+		Size: st.Size, SHA256: st.SHA256,
+	}
+	if err := st.Commit(rec.FilePath); err != nil {
+		return report.Report{}, err
+	}
+	out, err := s.meta.CreateReport(ctx, rec)
+	if err != nil {
+		s.removeFile(rec.FilePath)
+		return report.Report{}, err
+	}
+	if s.cfg.ConvertOnUpload {
+		if job, err := s.job(out); err == nil {
+			s.conv.Prepare(job)
+		}
+	}
+	return out.Report, nil
+}
+
+// UpdateReport renames and/or retypes a report. A new type means a new
+// extension, so the file gets a second name first, the row is committed,
+// and only then the old name is removed.
+func (s *Service) UpdateReport(ctx context.Context, id int64, in report.ReportUpdate) (report.Report, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return report.Report{}, err
+	}
+	name, t := rec.FileName, rec.FileType
+	if in.FileName != nil {
+		if name, err = BaseName(*in.FileName); err != nil {
+			return report.Report{}, err
+		}
+	}
+	if in.FileType != nil {
+		if t, err = report.ParseFileType(string(*in.FileType)); err != nil {
+			return report.Report{}, err
+		}
+	}
+	if err := checkNameType(name, t); err != nil {
+		return report.Report{}, err
+	}
+	change := report.ReportChange{FileName: &name, FileType: &t}
+	if t != rec.FileType {
+		if err := s.checkStoredAs(rec, t); err != nil {
+			return report.Report{}, err
+		}
+		newPath := reportPath(id, t)
+		if err := s.files.Link(rec.FilePath, newPath); err != nil {
+			return report.Report{}, report.Wrap(report.Storage, err, "cannot rename the report's file")
+		}
+		change.FilePath = &newPath
+	}
+	out, err := s.meta.UpdateReport(ctx, id, change)
+	if err != nil {
+		if change.FilePath != nil {
+			s.removeFile(*change.FilePath)
+		}
+		return report.Report{}, err
+	}
+	if change.FilePath != nil {
+		s.removeFile(rec.FilePath)
+		s.forget(id)
+	}
+	return out.Report, nil
+}
+
+// checkStoredAs applies the upload's content checks to the stored bytes
+// under a new type.
+func (s *Service) checkStoredAs(rec report.ReportRecord, t report.FileType) error {
+	f, _, err := s.files.OpenFile(rec.FilePath)
+	if err != nil {
+		return report.Wrap(report.Storage, err, "the report's file is missing")
+	}
+	defer f.Close()
+	head := make([]byte, files.HeadSize)
+	n, _ := io.ReadFull(f, head)
+	return checkContent(head[:n], rec.Size, t)
+}
+
+// DeleteReport commits the row deletion, then removes the file and its PDFs.
+func (s *Service) DeleteReport(ctx context.Context, id int64) error {
+	rec, err := s.meta.DeleteReport(ctx, id)
+	if err != nil {
+		return err
+	}
+	s.removeFile(rec.FilePath)
+	s.forget(id)
+	return nil
+}

@@ -1,0 +1,168 @@
+// Package service is the daemon's implementation of report.Service: the
+// validation and write ordering that keep the metadata store and the file
+// store in step. The HTTP layer depends on it, not on the stores.
+package service
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Config holds the service's limits and switches.
+type Config struct {
+	Version               string
+	MaxUploadBytes        int64 // per report file; 0 = unlimited
+	MaxCoverBytes         int64
+	CoverFetchTimeout     time.Duration
+	AllowPrivateCoverURLs bool
+	ConvertOnUpload       bool
+	Clock                 report.Clock
+	Logger                *slog.Logger
+}
+
+// PDFJob asks a Converter for the PDF of one stored report.
+type PDFJob struct {
+	ReportID   int64
+	Type       report.FileType
+	Src        string // absolute path of the original
+	ContentKey string // sha256 of the original
+}
+
+// Converter turns stored reports into PDFs (internal/convert).
+type Converter interface {
+	PDF(ctx context.Context, job PDFJob) (*os.File, error)
+	Prepare(job PDFJob)
+	Forget(reportID int64) error
+}
+
+// Service implements report.Service over a MetaStore and a file Dir.
+type Service struct {
+	cfg         Config
+	meta        report.MetaStore
+	files       *files.Dir
+	conv        Converter
+	coverClient *http.Client
+	log         *slog.Logger
+}
+
+var _ report.Service = (*Service)(nil)
+
+// New wires the service. conv may be nil: PDFs are then passed through and
+// other types fail with a ConversionError.
+func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Service {
+	if cfg.CoverFetchTimeout == 0 {
+		cfg.CoverFetchTimeout = 10 * time.Second
+	}
+	if cfg.MaxCoverBytes == 0 {
+		cfg.MaxCoverBytes = 10 << 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if conv == nil {
+		conv = passthrough{}
+	}
+	return &Service{
+		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
+		coverClient: newCoverClient(cfg.AllowPrivateCoverURLs, cfg.CoverFetchTimeout),
+	}
+}
+
+func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
+	return report.Ping{Version: s.cfg.Version, Timestamp: time.Now().UTC().Truncate(time.Millisecond)}, nil
+}
+
+// Sweep removes temp files and files that no row refers to. Run it before
+// serving: anything unreferenced then was never acknowledged.
+func (s *Service) Sweep(ctx context.Context) ([]string, error) {
+	refs := map[string]bool{}
+	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
+		return nil, err
+	}
+	return s.files.Sweep(func(p string) bool { return refs[p] })
+}
+
+// OpenStatic opens a file below /uploads/ for static serving.
+func (s *Service) OpenStatic(p string) (*os.File, fs.FileInfo, error) { return s.files.OpenFile(p) }
+
+// OpenReport opens a report's stored file for preview and download.
+func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, *os.File, fs.FileInfo, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return rec, nil, nil, err
+	}
+	f, fi, err := s.files.OpenFile(rec.FilePath)
+	if err != nil {
+		return rec, nil, nil, report.Wrap(report.Storage, err, "the report's file is missing")
+	}
+	return rec, f, fi, nil
+}
+
+// PDF returns the report as an open PDF file.
+func (s *Service) PDF(ctx context.Context, id int64) (report.ReportRecord, *os.File, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return rec, nil, err
+	}
+	job, err := s.job(rec)
+	if err != nil {
+		return rec, nil, err
+	}
+	f, err := s.conv.PDF(ctx, job)
+	return rec, f, err
+}
+
+func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
+	src, err := s.files.Abs(rec.FilePath)
+	return PDFJob{ReportID: rec.ID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
+}
+
+func (s *Service) forget(id int64) {
+	if err := s.conv.Forget(id); err != nil {
+		s.log.Warn("forget cached PDF", "report", id, "err", err)
+	}
+}
+
+func (s *Service) removeFile(p string) {
+	if err := s.files.Remove(p); err != nil {
+		// The start-up sweep removes it later; the row is already gone.
+		s.log.Warn("remove file", "path", p, "err", err)
+	}
+}
+
+func reportPath(id int64, t report.FileType) string {
+	return files.UploadsPrefix + "reports/" + strconv.FormatInt(id, 10) + t.Ext()
+}
+
+func coverDir(project int64) string {
+	return files.UploadsPrefix + "covers/" + strconv.FormatInt(project, 10)
+}
+
+// passthrough is the converter when no engines are configured.
+type passthrough struct{}
+
+func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
+	if job.Type != report.PDF {
+		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
+	}
+	return os.Open(job.Src)
+}
+func (passthrough) Prepare(PDFJob)     {}
+func (passthrough) Forget(int64) error { return nil }
+
+func readAllString(f io.Reader) (string, error) {
+	b, err := io.ReadAll(f)
+	return string(b), err
+}
+
+// Limits returns the upload and cover size limits (0 = unlimited).
+func (s *Service) Limits() (upload, cover int64) { return s.cfg.MaxUploadBytes, s.cfg.MaxCoverBytes }

@@ -1,0 +1,111 @@
+package service
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+const (
+	maxNameLen        = 255  // bytes, like most file systems
+	maxProjectNameLen = 200  // characters
+	maxDescriptionLen = 5000 // characters
+)
+
+// BaseName keeps the last element of a client-supplied file name, with
+// either slash style, and refuses names that could not be a file's.
+func BaseName(name string) (string, error) {
+	name = strings.ReplaceAll(name, "\\", "/")
+	name = strings.TrimSpace(path.Base(name))
+	switch {
+	case name == "" || name == "." || name == ".." || name == "/":
+		return "", report.Errorf(report.Validation, "fileName is empty")
+	case !utf8.ValidString(name):
+		return "", report.Errorf(report.Validation, "fileName is not valid UTF-8")
+	case len(name) > maxNameLen:
+		return "", report.Errorf(report.Validation, "fileName is longer than %d bytes", maxNameLen)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return "", report.Errorf(report.Validation, "fileName contains control characters")
+		}
+	}
+	return name, nil
+}
+
+// checkNameType insists that the extension agrees with the declared type.
+func checkNameType(name string, t report.FileType) error {
+	got, ok := report.TypeOfName(name)
+	if !ok {
+		return report.Errorf(report.Validation, "fileName %q must end in .html, .md, .pdf, .ppt or .pptx", name)
+	}
+	if got != t {
+		return report.Errorf(report.Validation, "fileName %q does not match fileType %q", name, t)
+	}
+	return nil
+}
+
+var (
+	sigPDF  = []byte("%PDF-")
+	sigZip  = []byte("PK\x03\x04")
+	sigOLE2 = []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
+)
+
+// checkContent refuses bytes that cannot be the declared type: the
+// signature for binary types, text (no NUL, valid UTF-8 start) for text types.
+func checkContent(head []byte, size int64, t report.FileType) error {
+	if size == 0 {
+		return report.Errorf(report.Validation, "file is empty")
+	}
+	bad := func(what string) error {
+		return report.Errorf(report.Validation, "file content is not %s", what)
+	}
+	switch t {
+	case report.PDF:
+		if !bytes.HasPrefix(head, sigPDF) {
+			return bad("a PDF (no %PDF- header)")
+		}
+	case report.PPTX:
+		if !bytes.HasPrefix(head, sigZip) {
+			return bad("a PPTX (not a zip archive)")
+		}
+	case report.PPT:
+		if !bytes.HasPrefix(head, sigOLE2) {
+			return bad("a PPT (not an OLE2 compound file)")
+		}
+	case report.HTML, report.MD:
+		if bytes.IndexByte(head, 0) >= 0 {
+			return bad("text (it contains NUL bytes)")
+		}
+	}
+	return nil
+}
+
+func checkProjectName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", report.Errorf(report.Validation, "name is required")
+	case !utf8.ValidString(name):
+		return "", report.Errorf(report.Validation, "name is not valid UTF-8")
+	case utf8.RuneCountInString(name) > maxProjectNameLen:
+		return "", report.Errorf(report.Validation, "name is longer than %d characters", maxProjectNameLen)
+	}
+	return name, nil
+}
+
+func checkDescription(d *string) error {
+	if d == nil {
+		return nil
+	}
+	if !utf8.ValidString(*d) {
+		return report.Errorf(report.Validation, "description is not valid UTF-8")
+	}
+	if utf8.RuneCountInString(*d) > maxDescriptionLen {
+		return report.Errorf(report.Validation, "description is longer than %d characters", maxDescriptionLen)
+	}
+	return nil
+}
