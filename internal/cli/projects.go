@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func newProjectsCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "projects",
+		Aliases: []string{"project"},
+		Short:   "List, show, create, update and delete projects",
+		Args:    usageArgs(cobra.NoArgs),
+	}
+	cmd.AddCommand(
+		newProjectsListCmd(f),
+		newProjectsGetCmd(f),
+		newProjectsCreateCmd(f),
+		newProjectsUpdateCmd(f),
+		newProjectsDeleteCmd(f),
+	)
+	return cmd
+}
+
+// printProject is the detail view shared by get, create and update.
+func printProject(w io.Writer, tty bool, site func(string) string, p report.Project) error {
+	cover := deref(p.CoverImage)
+	if cover != "" {
+		cover = site(cover)
+	}
+	return printFields(w, tty,
+		"id", itoa(p.ID),
+		"name", p.Name,
+		"description", deref(p.Description),
+		"createdAt", p.CreatedAt.String(),
+		"coverImage", cover,
+		"reportCount", itoa(p.ReportCount),
+		"todayNewReports", itoa(p.TodayNewReports),
+	)
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+type reportsUpdateOptions struct {
+	f    *Factory
+	id   int64
+	in   report.ReportUpdate
+	json bool
+}
+
+func newReportsUpdateCmd(f *Factory) *cobra.Command {
+	var fileName, fileType string
+	cmd := &cobra.Command{
+		Use:               "update ID [--file-name NAME] [--file-type TYPE]",
+		Short:             "Change a report's file name or type (metadata only)",
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeReportIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID("report", args[0])
+			if err != nil {
+				return err
+			}
+			o := &reportsUpdateOptions{f: f, id: id, json: wantJSON(cmd)}
+			if cmd.Flags().Changed("file-name") {
+				o.in.FileName = &fileName
+			}
+			if cmd.Flags().Changed("file-type") {
+				t, err := report.ParseFileType(fileType)
+				if err != nil {
+					return usageErrorf("--file-type: %s", report.MessageOf(err))
+				}
+				o.in.FileType = &t
+			}
+			if o.in.FileName == nil && o.in.FileType == nil {
+				return usageErrorf("nothing to change: give --file-name or --file-type")
+			}
+			return reportsUpdateRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&fileName, "file-name", "", "new file name")
+	cmd.Flags().StringVar(&fileType, "file-type", "", "new file type: html, md, pdf, ppt or pptx")
+	cmd.RegisterFlagCompletionFunc("file-type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func fileTypeNames() []string {
+	var out []string
+	for _, t := range report.FileTypes {
+		out = append(out, string(t))
+	}
+	return out
+}
+
+func reportsUpdateRun(ctx context.Context, o *reportsUpdateOptions) error {
+	c, err := o.f.Client()
+	if err != nil {
+		return err
+	}
+	r, err := c.UpdateReport(ctx, o.id, o.in)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(o.f.IO.Out, r)
+	}
+	return printReport(o.f.IO.Out, o.f.IO.OutTTY, c, r)
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/report"
+)
+
+type uploadOptions struct {
+	f             *Factory
+	patterns      []string
+	projectID     int64
+	projectName   string
+	createProject bool
+	fileType      report.FileType
+	jobs          int
+	dryRun        bool
+	allowEmpty    bool
+	json          bool
+}
+
+func newUploadCmd(f *Factory) *cobra.Command {
+	o := &uploadOptions{f: f}
+	var project, fileType string
+	cmd := &cobra.Command{
+		Use:   "upload FILE|GLOB... (--project ID | --project-name NAME)",
+		Short: "Upload report files into a project",
+		Long: `Upload report files into a project and print each report's preview,
+download and PDF addresses.
+
+Arguments are files or glob patterns. Patterns are expanded by reportctl
+itself, so quote them; '**' matches any number of directories
+('build/**/*.html'). Glob matches keep only supported extensions (.html .md
+.pdf .ppt .pptx); the report type comes from the extension unless --type is
+given. A pattern that matches no file is an error (exit status 4) before
+anything is uploaded, unless --allow-empty is given.
+
+Uploads are retried after connection errors and transient server errors,
+re-sending each file from its start. With -j N, N files upload at once. When
+some uploads fail the others still complete, and the exit status is that of
+the first failure.`,
+		Example: `  reportctl upload report.html --project 3
+  reportctl upload 'build/reports/**/*.html' 'docs/*.md' --project-name nightly --create-project -j 4
+  reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.patterns, o.json = args, wantJSON(cmd)
+			fl := cmd.Flags()
+			switch {
+			case fl.Changed("project") && fl.Changed("project-name"):
+				return usageErrorf("give --project or --project-name, not both")
+			case fl.Changed("project"):
+				id, err := parseID("project", project)
+				if err != nil {
+					return err
+				}
+				o.projectID = id
+			case fl.Changed("project-name"):
+				if strings.TrimSpace(o.projectName) == "" {
+					return usageErrorf("--project-name must not be empty")
+				}
+			default:
+				return usageErrorf("give --project ID or --project-name NAME")
+			}
+			if o.createProject && o.projectName == "" {
+				return usageErrorf("--create-project needs --project-name")
+			}
+			if fileType != "" {
+				t, err := report.ParseFileType(fileType)
+				if err != nil {
+					return usageErrorf("--type: %s", report.MessageOf(err))
+				}
+				o.fileType = t
+			}
+			if o.jobs < 1 {
+				return usageErrorf("-j must be at least 1 (got %d)", o.jobs)
+			}
+			return uploadRun(cmd.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&project, "project", "p", "", "upload into project `ID`")
+	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME`")
+	fl.BoolVar(&o.createProject, "create-project", false, "create the --project-name project when it does not exist")
+	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: html, md, pdf, ppt or pptx (default: from the extension)")
+	fl.IntVarP(&o.jobs, "jobs", "j", 1, "upload `N` files in parallel")
+	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
+	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
+	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
+	cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("project-name", completeProjectNames(f))
+	return cmd
+}
+
+func uploadRun(ctx context.Context, o *uploadOptions) error {
+	ex, err := expandPatterns(o.patterns, o.fileType)
+	if err != nil {
+		return err
+	}
+	if ex.skipped > 0 && !o.json {
+		fmt.Fprintf(o.f.IO.ErrOut, "note: skipped %d matched file(s) whose extension is not a report type\n", ex.skipped)
+	}
+	if len(ex.unmatched) > 0 {
+		msg := fmt.Sprintf("no file matched %s", quoteList(ex.unmatched))
+		if !o.allowEmpty {
+			return exitcode.With(exitcode.NoMatch, errors.New(msg+" (use --allow-empty to accept this)"))
+		}
+		fmt.Fprintf(o.f.IO.ErrOut, "warning: %s\n", msg)
+	}
+
+	// A dry run by id needs no server at all; by name it only reads.
+	var project report.Project
+	if o.dryRun && o.projectID != 0 {
+		project.ID = o.projectID
+	} else if len(ex.files) > 0 || !o.allowEmpty {
+		c, err := o.f.Client()
+		if err != nil {
+			return err
+		}
+		if project, err = resolveProject(ctx, c, o); err != nil {
+			return err
+		}
+	}
+
+	if o.dryRun {
+		return printUploadPlan(o, ex.files, project)
+	}
+	results, err := uploadFiles(ctx, o, ex.files, project.ID)
+	if perr := printUploadResults(o, results); perr != nil && err == nil {
+		err = perr
+	}
+	return err
+}
+
+func quoteList(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = fmt.Sprintf("%q", p)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// localFile is one file chosen for upload.
+type localFile struct {
+	path string // as matched, relative paths stay relative
+	name string // base name sent to the server
+	typ  report.FileType
+	size int64
+}
+
+// expansion is the result of expanding the upload arguments.
+type expansion struct {
+	files     []localFile
+	unmatched []string // patterns that selected no file
+	skipped   int      // glob matches left out for an unsupported extension
+}
+
+// expandPatterns turns FILE|GLOB arguments into files. The tool expands
+// globs itself (doublestar, with **) because Windows shells do not, and a
+// pattern quoted against the shell must still work. An argument naming an
+// existing file is taken literally even if it contains glob characters.
+// Glob matches keep only the supported extensions, so 'site/**' skips the
+// css and images beside an html report; a literal file of another
+// extension is an error unless --type says what it is.
+func expandPatterns(patterns []string, override report.FileType) (expansion, error) {
+	var ex expansion
+	seen := map[string]bool{}
+	add := func(path string, size int64, typ report.FileType) {
+		key, err := filepath.Abs(path)
+		if err != nil {
+			key = filepath.Clean(path)
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		ex.files = append(ex.files, localFile{path: path, name: filepath.Base(path), typ: typ, size: size})
+	}
+	for _, p := range patterns {
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return ex, usageErrorf("%s is a directory: quote a pattern such as '%s' to upload the reports in it",
+					p, filepath.ToSlash(filepath.Join(p, "**", "*.html")))
+			}
+			typ := override
+			if typ == "" {
+				t, ok := report.TypeOfName(p)
+				if !ok {
+					return ex, usageErrorf("%s: cannot tell the report type from the extension (supported: .html .md .pdf .ppt .pptx); use --type", p)
+				}
+				typ = t
+			}
+			add(p, st.Size(), typ)
+			continue
+		}
+		matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+		if errors.Is(err, doublestar.ErrBadPattern) {
+			return ex, usageErrorf("invalid pattern %q", p)
+		}
+		if err != nil {
+			return ex, fmt.Errorf("expanding %q: %w", p, err)
+		}
+		n := 0
+		for _, m := range matches {
+			t, ok := report.TypeOfName(m)
+			if !ok {
+				ex.skipped++
+				continue
+			}
+			if override != "" {
+				t = override
+			}
+			st, err := os.Stat(m)
+			if err != nil {
+				return ex, err
+			}
+			add(m, st.Size(), t)
+			n++
+		}
+		if n == 0 {
+			ex.unmatched = append(ex.unmatched, p)
+		}
+	}
+	return ex, nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// uploadResult is one line of upload's --json output: the API's report
+// object (absent when the upload failed) plus where it came from and where
+// to see it.
+type uploadResult struct {
+	*report.Report
+	LocalPath   string `json:"localPath"`
+	PreviewURL  string `json:"previewUrl,omitempty"`
+	DownloadURL string `json:"downloadUrl,omitempty"`
+	PDFURL      string `json:"pdfUrl,omitempty"`
+	Error       string `json:"error,omitempty"`
+
+	err error
+}
+
+// uploadFiles sends files with o.jobs workers. It returns one result per
+// file, in order. A failure that would hit every file the same way (refused
+// credentials, server gone) stops the remaining uploads.
+func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, projectID int64) ([]uploadResult, error) {
+	results := make([]uploadResult, len(files))
+	if len(files) == 0 {
+		return results, nil
+	}
+	c, err := o.f.Client()
+	if err != nil {
+		return results, err
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	pr := newProgress(ctx, o.f.IO, o.json)
+
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.jobs, len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = uploadOne(ctx, c, pr, files[i], projectID)
+				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Unreachable {
+					stop(results[i].err)
+				}
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	pr.wait()
+
+	var first error
+	failed := 0
+	for _, r := range results {
+		if r.err != nil {
+			failed++
+			if first == nil {
+				first = r.err
+			}
+		}
+	}
+	if first == nil {
+		return results, nil
+	}
+	return results, exitcode.With(exitCodeOf(first),
+		fmt.Errorf("%d of %d upload(s) failed; first: %w", failed, len(files), first))
+}
+
+func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64) uploadResult {
+	res := uploadResult{LocalPath: lf.path}
+	if err := context.Cause(ctx); err != nil {
+		res.err, res.Error = err, "not attempted: "+err.Error()
+		return res
+	}
+	b := pr.bar(lf.path, lf.size)
+	path := lf.path
+	r, err := c.UploadReport(ctx, report.ReportUpload{
+		ProjectID: projectID,
+		FileType:  lf.typ,
+		File: report.Upload{
+			FileName: lf.name,
+			// Called for every attempt: each retry sends the file from its start.
+			Open: func() (io.ReadCloser, error) {
+				b.restart()
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, err
+				}
+				return readCloser{Reader: b.reader(f), Closer: f}, nil
+			},
+		},
+	})
+	b.done(err == nil)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != ctx.Err() {
+			err = context.Cause(ctx) // stopped because another upload hit a fatal error
+		}
+		res.err, res.Error = err, err.Error()
+		return res
+	}
+	res.Report = &r
+	res.PreviewURL, res.DownloadURL, res.PDFURL = c.PreviewURL(r.ID), c.DownloadURL(r.ID), c.PDFURL(r.ID)
+	return res
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
