@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing (engines, fonts, poppler) and runs every test:
+# vet, the race-enabled test suite, and the fuzz seed corpora (which
+# `go test` runs as ordinary tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh test
+test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $(git ls-files '*.go'); exit 1; }
+go vet ./...
+go test -race -timeout 30m -count=1 ./... "$@"
