@@ -1,0 +1,237 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Deps are what the command needs from the rest of reportctl.
+type Deps struct {
+	Client         func() (report.Service, error) // the configured API client
+	Stdout, Stderr io.Writer
+}
+
+// flags holds the raw flag values; options is their parsed form.
+type flags struct {
+	project, state, initialScan, onSuccess, onFailure string
+	projectFromDir, createProject, recursive, replace bool
+	once, allowEmpty, waitForWriters                  bool
+	include, exclude                                  []string
+	settle, maxWait, retryMin, retryMax               time.Duration
+	rescan, poll, drainTimeout                        time.Duration
+	maxAttempts, jobs                                 int
+}
+
+// NewCommand returns `reportctl watch`.
+func NewCommand(deps Deps) *cobra.Command {
+	var f flags
+	cmd := &cobra.Command{
+		Use:   "watch DIR... (--project ID | --project-from-dir)",
+		Short: "Publish every report file dropped into folders, exactly once",
+		Long: `Watch folders and publish each new report file (.html .md .pdf .ppt .pptx)
+once it is completely written: when its size and mtime have not changed for
+--settle (and no process holds it open for writing, on Linux).
+
+What was published (path, size, mtime, sha256, report id) is kept in a small
+state file, so a restart publishes nothing twice and changed content is
+published again (--replace then deletes the previous report). While the
+server is unreachable files are queued, in the state file too, and published
+when it is back.
+
+Ignored: hidden files and folders, editor swap and temp files (*.swp, *~,
+.#*, *.tmp, *.part, *.crdownload, ~$*), other extensions, and the state file
+and --on-success/--on-failure folders. --include/--exclude take globs
+(doublestar: ** matches across folders); a glob without "/" matches the base
+name at any depth.
+
+EXIT STATUS (--once)
+  0  every file found was published or was published before
+  1  a file could not be published
+  2  bad flags or arguments
+  4  no report file found (--allow-empty makes this 0)
+  5  the server could not be reached (files stay queued for the next run)
+  130 interrupted
+Without --once, SIGTERM or SIGINT lets in-flight uploads finish, saves the
+state and exits 0.`,
+		Example: `  reportctl watch /srv/drop --project 3 --state /var/lib/reportctl/watch.db
+  reportctl watch /srv/drop --project-from-dir --create-project --on-success move:/srv/done
+  reportctl watch ./out --project 3 --once --include '**/*.pdf'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			jsonOut, _ := cmd.Flags().GetBool("json")
+			opts, err := f.parse(args, jsonOut)
+			if err != nil {
+				return exitcode.With(exitcode.Usage, err)
+			}
+			return run(cmd.Context(), deps, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.project, "project", "", "project `ID` (or name) to publish into")
+	fl.BoolVar(&f.projectFromDir, "project-from-dir", false, "publish each first-level subfolder into the project of that name (implies --recursive)")
+	fl.BoolVar(&f.createProject, "create-project", false, "create projects named by --project or --project-from-dir that do not exist")
+	fl.StringVar(&f.state, "state", "", "state `FILE` (default $XDG_STATE_HOME/reportctl/watch-<folders hash>.db)")
+	fl.DurationVar(&f.settle, "settle", 2*time.Second, "a file is finished when unchanged for this long")
+	fl.DurationVar(&f.maxWait, "max-wait", 5*time.Minute, "publish a file that keeps changing after this long anyway")
+	fl.StringVar(&f.initialScan, "initial-scan", "publish", "files already there at start: publish|skip")
+	fl.BoolVarP(&f.recursive, "recursive", "r", false, "watch subfolders too, including ones created later")
+	fl.StringArrayVar(&f.include, "include", nil, "publish only files matching this `glob` (repeatable)")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "never publish files or enter folders matching this `glob` (repeatable)")
+	fl.BoolVar(&f.replace, "replace", false, "when a file's content changes, delete its previous report after the new one is uploaded")
+	fl.StringVar(&f.onSuccess, "on-success", "keep", "after publishing: keep|delete|move:DIR")
+	fl.StringVar(&f.onFailure, "on-failure", "keep", "after --max-attempts rejections: keep|move:DIR")
+	fl.IntVar(&f.maxAttempts, "max-attempts", 3, "rejections (validation errors) before a file counts as failed")
+	fl.DurationVar(&f.retryMin, "retry-min", time.Second, "first retry delay (doubles per attempt)")
+	fl.DurationVar(&f.retryMax, "retry-max", time.Minute, "retry delay cap, also while the server is unreachable")
+	fl.DurationVar(&f.rescan, "rescan-interval", 10*time.Minute, "rescan all folders this often to catch missed events (0 disables)")
+	fl.DurationVar(&f.poll, "poll", 0, "no file system events: rescan this often (for network file systems)")
+	fl.BoolVar(&f.once, "once", false, "scan, publish and exit (for cron and CI)")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "with --once, exit 0 when no report file is found")
+	fl.IntVarP(&f.jobs, "jobs", "j", 4, "concurrent uploads")
+	fl.BoolVar(&f.waitForWriters, "wait-for-writers", runtime.GOOS == "linux", "also wait while a process holds the file open for writing (Linux /proc)")
+	fl.DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight uploads")
+	return cmd
+}
+
+func (f *flags) parse(args []string, jsonOut bool) (*options, error) {
+	o := &options{
+		project: f.project, projectFromDir: f.projectFromDir, createProject: f.createProject,
+		settle: f.settle, maxWait: f.maxWait, initialScan: f.initialScan,
+		recursive: f.recursive || f.projectFromDir, include: f.include, exclude: f.exclude,
+		replace: f.replace, maxAttempts: f.maxAttempts, retryMin: f.retryMin, retryMax: f.retryMax,
+		rescan: f.rescan, poll: f.poll, once: f.once, allowEmpty: f.allowEmpty, jobs: f.jobs,
+		waitForWriters: f.waitForWriters, drainTimeout: f.drainTimeout, json: jsonOut,
+	}
+	switch {
+	case f.project == "" && !f.projectFromDir:
+		return nil, errors.New("--project or --project-from-dir is required")
+	case f.initialScan != "publish" && f.initialScan != "skip":
+		return nil, fmt.Errorf("--initial-scan: want publish or skip, got %q", f.initialScan)
+	case f.settle <= 0 || f.maxWait < f.settle:
+		return nil, errors.New("--settle must be positive and --max-wait at least --settle")
+	case f.jobs < 1 || f.maxAttempts < 1:
+		return nil, errors.New("-j and --max-attempts must be at least 1")
+	case f.retryMin <= 0 || f.retryMax < f.retryMin:
+		return nil, errors.New("--retry-min must be positive and --retry-max at least --retry-min")
+	case f.poll < 0 || f.rescan < 0:
+		return nil, errors.New("--poll and --rescan-interval cannot be negative")
+	}
+	var err error
+	if o.roots, err = resolveRoots(args); err != nil {
+		return nil, err
+	}
+	if o.onSuccess, err = parseAction(f.onSuccess, true); err != nil {
+		return nil, fmt.Errorf("--on-success: %w", err)
+	}
+	if o.onFailure, err = parseAction(f.onFailure, false); err != nil {
+		return nil, fmt.Errorf("--on-failure: %w", err)
+	}
+	o.statePath = f.state
+	if o.statePath == "" {
+		if o.statePath, err = defaultStatePath(o.roots); err != nil {
+			return nil, err
+		}
+	}
+	if o.statePath, err = absNoFollow(o.statePath); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// run wires the pieces of one watch run together.
+func run(parent context.Context, deps Deps, o *options) error {
+	if parent == nil {
+		parent = context.Background()
+	}
+	svc, err := deps.Client()
+	if err != nil {
+		return err
+	}
+	// SIGTERM (systemd stop) is a normal end: finish uploads and exit 0.
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	out := deps.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	log := &eventLog{w: out, json: o.json, now: time.Now}
+	ignored := []string{o.statePath, o.statePath + ".lock", o.onSuccess.dir, o.onFailure.dir}
+	flt, err := newFilter(o.include, o.exclude, ignored)
+	if err != nil {
+		return exitcode.With(exitcode.Usage, err)
+	}
+	st, err := openStore(o.statePath)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+
+	tr := newTracker(o.settle, o.maxWait)
+	if o.waitForWriters {
+		tr.busy = openForWriting
+	}
+	r := &runner{
+		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
+		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
+	}
+	r.pub = &publisher{opts: o, svc: svc, store: st, projects: &projects{svc: svc, opts: o}, log: log, now: time.Now}
+	if !o.once && o.poll == 0 {
+		if r.fsw, err = fsnotify.NewWatcher(); err != nil {
+			if errors.Is(err, syscall.EMFILE) {
+				err = fmt.Errorf("%w: raise `sysctl fs.inotify.max_user_instances`, or use --poll", err)
+			}
+			return err
+		}
+	}
+	mode := "watch"
+	switch {
+	case o.once:
+		mode = "once"
+	case o.poll > 0:
+		mode = "poll"
+	}
+	if !o.once {
+		log.emit(Event{Event: evStart, Message: mode + " state=" + o.statePath, Count: len(o.roots)})
+	}
+	err = r.run(ctx)
+	if err != nil && !o.once {
+		return err
+	}
+	if o.once && errors.Is(err, context.Canceled) && parent.Err() == nil {
+		// SIGTERM during --once: still an interruption for the caller.
+		return exitcode.With(exitcode.Interrupted, err)
+	}
+	if !o.once && parent.Err() != nil {
+		return parent.Err()
+	}
+	return err
+}
+
+// absNoFollow makes path absolute without resolving its last element, which
+// may not exist yet; the folder is resolved so the filter's prefix match on
+// the watched roots (also resolved) works.
+func absNoFollow(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs)), nil
+	}
+	return abs, nil
+}

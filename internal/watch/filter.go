@@ -1,0 +1,125 @@
+package watch
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// tempPatterns are names that editors, browsers and office suites use for
+// files that are not finished documents. They are matched against the base
+// name, before --include, because publishing one is never what a user wants.
+var tempPatterns = []string{
+	"*.swp", "*.swo", "*.swx", // vim
+	"*~", ".#*", "#*#", // emacs backup, lock and autosave
+	"*.tmp", "*.temp", "*.part", "*.partial", "*.crdownload", "*.download", // downloads and atomic writers
+	"~$*", ".~lock.*", // MS Office and LibreOffice owner/lock files
+}
+
+// filter decides which paths are reports to publish and which directories to
+// descend into. Paths are matched relative to the watched root that holds
+// them, with forward slashes, so the same globs work on every platform.
+type filter struct {
+	include, exclude []string
+	// ignored are absolute paths (the state file, the done and failed
+	// folders) that the watcher itself writes to; they and everything
+	// under them are never published.
+	ignored []string
+}
+
+func newFilter(include, exclude, ignored []string) (*filter, error) {
+	for _, p := range append(append([]string{}, include...), exclude...) {
+		if !doublestar.ValidatePattern(p) {
+			return nil, fmt.Errorf("bad glob %q", p)
+		}
+	}
+	f := &filter{include: include, exclude: exclude}
+	for _, p := range ignored {
+		if p != "" {
+			f.ignored = append(f.ignored, filepath.Clean(p))
+		}
+	}
+	return f, nil
+}
+
+// file reports whether abs, a file under root, should be published.
+func (f *filter) file(root, abs string) bool {
+	rel, ok := relTo(root, abs)
+	if !ok || f.isIgnored(abs) || hiddenPath(rel) {
+		return false
+	}
+	base := filepath.Base(abs)
+	for _, p := range tempPatterns {
+		if m, _ := filepath.Match(p, base); m {
+			return false
+		}
+	}
+	if _, ok := report.TypeOfName(base); !ok {
+		return false
+	}
+	if matchAny(f.exclude, rel) {
+		return false
+	}
+	return len(f.include) == 0 || matchAny(f.include, rel)
+}
+
+// dir reports whether abs, a directory under root, should be watched.
+func (f *filter) dir(root, abs string) bool {
+	rel, ok := relTo(root, abs)
+	if !ok || f.isIgnored(abs) {
+		return false
+	}
+	if rel == "." {
+		return true
+	}
+	return !hiddenPath(rel) && !matchAny(f.exclude, rel)
+}
+
+func (f *filter) isIgnored(abs string) bool {
+	for _, p := range f.ignored {
+		if abs == p || strings.HasPrefix(abs, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchAny matches a pattern with a slash against the whole relative path
+// and one without against the base name, like .gitignore does, so
+// `--exclude '*.draft.md'` works at any depth.
+func matchAny(patterns []string, rel string) bool {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	for _, p := range patterns {
+		target := base
+		if strings.Contains(p, "/") {
+			target = rel
+		}
+		if m, _ := doublestar.Match(p, target); m {
+			return true
+		}
+	}
+	return false
+}
+
+func hiddenPath(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// relTo returns abs relative to root with forward slashes, and false when abs
+// is not inside root.
+func relTo(root, abs string) (string, bool) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}

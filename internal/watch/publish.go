@@ -1,0 +1,350 @@
+package watch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// job is one finished file for a worker.
+type job struct{ ready }
+
+type resultKind int
+
+const (
+	resDone     resultKind = iota // published, or nothing to publish
+	resGone                       // the file disappeared
+	resUnstable                   // it changed since it was judged finished
+	resRetry                      // try again later (see fail)
+	resGaveUp                     // rejected --max-attempts times (or a transient error in --once)
+)
+
+type result struct {
+	path      string
+	kind      resultKind
+	fail      failure
+	attempt   int
+	err       error
+	stat      stat // on resDone/resGaveUp: the version now known
+	published bool
+}
+
+// publisher does the work of one file: decide whether it needs publishing,
+// upload it, record it, and apply --replace and --on-success. Workers call
+// it concurrently; it touches only the state file and the server.
+type publisher struct {
+	opts     *options
+	svc      report.Service
+	store    *store
+	projects *projects
+	log      *eventLog
+	now      func() time.Time
+}
+
+func (p *publisher) publish(ctx context.Context, j job) result {
+	path := j.path
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
+		_ = p.store.dequeue(path)
+		return result{path: path, kind: resGone}
+	}
+	if err != nil {
+		return p.failed(path, stat{}, transient, err)
+	}
+	st := stat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st.size != j.size || !fi.ModTime().Equal(j.mtime) {
+		return result{path: path, kind: resUnstable}
+	}
+
+	prev, hasPrev := p.store.published(path)
+	if hasPrev && prev.Size == st.size && prev.MTime == st.mtime {
+		_ = p.store.dequeue(path)
+		return result{path: path, kind: resDone, stat: st}
+	}
+	if f, ok := p.store.failedRec(path); ok && f.Size == st.size && f.MTime == st.mtime {
+		_ = p.store.dequeue(path)
+		return result{path: path, kind: resDone, stat: st}
+	}
+	if hasPrev {
+		// Same bytes under a new mtime (touched, re-saved unchanged, copied
+		// over): already published, and publishing twice is the one thing
+		// the watcher must never do.
+		if sum, _, err := hashFile(path); err == nil && sum == prev.SHA256 {
+			_ = p.store.touchPublished(path, st.size, st.mtime)
+			p.log.emit(Event{Event: evUnchanged, Path: path, ReportID: prev.ReportID})
+			return result{path: path, kind: resDone, stat: st}
+		}
+	}
+
+	projectID, err := p.projects.forFile(ctx, path)
+	if err != nil {
+		return p.failed(path, st, classify(err), err)
+	}
+	typ, _ := report.TypeOfName(path)
+	src := &hashingSource{path: path}
+	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
+		ProjectID: projectID,
+		FileType:  typ,
+		File:      report.Upload{FileName: filepath.Base(path), Open: src.open},
+	})
+	if err != nil {
+		if lerr := src.localErr(); lerr != nil {
+			// Reading our own file failed (permissions, vanished): not the
+			// server's fault, so never trip the outage handling for it.
+			if errors.Is(lerr, fs.ErrNotExist) {
+				_ = p.store.dequeue(path)
+				return result{path: path, kind: resGone}
+			}
+			return p.failed(path, st, transient, lerr)
+		}
+		return p.failed(path, st, classify(err), err)
+	}
+
+	// Record what was actually sent: if the file changed during the upload,
+	// the next look sees a different hash and publishes the new content.
+	sum, size, ok := src.sent()
+	if !ok {
+		sum, size, _ = hashFile(path)
+	}
+	rec := published{Size: size, MTime: st.mtime, SHA256: sum, ReportID: rep.ID, ProjectID: rep.ProjectID, At: p.now()}
+	if err := p.store.markPublished(path, rec); err != nil {
+		// The report exists but we could not remember it; say so loudly,
+		// since a restart would publish it again.
+		p.log.emit(Event{Event: evError, Path: path, ReportID: rep.ID, Message: "published but the state file could not record it", Error: err.Error()})
+	}
+	p.log.emit(Event{Event: evPublished, Path: path, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: size, SHA256: sum,
+		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced})
+
+	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
+		p.deleteOld(ctx, path, prev.ReportID)
+	}
+	kind := resDone
+	if fi2, err := os.Lstat(path); err == nil && (size != st.size || fi2.Size() != st.size || !fi2.ModTime().Equal(fi.ModTime())) {
+		kind = resUnstable // it changed while we sent it; look again
+	}
+	if kind == resDone {
+		p.afterSuccess(path)
+	}
+	return result{path: path, kind: kind, stat: stat{size: size, mtime: st.mtime}, published: true}
+}
+
+// deleteOld removes the report that --replace superseded. It runs only after
+// the new upload succeeded and was recorded; a deletion the server cannot
+// take now is remembered in the state file and paid later.
+func (p *publisher) deleteOld(ctx context.Context, path string, id int64) {
+	err := p.svc.DeleteReport(ctx, id)
+	if err == nil || report.IsKind(err, report.NotFound) {
+		p.log.emit(Event{Event: evReplaced, Path: path, ReportID: id})
+		return
+	}
+	_ = p.store.oweDelete(id)
+	p.log.emit(Event{Event: evWarning, Path: path, ReportID: id, Message: "could not delete the replaced report yet; will retry", Error: err.Error()})
+}
+
+// payDeletes retries --replace deletions owed from earlier runs or outages.
+func (p *publisher) payDeletes(ctx context.Context) {
+	for _, id := range p.store.owedDeletes() {
+		err := p.svc.DeleteReport(ctx, id)
+		if err == nil || report.IsKind(err, report.NotFound) {
+			_ = p.store.paidDelete(id)
+			p.log.emit(Event{Event: evReplaced, ReportID: id})
+		}
+	}
+}
+
+func (p *publisher) afterSuccess(path string) {
+	switch p.opts.onSuccess.kind {
+	case "delete":
+		if err := os.Remove(path); err != nil {
+			p.log.emit(Event{Event: evWarning, Path: path, Message: "--on-success delete failed", Error: err.Error()})
+			return
+		}
+		p.log.emit(Event{Event: evDeleted, Path: path})
+	case "move":
+		p.move(path, p.opts.onSuccess.dir)
+	}
+}
+
+func (p *publisher) move(path, dir string) string {
+	to, err := moveInto(p.opts.rootOf(path), path, dir)
+	if err != nil {
+		p.log.emit(Event{Event: evWarning, Path: path, Message: "moving the file failed", Error: err.Error()})
+		return ""
+	}
+	p.log.emit(Event{Event: evMoved, Path: path, To: to})
+	return to
+}
+
+// failed handles an error: an outage waits, a transient error retries, and
+// a rejection counts toward --max-attempts, after which the file is set
+// aside (--on-failure) and remembered so it is not retried until it changes.
+func (p *publisher) failed(path string, st stat, f failure, err error) result {
+	now := p.now()
+	q, _ := p.store.noteFailure(path, f == rejected, err.Error(), now)
+	res := result{path: path, kind: resRetry, fail: f, attempt: q.Tries, err: err}
+	switch {
+	case f == rejected:
+		res.attempt = q.Rejections
+		if q.Rejections < p.opts.maxAttempts {
+			p.log.emit(Event{Event: evRejected, Path: path, Attempt: q.Rejections, Error: err.Error()})
+			return res
+		}
+	case f == transient && p.opts.once && q.Tries < p.opts.maxAttempts:
+		return res
+	case f == transient && p.opts.once:
+		// --once gives up on the run, not on the file: it stays queued.
+		res.kind = resGaveUp
+		p.log.emit(Event{Event: evFailed, Path: path, Attempt: q.Tries, Error: err.Error()})
+		return res
+	default:
+		return res
+	}
+	sum, _, _ := hashFile(path)
+	to := ""
+	if p.opts.onFailure.kind == "move" {
+		to = p.move(path, p.opts.onFailure.dir)
+	}
+	_ = p.store.markFailed(path, failed{Size: st.size, MTime: st.mtime, SHA256: sum, Error: err.Error(), At: now})
+	p.log.emit(Event{Event: evFailed, Path: path, Attempt: q.Rejections, To: to, Error: err.Error()})
+	res.kind, res.stat = resGaveUp, st
+	return res
+}
+
+// moveInto moves path (under root) into dir, keeping its path relative to
+// root and never overwriting: a name taken already gets a numeric suffix.
+func moveInto(root, path, dir string) (string, error) {
+	rel, ok := relTo(root, path)
+	if !ok {
+		rel = filepath.Base(path)
+	}
+	dest := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return "", err
+	}
+	ext := filepath.Ext(dest)
+	stem := dest[:len(dest)-len(ext)]
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dest = fmt.Sprintf("%s.%d%s", stem, i, ext)
+	}
+	if err := os.Rename(path, dest); err != nil {
+		// Another file system: copy, then remove.
+		if cerr := copyFile(path, dest); cerr != nil {
+			return "", err
+		}
+		if err := os.Remove(path); err != nil {
+			return "", err
+		}
+	}
+	return dest, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(to)
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// hashingSource is the upload's Open: every retry re-opens the file from the
+// start, and the bytes of the last complete read are hashed, so the state
+// file records exactly what the server received.
+type hashingSource struct {
+	path string
+	mu   sync.Mutex
+	sum  string
+	size int64
+	done bool
+	lerr error
+}
+
+func (s *hashingSource) open() (io.ReadCloser, error) {
+	f, err := os.Open(s.path)
+	s.mu.Lock()
+	s.lerr, s.done = err, false
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &hashingReader{f: f, h: sha256.New(), src: s}, nil
+}
+
+func (s *hashingSource) sent() (string, int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sum, s.size, s.done
+}
+
+func (s *hashingSource) localErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lerr
+}
+
+type hashingReader struct {
+	f   *os.File
+	h   hash.Hash
+	n   int64
+	src *hashingSource
+}
+
+func (r *hashingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.h.Write(p[:n])
+	r.n += int64(n)
+	switch {
+	case err == io.EOF:
+		r.src.mu.Lock()
+		r.src.sum, r.src.size, r.src.done = hex.EncodeToString(r.h.Sum(nil)), r.n, true
+		r.src.mu.Unlock()
+	case err != nil:
+		r.src.mu.Lock()
+		r.src.lerr = err
+		r.src.mu.Unlock()
+	}
+	return n, err
+}
+
+func (r *hashingReader) Close() error { return r.f.Close() }

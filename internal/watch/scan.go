@@ -1,0 +1,104 @@
+package watch
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// addTree watches dir (and, when recursive, every folder below it) and, if
+// scanFiles, offers every file in it to the pipeline. Each folder's watch is
+// added before the folder is listed, so a file created in between is seen
+// either by the listing or by an event (or both; the tracker dedupes).
+func (r *runner) addTree(root, dir string, scanFiles bool) int {
+	found := 0
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == dir {
+				r.log.emit(Event{Event: evWarning, Dir: path, Message: "cannot read folder", Error: err.Error()})
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if !r.filter.dir(root, path) {
+				return filepath.SkipDir
+			}
+			if path != root && !r.opts.recursive {
+				return filepath.SkipDir
+			}
+			r.watch(path)
+			return nil
+		}
+		if !scanFiles || !d.Type().IsRegular() || !r.filter.file(root, path) {
+			return nil
+		}
+		found++
+		r.offerScanned(path, d)
+		return nil
+	})
+	return found
+}
+
+// watch adds an fsnotify watch, explaining the kernel limit when it is hit
+// and falling back to frequent rescans so that nothing is missed meanwhile.
+func (r *runner) watch(dir string) {
+	if r.fsw == nil {
+		return
+	}
+	err := r.fsw.Add(dir)
+	if err == nil {
+		if r.announce {
+			r.log.emit(Event{Event: evWatching, Dir: dir})
+		}
+		return
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		r.log.emit(Event{Event: evError, Dir: dir, Error: err.Error(),
+			Message: "inotify watch limit reached: raise it with `sysctl fs.inotify.max_user_watches=524288` (persist in /etc/sysctl.d/); rescanning every " + fallbackRescan.String() + " meanwhile"})
+		r.fallback = true
+	case errors.Is(err, syscall.EMFILE):
+		r.log.emit(Event{Event: evError, Dir: dir, Error: err.Error(),
+			Message: "too many inotify instances: raise `sysctl fs.inotify.max_user_instances`; rescanning every " + fallbackRescan.String() + " meanwhile"})
+		r.fallback = true
+	default:
+		r.log.emit(Event{Event: evWarning, Dir: dir, Message: "cannot watch folder", Error: err.Error()})
+	}
+}
+
+// fallbackRescan is the rescan period while some folder could not be watched.
+const fallbackRescan = 10 * time.Second
+
+// offerScanned puts a file found by a scan into the tracker, unless it is the
+// version already published (or given up on), or already on its way.
+func (r *runner) offerScanned(path string, d fs.DirEntry) {
+	if r.inflight[path] || r.tracker.has(path) {
+		return
+	}
+	if _, waiting := r.retries[path]; waiting {
+		return
+	}
+	fi, err := d.Info()
+	if err != nil {
+		return
+	}
+	if k, ok := r.known[path]; ok && k.size == fi.Size() && k.mtime == fi.ModTime().UnixNano() {
+		return
+	}
+	now := r.now()
+	if r.tracker.addSince(path, fi, r.stableSince(fi, now), now) {
+		r.seen(path)
+	}
+}
+
+// rescan looks at every watched folder again: after an event overflow, on
+// --rescan-interval and --poll, and in fallback mode.
+func (r *runner) rescan() {
+	n := 0
+	for _, root := range r.opts.roots {
+		n += r.addTree(root, root, true)
+	}
+	r.log.emit(Event{Event: evScan, Count: n})
+}

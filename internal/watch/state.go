@@ -1,0 +1,264 @@
+package watch
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The state file's buckets. Keys of published, queue and failed are
+// absolute file paths; keys of deletes are report ids.
+var (
+	bucketMeta      = []byte("meta")      // "version" → schemaVersion
+	bucketPublished = []byte("published") // what went out, so a restart publishes nothing twice
+	bucketQueue     = []byte("queue")     // seen but not yet published, so an outage or a restart loses nothing
+	bucketFailed    = []byte("failed")    // rejected --max-attempts times; retried only when the content changes
+	bucketDeletes   = []byte("deletes")   // --replace deletions still owed to the server
+)
+
+const schemaVersion = "1"
+
+// published records one file that went out.
+type published struct {
+	Size      int64     `json:"size"`
+	MTime     int64     `json:"mtimeNs"`
+	SHA256    string    `json:"sha256"`
+	ReportID  int64     `json:"reportId"`
+	ProjectID int64     `json:"projectId"`
+	At        time.Time `json:"publishedAt"`
+}
+
+// queued is a file waiting to be published; Rejections counts the server's
+// validation refusals across restarts for --max-attempts.
+type queued struct {
+	Seen       time.Time `json:"seen"`
+	Tries      int       `json:"tries,omitempty"`
+	Rejections int       `json:"rejections,omitempty"`
+	LastError  string    `json:"lastError,omitempty"`
+}
+
+type failed struct {
+	Size   int64     `json:"size"`
+	MTime  int64     `json:"mtimeNs"`
+	SHA256 string    `json:"sha256"`
+	Error  string    `json:"error"`
+	At     time.Time `json:"at"`
+}
+
+type store struct{ db *bolt.DB }
+
+// openStore opens (creating) the state file. A second watcher on the same
+// file fails fast instead of waiting on bbolt's lock forever.
+func openStore(path string) (*store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("state file %s is in use by another watcher", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketPublished, bucketQueue, bucketFailed, bucketDeletes} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		switch v := string(meta.Get([]byte("version"))); v {
+		case "":
+			return meta.Put([]byte("version"), []byte(schemaVersion))
+		case schemaVersion:
+			return nil
+		default:
+			return fmt.Errorf("state file has schema version %s, this reportctl knows %s", v, schemaVersion)
+		}
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("state file %s: %w", path, err)
+	}
+	return &store{db: db}, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+func getJSON[T any](tx *bolt.Tx, bucket []byte, key string) (T, bool) {
+	var v T
+	b := tx.Bucket(bucket).Get([]byte(key))
+	if b == nil || json.Unmarshal(b, &v) != nil {
+		return v, false
+	}
+	return v, true
+}
+
+func putJSON(tx *bolt.Tx, bucket []byte, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucket).Put([]byte(key), b)
+}
+
+func (s *store) published(path string) (rec published, ok bool) {
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		rec, ok = getJSON[published](tx, bucketPublished, path)
+		return nil
+	})
+	return rec, ok
+}
+
+func (s *store) failedRec(path string) (rec failed, ok bool) {
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		rec, ok = getJSON[failed](tx, bucketFailed, path)
+		return nil
+	})
+	return rec, ok
+}
+
+// fileStats returns size and mtime of every published or failed file, so a
+// rescan can skip files that have not changed without touching the disk
+// twice or the server at all.
+func (s *store) fileStats() map[string]stat {
+	out := map[string]stat{}
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketFailed, bucketPublished} {
+			_ = tx.Bucket(b).ForEach(func(k, v []byte) error {
+				var r struct {
+					Size  int64 `json:"size"`
+					MTime int64 `json:"mtimeNs"`
+				}
+				if json.Unmarshal(v, &r) == nil {
+					out[string(k)] = stat{size: r.Size, mtime: r.MTime}
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	return out
+}
+
+// markPublished records a publication and clears the file's queue and
+// failure entries in one transaction. Batch lets concurrent workers share a
+// commit (and its fsync); the function is idempotent as Batch requires.
+func (s *store) markPublished(path string, rec published) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		if err := putJSON(tx, bucketPublished, path, rec); err != nil {
+			return err
+		}
+		_ = tx.Bucket(bucketFailed).Delete([]byte(path))
+		return tx.Bucket(bucketQueue).Delete([]byte(path))
+	})
+}
+
+// touchPublished updates the size and mtime of a published file whose
+// content did not change (touched, or copied over with the same bytes).
+func (s *store) touchPublished(path string, size, mtime int64) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		rec, ok := getJSON[published](tx, bucketPublished, path)
+		if !ok {
+			return nil
+		}
+		rec.Size, rec.MTime = size, mtime
+		_ = tx.Bucket(bucketQueue).Delete([]byte(path))
+		return putJSON(tx, bucketPublished, path, rec)
+	})
+}
+
+func (s *store) markFailed(path string, rec failed) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		if err := putJSON(tx, bucketFailed, path, rec); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketQueue).Delete([]byte(path))
+	})
+}
+
+// enqueue records paths as waiting, keeping existing entries (and their
+// counts) as they are.
+func (s *store) enqueue(paths []string, now time.Time) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketQueue)
+		for _, p := range paths {
+			if b.Get([]byte(p)) != nil {
+				continue
+			}
+			if err := putJSON(tx, bucketQueue, p, queued{Seen: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// noteFailure counts one more try (and a rejection when rejected) for path
+// and returns the updated entry.
+func (s *store) noteFailure(path string, rejected bool, msg string, now time.Time) (queued, error) {
+	var out queued
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		q, ok := getJSON[queued](tx, bucketQueue, path)
+		if !ok {
+			q = queued{Seen: now}
+		}
+		q.Tries++
+		if rejected {
+			q.Rejections++
+		}
+		q.LastError = msg
+		out = q
+		return putJSON(tx, bucketQueue, path, q)
+	})
+	return out, err
+}
+
+func (s *store) dequeue(path string) error {
+	return s.db.Batch(func(tx *bolt.Tx) error { return tx.Bucket(bucketQueue).Delete([]byte(path)) })
+}
+
+func (s *store) queue() map[string]queued {
+	out := map[string]queued{}
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketQueue).ForEach(func(k, v []byte) error {
+			var q queued
+			if json.Unmarshal(v, &q) == nil {
+				out[string(k)] = q
+			}
+			return nil
+		})
+	})
+	return out
+}
+
+func idKey(id int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(id)) }
+
+// oweDelete remembers a --replace deletion that could not be done yet.
+func (s *store) oweDelete(id int64) error {
+	return s.db.Batch(func(tx *bolt.Tx) error { return tx.Bucket(bucketDeletes).Put(idKey(id), []byte{}) })
+}
+
+func (s *store) paidDelete(id int64) error {
+	return s.db.Batch(func(tx *bolt.Tx) error { return tx.Bucket(bucketDeletes).Delete(idKey(id)) })
+}
+
+func (s *store) owedDeletes() []int64 {
+	var out []int64
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDeletes).ForEach(func(k, _ []byte) error {
+			out = append(out, int64(binary.BigEndian.Uint64(k)))
+			return nil
+		})
+	})
+	return out
+}
+
+// stat is the cheap identity of a file's version: size and mtime in ns.
+type stat struct{ size, mtime int64 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package watch
+
+// openForWriting has no portable implementation; elsewhere the settle time
+// and --max-wait alone decide.
+func openForWriting(paths []string) map[string]bool { return nil }
