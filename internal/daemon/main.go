@@ -121,8 +121,8 @@ func (m *Server) Run(ctx context.Context) error {
 // Close releases the store and files; call after Run returns.
 func (m *Server) Close() error {
 	var errs []error
-	if m.ln != nil && m.http == nil {
-		errs = append(errs, m.ln.Close())
+	if m.ln != nil {
+		m.ln.Close() // already closed by Shutdown after Run; harmless then
 	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
