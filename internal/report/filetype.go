@@ -19,10 +19,12 @@ const (
 // FileTypes lists every supported type in a stable order.
 var FileTypes = []FileType{HTML, MD, PDF, PPT, PPTX}
 
-// ParseFileType accepts exactly the spec's lower-case names.
+// ParseFileType accepts the spec's names, ignoring case and surrounding
+// space ("PDF" is pdf); the stored value is always the lower-case name.
 func ParseFileType(s string) (FileType, error) {
+	norm := strings.ToLower(strings.TrimSpace(s))
 	for _, t := range FileTypes {
-		if s == string(t) {
+		if norm == string(t) {
 			return t, nil
 		}
 	}
