@@ -1,0 +1,236 @@
+package convert
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// fakePDF is a complete-looking PDF of about n bytes, for cache tests that
+// need files and no engine.
+func fakePDF(n int) []byte {
+	b := []byte("%PDF-1.7\n")
+	b = append(b, bytes.Repeat([]byte("x"), max(0, n-len(b)-6))...)
+	return append(b, "%%EOF\n"...)
+}
+
+func putFake(t *testing.T, c *cache, id int64, key string, n int) string {
+	t.Helper()
+	f, err := c.tempFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(fakePDF(n))
+	f.Close()
+	p := c.path(id, key, "v")
+	if err := c.put(f.Name(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func TestCacheLRUEvictionRespectsCap(t *testing.T) {
+	c, err := openCache(t.TempDir(), 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := putFake(t, c, 1, "aa", 1000)
+	b := putFake(t, c, 2, "bb", 1000)
+	cc := putFake(t, c, 3, "cc", 1000)
+	if f := c.open(a); f == nil { // a is now the most recent
+		t.Fatal("miss on a fresh entry")
+	} else {
+		f.Close()
+	}
+	d := putFake(t, c, 4, "dd", 1000)
+	if exists(b) {
+		t.Error("the least recently used entry (b) was not evicted")
+	}
+	for _, p := range []string{a, cc, d} {
+		if !exists(p) {
+			t.Errorf("%s evicted, but it was more recent than b", filepath.Base(p))
+		}
+	}
+	if n, total := c.size(); n != 3 || total > 3000 {
+		t.Errorf("cache holds %d files, %d bytes; want 3 files within 3000", n, total)
+	}
+	// One file larger than the whole cap is kept until the next put, so its
+	// caller can open it; everything else goes.
+	big := putFake(t, c, 5, "ee", 5000)
+	if !exists(big) {
+		t.Error("a put evicted its own file")
+	}
+	if _, total := c.size(); total != 5000 {
+		t.Errorf("total %d, want only the big file", total)
+	}
+}
+
+func TestCacheSurvivesRestartAndDropsDebris(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := openCache(dir, 1<<20)
+	keep := putFake(t, c, 7, "aa", 500)
+	// What a crash leaves: a temp file and a half-written PDF.
+	os.WriteFile(filepath.Join(dir, ".tmp", "pdf-1.tmp"), []byte("%PDF-"), 0o644)
+	torn := filepath.Join(dir, "8", "bb-v.pdf")
+	os.MkdirAll(filepath.Dir(torn), 0o755)
+	os.WriteFile(torn, []byte("%PDF-1.7 half"), 0o644)
+
+	c2, err := openCache(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c2.open(keep); f == nil {
+		t.Error("a cached PDF was lost across a restart")
+	} else {
+		f.Close()
+	}
+	if exists(torn) || exists(filepath.Join(dir, ".tmp", "pdf-1.tmp")) {
+		t.Error("crash debris survived the rebuild")
+	}
+	if n, _ := c2.size(); n != 1 {
+		t.Errorf("index has %d entries, want 1", n)
+	}
+}
+
+func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	job := jobFor(t, report.HTML, []byte("<p>cached é 你好</p>"))
+	first := convertOK(t, m, job)
+	prints := m.chrome.done.Load()
+	second := convertOK(t, m, job)
+	if !bytes.Equal(first, second) {
+		t.Error("cache hit returned different bytes")
+	}
+	if m.chrome.done.Load() != prints {
+		t.Error("a cache hit ran the engine")
+	}
+	// A new manager over the same directory (a daemon restart) hits too.
+	m2, err := New(m.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	f, err := m2.PDF(testCtx(t), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, _ := io.ReadAll(f)
+	f.Close()
+	if !bytes.Equal(first, third) || m2.chrome.done.Load() != 0 {
+		t.Error("the cache did not survive a restart")
+	}
+}
+
+func TestForgetRemovesCachedPDFs(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	job := jobFor(t, report.MD, []byte("# forget me"))
+	convertOK(t, m, job)
+	other := jobFor(t, report.MD, []byte("# keep me"))
+	convertOK(t, m, other)
+	path := m.cache.path(job.ReportID, job.ContentKey, m.variant)
+	if !exists(path) {
+		t.Fatal("no cache file after conversion")
+	}
+	if err := m.Forget(job.ReportID); err != nil {
+		t.Fatal(err)
+	}
+	if exists(path) || exists(filepath.Dir(path)) {
+		t.Error("Forget left the report's cache files")
+	}
+	if !exists(m.cache.path(other.ReportID, other.ContentKey, m.variant)) {
+		t.Error("Forget removed another report's PDF")
+	}
+	if err := m.Forget(999999); err != nil {
+		t.Errorf("Forget of a report with no cache: %v", err)
+	}
+}
+
+func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
+	needOffice(t)
+	m := sharedManager(t)
+	job := jobFor(t, report.PPTX, append(fixture(t, "deck.pptx"), 1, 2, 3))
+	before := m.office.done.Load()
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([][]byte, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := m.PDF(testCtx(t), job)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer f.Close()
+			results[i], _ = io.ReadAll(f)
+		}()
+	}
+	wg.Wait()
+	if got := m.office.done.Load() - before; got != 1 {
+		t.Errorf("%d concurrent requests ran %d conversions, want 1", n, got)
+	}
+	for i := 1; i < n; i++ {
+		if !bytes.Equal(results[0], results[i]) {
+			t.Fatal("concurrent requests got different PDFs")
+		}
+	}
+}
+
+func TestQueueFullIsUnavailable(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.QueueSize = 1; c.OfficeWorkers = 1; c.ChromiumTabs = 1 })
+	// Take every slot the gates have, as running and queued jobs would.
+	for _, g := range []*gate{m.chrome.gate, m.office.gate} {
+		for range 2 {
+			if err := g.enter(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, typ := range []report.FileType{report.HTML, report.PPTX} {
+		content := []byte("<p>x</p>")
+		if typ == report.PPTX {
+			content = fixture(t, "deck.pptx")
+		}
+		_, err := m.PDF(testCtx(t), jobFor(t, typ, content))
+		if m.chrome.missing != nil && typ == report.HTML || m.office.missing != nil && typ == report.PPTX {
+			continue // a missing engine reports that first
+		}
+		re := wantKind(t, err, report.Unavailable)
+		if !strings.Contains(re.Message, "queue full") {
+			t.Errorf("%s: message %q", typ, re.Message)
+		}
+	}
+}
+
+func TestPrepareConvertsInBackground(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	job := jobFor(t, report.MD, []byte("# prepared"))
+	path := m.cache.path(job.ReportID, job.ContentKey, m.variant)
+	m.Prepare(job) // returns at once
+	ctx := testCtx(t)
+	for !exists(path) {
+		select {
+		case <-ctx.Done():
+			t.Fatal("Prepare never produced the cached PDF")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	prints := m.chrome.done.Load()
+	convertOK(t, m, job)
+	if m.chrome.done.Load() != prints {
+		t.Error("the first request after Prepare converted again")
+	}
+}

@@ -1,0 +1,121 @@
+package convert
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func TestHTMLToPDF(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	pdf := convertOK(t, m, jobFor(t, report.HTML, fixture(t, "report.html")))
+	text := pdfText(t, pdf)
+	wantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
+	// Drawn by script after load: the bounded settle wait must catch it.
+	wantText(t, text, "Chart drawn by script")
+	if size := pdfInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "595") {
+		t.Errorf("page size %q, want A4 (595 x 842 pts)", size)
+	}
+}
+
+func TestHTMLLetterAndCSSPageSize(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.Paper = "Letter"; c.ChromiumTabs = 1 })
+	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>letter</p>")))
+	if size := pdfInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "612 x 792") {
+		t.Errorf("page size %q, want Letter (612 x 792 pts)", size)
+	}
+	// The document's own @page size wins over the configured paper.
+	pdf = convertOK(t, m, jobFor(t, report.HTML, []byte(`<style>@page { size: A5 landscape }</style><p>a5</p>`)))
+	if size := pdfInfo(t, pdf)["Page size"]; !strings.Contains(size, "x 420") {
+		t.Errorf("page size %q, want A5 landscape (595 x 420 pts)", size)
+	}
+}
+
+// hitCounter is a loopback server that counts the requests it gets.
+func hitCounter(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "REMOTE-CONTENT")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func remotePage(url string) []byte {
+	return []byte(fmt.Sprintf(`<!DOCTYPE html><meta charset="utf-8">
+<link rel="stylesheet" href="%[1]s/style.css">
+<img src="%[1]s/pixel.png">
+<iframe src="%[1]s/frame"></iframe>
+<p id="out">local text</p>
+<script src="%[1]s/script.js"></script>
+<script>
+fetch("%[1]s/fetch").then(r => r.text()).then(t => { document.getElementById('out').textContent = t; }, () => {});
+try { new WebSocket("%[2]s/ws"); } catch (e) {}
+</script>`, url, strings.Replace(url, "http", "ws", 1)))
+}
+
+func TestHTMLNetworkBlockedByDefault(t *testing.T) {
+	needChromium(t)
+	srv, hits := hitCounter(t)
+	m := sharedManager(t)
+	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	wantText(t, text, "local text")
+	if strings.Contains(text, "REMOTE-CONTENT") {
+		t.Error("remote content reached the PDF")
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the page reached a loopback server %d times; want 0", n)
+	}
+}
+
+func TestHTMLNetworkAllowed(t *testing.T) {
+	needChromium(t)
+	srv, hits := hitCounter(t)
+	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
+	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	wantText(t, text, "REMOTE-CONTENT")
+	if hits.Load() == 0 {
+		t.Error("with AllowNetwork the page never reached the server")
+	}
+}
+
+func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
+	_, err := m.PDF(testCtx(t), jobFor(t, report.HTML, []byte(`<p>x</p><script>while (true) {}</script>`)))
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "timed out") {
+		t.Errorf("message %q does not say the conversion timed out", re.Message)
+	}
+	// The same single tab slot serves the next job.
+	m.cfg.JobTimeout = 2 * time.Minute
+	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
+}
+
+func TestHTMLAlertDoesNotStall(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`)))
+	wantText(t, pdfText(t, pdf), "before", "after alert")
+}
+
+func TestChromiumMissing(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.ChromiumPath = "/nonexistent/chromium" })
+	for _, typ := range []report.FileType{report.HTML, report.MD} {
+		_, err := m.PDF(testCtx(t), jobFor(t, typ, []byte("hello")))
+		re := wantKind(t, err, report.Conversion)
+		if !strings.Contains(re.Message, "install chromium-headless-shell") {
+			t.Errorf("%s: message %q does not name the package", typ, re.Message)
+		}
+	}
+}

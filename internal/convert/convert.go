@@ -1,0 +1,362 @@
+// Package convert turns stored reports into PDFs with warm, supervised
+// engines: one Chromium with a tab pool for HTML and Markdown, a pool of
+// LibreOffice workers for PPT and PPTX, and a validated passthrough for PDF.
+// Results are cached on disk by report and content, with an LRU size cap.
+package convert
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Config configures the engines and the cache. Zero fields take the values
+// of DefaultConfig.
+type Config struct {
+	Paper            string        // "A4" (default) or "Letter"; a CSS @page size in the document wins
+	AllowNetwork     bool          // false: HTML may load only data: URLs and itself; all other fetches are blocked
+	ScriptWait       time.Duration // longest wait after load while scripts still draw (default 1s; usually ~0)
+	ChromiumPath     string        // default: chromium-headless-shell, then chromium, from PATH
+	SofficePath      string        // default "soffice"
+	PythonPath       string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
+	OfficeWorkers    int           // default max(1, NumCPU/2)
+	ChromiumTabs     int           // tab pool size, default max(2, NumCPU)
+	JobTimeout       time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
+	MaxJobsPerWorker int           // restart an engine process after this many jobs, default 200
+	MaxWorkerRSS     int64         // restart an engine process above this resident memory, default 1 GiB
+	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
+	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
+	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
+	Registerer       prometheus.Registerer
+	Logger           *slog.Logger
+}
+
+// DefaultConfig returns the defaults; the caller sets CacheDir.
+func DefaultConfig() Config {
+	return Config{
+		Paper:            "A4",
+		ScriptWait:       time.Second,
+		SofficePath:      "soffice",
+		PythonPath:       "/usr/bin/python3",
+		OfficeWorkers:    max(1, runtime.NumCPU()/2),
+		ChromiumTabs:     max(2, runtime.NumCPU()),
+		JobTimeout:       60 * time.Second,
+		MaxJobsPerWorker: 200,
+		MaxWorkerRSS:     1 << 30,
+		QueueSize:        32,
+		CacheMaxBytes:    1 << 30,
+	}
+}
+
+func (c *Config) fill() error {
+	d := DefaultConfig()
+	switch c.Paper {
+	case "":
+		c.Paper = d.Paper
+	case "A4", "Letter":
+	default:
+		return fmt.Errorf("convert: paper must be A4 or Letter, not %q", c.Paper)
+	}
+	if c.ScriptWait == 0 {
+		c.ScriptWait = d.ScriptWait
+	}
+	if c.SofficePath == "" {
+		c.SofficePath = d.SofficePath
+	}
+	if c.PythonPath == "" {
+		c.PythonPath = d.PythonPath
+	}
+	if c.OfficeWorkers <= 0 {
+		c.OfficeWorkers = d.OfficeWorkers
+	}
+	if c.ChromiumTabs <= 0 {
+		c.ChromiumTabs = d.ChromiumTabs
+	}
+	if c.JobTimeout <= 0 {
+		c.JobTimeout = d.JobTimeout
+	}
+	if c.MaxJobsPerWorker <= 0 {
+		c.MaxJobsPerWorker = d.MaxJobsPerWorker
+	}
+	if c.MaxWorkerRSS == 0 {
+		c.MaxWorkerRSS = d.MaxWorkerRSS
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = d.QueueSize
+	}
+	if c.CacheMaxBytes == 0 {
+		c.CacheMaxBytes = d.CacheMaxBytes
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return nil
+}
+
+// renderVersion changes whenever output for the same input changes (the
+// stylesheet, print settings), so old cache files stop matching.
+const renderVersion = "1"
+
+// Manager owns the engines and the cache.
+type Manager struct {
+	cfg     Config
+	log     *slog.Logger
+	met     *metrics
+	cache   *cache
+	chrome  *chromium
+	office  *office
+	variant string
+	workDir string
+
+	flight    singleflight.Group
+	ctx       context.Context // ends at Close; conversions run under it, not under a caller's
+	cancel    context.CancelFunc
+	startOnce sync.Once
+	prepare   chan struct{} // bounds background conversions
+	mu        sync.Mutex
+	closed    bool
+	bg        sync.WaitGroup
+}
+
+// New checks the configuration and opens the cache; it starts no process.
+func New(cfg Config) (*Manager, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	met, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openCache(cfg.CacheDir, cfg.CacheMaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "reportd-convert-")
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{cfg: cfg, log: cfg.Logger, met: met, cache: c, workDir: work,
+		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.chrome = newChromium(&m.cfg, m.log, met)
+	m.office = newOffice(&m.cfg, m.log, met, work)
+	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait)))
+	m.variant = hex.EncodeToString(h[:4])
+	return m, nil
+}
+
+// Start warms the engines in the background and returns at once. Engines
+// that die later restart lazily, on the next job.
+func (m *Manager) Start(ctx context.Context) {
+	m.startOnce.Do(func() {
+		m.office.start()
+		m.bg.Add(1)
+		go func() {
+			defer m.bg.Done()
+			m.chrome.warm()
+		}()
+	})
+}
+
+// Job is one report to convert.
+type Job struct {
+	ReportID   int64
+	Type       report.FileType
+	Src        string // absolute path of the stored original
+	ContentKey string // hex sha256 of the original's bytes
+}
+
+func (j Job) check() error {
+	if !filepath.IsAbs(j.Src) {
+		return report.Errorf(report.Internal, "convert: source path must be absolute")
+	}
+	if _, err := hex.DecodeString(j.ContentKey); err != nil || j.ContentKey == "" {
+		return report.Errorf(report.Internal, "convert: content key must be hex")
+	}
+	return nil
+}
+
+// PDF returns an open file holding the report as PDF: the cached copy, or
+// for a PDF report the validated original. The caller closes it. Errors are
+// *report.Error. Concurrent calls for the same job share one conversion.
+func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
+	if err := job.check(); err != nil {
+		return nil, err
+	}
+	if job.Type == report.PDF {
+		return openPDF(job.Src)
+	}
+	path := m.cache.path(job.ReportID, job.ContentKey, m.variant)
+	if f := m.cache.open(path); f != nil {
+		m.met.cache(true)
+		return f, nil
+	}
+	m.met.cache(false)
+	// A put never evicts its own file, but another put may before we open it.
+	for range 3 {
+		ch := m.flight.DoChan(path, func() (any, error) { return nil, m.convert(job, path) })
+		select {
+		case r := <-ch:
+			if r.Err != nil {
+				return nil, r.Err
+			}
+		case <-ctx.Done():
+			return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+		}
+		if f := m.cache.open(path); f != nil {
+			return f, nil
+		}
+	}
+	return nil, report.Errorf(report.Unavailable, "the PDF cache is too small for this report")
+}
+
+// openPDF returns the stored PDF after checking it is one.
+func openPDF(src string) (*os.File, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, report.Wrap(report.Storage, err, "the report file is missing")
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = checkPDF(f, info.Size())
+	}
+	if err != nil {
+		f.Close()
+		return nil, report.Wrap(report.Conversion, err, err.Error())
+	}
+	return f, nil
+}
+
+// convert renders job into the cache at path.
+func (m *Manager) convert(job Job, path string) (err error) {
+	start := time.Now()
+	defer func() {
+		result := "ok"
+		if err != nil {
+			result = "error"
+			if report.IsKind(err, report.Unavailable) {
+				result = "busy"
+			}
+		}
+		m.met.converted(string(job.Type), result, time.Since(start))
+		if err != nil && !report.IsKind(err, report.Unavailable) {
+			m.log.Warn("PDF conversion failed", "report", job.ReportID, "type", job.Type, "err", err)
+		}
+	}()
+	m.Start(m.ctx)
+	tmp, err := m.cache.tempFile()
+	if err != nil {
+		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+	}
+	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
+	switch job.Type {
+	case report.HTML, report.MD:
+		err = m.printDoc(job, tmp)
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		}
+	case report.PPT, report.PPTX:
+		tmp.Close()
+		if err = checkPresentation(job.Src, job.Type); err == nil {
+			err = m.office.convert(m.ctx, job.Type, job.Src, tmp.Name())
+		}
+	default:
+		tmp.Close()
+		return report.Errorf(report.Conversion, "cannot convert files of type %q", job.Type)
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkPDFFile(tmp.Name()); err != nil {
+		return report.Wrap(report.Conversion, err, "the engine produced no valid PDF")
+	}
+	if err := m.cache.put(tmp.Name(), path); err != nil {
+		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+	}
+	return nil
+}
+
+func (m *Manager) printDoc(job Job, out *os.File) error {
+	src, err := os.ReadFile(job.Src)
+	if err != nil {
+		return report.Wrap(report.Storage, err, "the report file is missing")
+	}
+	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: true}
+	if job.Type == report.MD {
+		if src, err = renderMarkdown(src); err != nil {
+			return report.Wrap(report.Conversion, err, "cannot render the Markdown")
+		}
+		o = printOpts{params: markdownPrintParams(m.cfg.Paper)}
+	}
+	return m.chrome.print(m.ctx, src, o, out)
+}
+
+// Prepare converts job in the background (convert on upload), so the first
+// request is a cache hit. It never blocks: when background work is already
+// at its bound, the job is left for the first request.
+func (m *Manager) Prepare(job Job) {
+	if job.Type == report.PDF {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	select {
+	case m.prepare <- struct{}{}:
+	default:
+		m.log.Debug("background conversion skipped: busy", "report", job.ReportID)
+		return
+	}
+	m.bg.Add(1)
+	go func() {
+		defer m.bg.Done()
+		defer func() { <-m.prepare }()
+		f, err := m.PDF(m.ctx, job)
+		if err != nil {
+			m.log.Info("background conversion failed", "report", job.ReportID, "err", err)
+			return
+		}
+		f.Close()
+	}()
+}
+
+// Forget deletes every cached PDF of the report.
+func (m *Manager) Forget(reportID int64) error {
+	if err := m.cache.forget(reportID); err != nil {
+		return report.Wrap(report.Storage, err, "cannot delete cached PDFs")
+	}
+	return nil
+}
+
+// Close stops the engines, killing their process groups, and waits for them.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); m.chrome.close() }()
+	go func() { defer wg.Done(); m.office.close() }()
+	wg.Wait()
+	m.bg.Wait()
+	return os.RemoveAll(m.workDir)
+}

@@ -1,0 +1,215 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Tests use the real engines. They skip, saying why, only when an engine's
+// binary is not installed; CI installs them all (scripts/install-deps.sh).
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	for _, name := range []string{"chromium-headless-shell", "chromium"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return
+		}
+	}
+	t.Skip("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
+}
+
+func needOffice(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("soffice"); err != nil {
+		t.Skip("soffice is not installed (apt-get install libreoffice-impress-nogui)")
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import uno").Run(); err != nil {
+		t.Skip("python3-uno is not installed (apt-get install python3-uno)")
+	}
+}
+
+func needPoppler(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
+	}
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *Manager
+	sharedErr  error
+	nextID     atomic.Int64
+)
+
+// sharedManager is one warm manager for the tests that need no special
+// configuration, so the suite starts each engine once.
+func sharedManager(t *testing.T) *Manager {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "convert-test-cache-")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		shared, sharedErr = New(testConfig(dir))
+		if sharedErr == nil {
+			shared.Start(context.Background())
+		}
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return shared
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Close()
+		os.RemoveAll(shared.cfg.CacheDir)
+	}
+	os.Exit(code)
+}
+
+// testConfig has timeouts generous enough for a loaded 2-core machine.
+func testConfig(cacheDir string) Config {
+	c := DefaultConfig()
+	c.CacheDir = cacheDir
+	c.JobTimeout = 2 * time.Minute
+	c.OfficeWorkers = 1
+	c.ChromiumTabs = 2
+	c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	return c
+}
+
+func newManager(t *testing.T, edit func(*Config)) *Manager {
+	t.Helper()
+	cfg := testConfig(t.TempDir())
+	if edit != nil {
+		edit(&cfg)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// jobFor stores content as a report of the given type in a temp dir and
+// returns its job, with a fresh report id so tests never share cache entries.
+func jobFor(t *testing.T, typ report.FileType, content []byte) Job {
+	t.Helper()
+	id := 1000 + nextID.Add(1)
+	src := filepath.Join(t.TempDir(), strconv.FormatInt(id, 10)+typ.Ext())
+	if err := os.WriteFile(src, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(content)
+	return Job{ReportID: id, Type: typ, Src: src, ContentKey: hex.EncodeToString(sum[:])}
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testCtx bounds one test's waits; it is generous, a guard against hangs
+// rather than a timed assertion.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// convertOK converts and returns the PDF's bytes.
+func convertOK(t *testing.T, m *Manager, job Job) []byte {
+	t.Helper()
+	f, err := m.PDF(testCtx(t), job)
+	if err != nil {
+		t.Fatalf("PDF(%s): %v", job.Type, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("PDF(%s): output does not start with %%PDF-", job.Type)
+	}
+	return b
+}
+
+// pdfText is the text poppler extracts from pdf.
+func pdfText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	needPoppler(t)
+	cmd := exec.Command("pdftotext", "-enc", "UTF-8", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return string(out)
+}
+
+// pdfInfo returns pdfinfo's fields, such as "Pages" and "Page size".
+func pdfInfo(t *testing.T, pdf []byte) map[string]string {
+	t.Helper()
+	needPoppler(t)
+	cmd := exec.Command("pdfinfo", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	info := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			info[k] = strings.TrimSpace(v)
+		}
+	}
+	return info
+}
+
+func wantText(t *testing.T, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("PDF text lacks %q; text:\n%s", w, text)
+		}
+	}
+}
+
+func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
+	t.Helper()
+	var re *report.Error
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
+	}
+	if re.Kind != k {
+		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
+	}
+	return re
+}

@@ -1,0 +1,380 @@
+package convert
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// officeHelper is run with Debian's python3 (the one with python3-uno). It
+// keeps one soffice warm per worker and converts one job per stdin line.
+//
+//go:embed office_helper.py
+var officeHelper string
+
+// warmupPPTX is converted once by each new worker, so that the first real
+// job does not pay for loading the import and export filters.
+//
+//go:embed warmup.pptx
+var warmupPPTX []byte
+
+// officeStartTimeout bounds a worker's start, which creates a fresh profile
+// the first time (a few seconds on a busy 2-core machine).
+const officeStartTimeout = 90 * time.Second
+
+// office is the LibreOffice pool: cfg.OfficeWorkers workers, each a helper
+// process with its own soffice and its own profile directory (a shared
+// profile makes parallel jobs fail), each in its own process group so a
+// timeout kills the helper and soffice together.
+type office struct {
+	cfg      *Config
+	log      *slog.Logger
+	met      *metrics
+	workDir  string
+	missing  error // set when the engine cannot run here at all
+	gate     *gate
+	workers  []*officeWorker
+	jobs     chan *officeJob
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	startOne sync.Once
+	seq      atomic.Int64 // for unique pipe names
+	done     atomic.Int64 // conversions run by the engine, for tests
+	restarts atomic.Int64
+}
+
+type officeJob struct {
+	ctx    context.Context
+	in     string
+	out    string
+	filter string
+	result chan error
+}
+
+// filters name LibreOffice's import filter for each type, so that a file is
+// never opened as something else (a fake .pptx that is really text would
+// otherwise open in Writer and "convert" fine).
+var officeFilters = map[report.FileType]string{
+	report.PPTX: "Impress MS PowerPoint 2007 XML",
+	report.PPT:  "MS PowerPoint 97",
+}
+
+func newOffice(cfg *Config, log *slog.Logger, met *metrics, workDir string) *office {
+	o := &office{
+		cfg:     cfg,
+		log:     log,
+		met:     met,
+		workDir: workDir,
+		gate:    newGate(cfg.OfficeWorkers, cfg.QueueSize, met.queueDepth("office")),
+		jobs:    make(chan *officeJob, cfg.OfficeWorkers+cfg.QueueSize),
+		quit:    make(chan struct{}),
+	}
+	for i := range cfg.OfficeWorkers {
+		o.workers = append(o.workers, &officeWorker{o: o, id: i, profile: filepath.Join(workDir, fmt.Sprintf("office-%d", i))})
+	}
+	if _, err := exec.LookPath(cfg.SofficePath); err != nil {
+		o.missing = report.Wrap(report.Conversion, err,
+			"PowerPoint conversion needs LibreOffice, which is not installed: install libreoffice-impress-nogui")
+	} else if _, err := os.Stat(cfg.PythonPath); err != nil {
+		o.missing = report.Wrap(report.Conversion, err,
+			"PowerPoint conversion needs Python with UNO, which is not installed: install python3-uno")
+	}
+	return o
+}
+
+// start launches the workers; each warms its soffice at once.
+func (o *office) start() {
+	o.startOne.Do(func() {
+		if o.missing != nil {
+			o.log.Warn("PowerPoint conversion disabled", "err", o.missing)
+			return
+		}
+		for _, w := range o.workers {
+			o.wg.Add(1)
+			go w.loop()
+		}
+	})
+}
+
+func (o *office) close() {
+	select {
+	case <-o.quit:
+	default:
+		close(o.quit)
+	}
+	o.wg.Wait()
+}
+
+// convert turns the presentation at in into a PDF at out.
+func (o *office) convert(ctx context.Context, typ report.FileType, in, out string) error {
+	if o.missing != nil {
+		return o.missing
+	}
+	o.start()
+	if err := o.gate.enter(); err != nil {
+		return err
+	}
+	defer o.gate.leave()
+	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
+	select {
+	case o.jobs <- j: // never blocks: the gate bounds the jobs to the channel's size
+	case <-o.quit:
+		return report.Errorf(report.Unavailable, "conversion engines are shutting down")
+	}
+	select {
+	case err := <-j.result:
+		return err
+	case <-ctx.Done():
+		return report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+	case <-o.quit:
+		return report.Errorf(report.Unavailable, "conversion engines are shutting down")
+	}
+}
+
+// officeWorker owns one helper process at a time and replaces it after a
+// crash, a timeout, MaxJobsPerWorker jobs, or MaxWorkerRSS of memory.
+type officeWorker struct {
+	o       *office
+	id      int
+	profile string
+
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	replies chan string // lines from the helper; closed when it exits
+	jobs    int
+
+	pid        atomic.Int64 // the helper's, which leads the process group; 0 when down
+	sofficePID atomic.Int64
+}
+
+func (w *officeWorker) loop() {
+	defer w.o.wg.Done()
+	defer w.stop()
+	var failedAt time.Time
+	for {
+		// Warm up ahead of the next job, but do not spin on a broken install.
+		if w.cmd == nil && time.Since(failedAt) > 5*time.Second {
+			if err := w.spawn(); err != nil {
+				failedAt = time.Now()
+				w.o.log.Error("LibreOffice worker failed to start", "worker", w.id, "err", err)
+			}
+		}
+		select {
+		case <-w.o.quit:
+			return
+		case j := <-w.o.jobs:
+			if j.ctx.Err() != nil {
+				j.result <- report.Wrap(report.Unavailable, j.ctx.Err(), "conversion cancelled")
+				continue
+			}
+			if w.cmd == nil {
+				if err := w.spawn(); err != nil {
+					failedAt = time.Now()
+					j.result <- report.Wrap(report.Conversion, err, "LibreOffice could not start")
+					continue
+				}
+			}
+			j.result <- w.run(j)
+		}
+	}
+}
+
+type helperReply struct {
+	Ready bool   `json:"ready"`
+	PID   int    `json:"pid"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+}
+
+func (w *officeWorker) spawn() error {
+	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
+	defer cancel()
+	pipe := fmt.Sprintf("reportd-%d-%d-%d", os.Getpid(), w.id, w.o.seq.Add(1))
+	cmd := exec.Command(w.o.cfg.PythonPath, "-c", officeHelper,
+		w.o.cfg.SofficePath, "file://"+w.profile, pipe)
+	// Its own group, so killGroup reaches soffice too; and die with reportd.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Env = append(os.Environ(), "HOME="+w.profile, "SAL_USE_VCLPLUGIN=svp")
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(w.profile, 0o755); err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	replies := make(chan string, 1)
+	go func() {
+		defer close(replies)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			replies <- sc.Text()
+		}
+	}()
+	w.cmd, w.stdin, w.replies, w.jobs = cmd, stdin, replies, 0
+
+	line, err := w.await(ctx)
+	if err != nil {
+		w.kill("start")
+		if s := stderr.String(); strings.Contains(s, "No module named 'uno'") {
+			return report.Errorf(report.Conversion,
+				"PowerPoint conversion needs Python with UNO: install python3-uno")
+		} else if s != "" {
+			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(s))
+		}
+		return err
+	}
+	var r helperReply
+	if json.Unmarshal([]byte(line), &r) != nil || !r.Ready {
+		w.kill("start")
+		return fmt.Errorf("LibreOffice helper did not start: %s", line)
+	}
+	w.pid.Store(int64(cmd.Process.Pid))
+	w.sofficePID.Store(int64(r.PID))
+	w.warmup()
+	w.o.log.Debug("LibreOffice worker ready", "worker", w.id, "pid", cmd.Process.Pid)
+	return nil
+}
+
+// warmup converts a tiny deck so the filters are loaded before a user waits.
+func (w *officeWorker) warmup() {
+	in := filepath.Join(w.profile, "warmup.pptx")
+	if err := os.WriteFile(in, warmupPPTX, 0o644); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
+	defer cancel()
+	err := w.exchange(ctx, &officeJob{in: in, out: in + ".pdf", filter: officeFilters[report.PPTX]})
+	if err != nil {
+		w.o.log.Warn("LibreOffice warm-up failed", "worker", w.id, "err", err)
+	}
+	w.jobs = 0
+}
+
+// await returns the helper's next line, or an error when it exits or ctx ends.
+func (w *officeWorker) await(ctx context.Context) (string, error) {
+	select {
+	case line, ok := <-w.replies:
+		if !ok {
+			return "", errors.New("LibreOffice helper exited")
+		}
+		return line, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-w.o.quit:
+		return "", errors.New("shutting down")
+	}
+}
+
+func (w *officeWorker) run(j *officeJob) error {
+	timeout := w.o.cfg.JobTimeout
+	ctx, cancel := context.WithTimeout(j.ctx, timeout)
+	defer cancel()
+	err := w.exchange(ctx, j)
+	if err == nil {
+		w.jobs++
+		w.o.done.Add(1)
+		if w.jobs >= w.o.cfg.MaxJobsPerWorker {
+			w.kill("jobs")
+		} else if max := w.o.cfg.MaxWorkerRSS; max > 0 && treeRSS(w.cmd.Process.Pid) > max {
+			w.kill("memory")
+		}
+		return nil
+	}
+	var re *report.Error
+	if errors.As(err, &re) {
+		return err // the document's fault; the worker is fine
+	}
+	// A hang or a crash: kill the whole group, the next job gets a fresh worker.
+	reason := "crash"
+	if errors.Is(err, context.DeadlineExceeded) {
+		reason = "timeout"
+		err = report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
+	} else {
+		err = report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation")
+	}
+	w.kill(reason)
+	return err
+}
+
+// exchange sends one job and reads its answer. A *report.Error means the
+// helper answered that the document could not be converted.
+func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
+	b, _ := json.Marshal(map[string]string{"in": j.in, "out": j.out, "filter": j.filter})
+	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	line, err := w.await(ctx)
+	if err != nil {
+		return err
+	}
+	var r helperReply
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		return fmt.Errorf("bad reply from LibreOffice helper: %q", line)
+	}
+	if !r.OK {
+		return report.Wrap(report.Conversion, errors.New(r.Error),
+			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")
+	}
+	return nil
+}
+
+// kill ends the helper and its soffice at once, by process group.
+func (w *officeWorker) kill(reason string) {
+	if w.cmd == nil {
+		return
+	}
+	killGroup(w.cmd.Process.Pid)
+	w.cmd.Wait()
+	for range w.replies { // drain until the reader sees EOF
+	}
+	w.cmd, w.stdin, w.replies = nil, nil, nil
+	w.pid.Store(0)
+	w.sofficePID.Store(0)
+	if reason != "start" && reason != "close" {
+		w.o.restarts.Add(1)
+		w.o.met.restarted("office", reason)
+		w.o.log.Info("LibreOffice worker replaced", "worker", w.id, "reason", reason)
+	}
+}
+
+func (w *officeWorker) stop() { w.kill("close") }
+
+// limitedWriter keeps the first n bytes, enough for an error message.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}

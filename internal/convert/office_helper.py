@@ -1,0 +1,100 @@
+# reportd office helper: keeps one LibreOffice warm and converts slides to PDF.
+#
+# Runs on Debian's /usr/bin/python3 (the one with python3-uno). reportd starts
+# it in its own process group with: helper.py SOFFICE PROFILE_URL PIPE_NAME.
+# It starts soffice as its child (same group, so one kill ends both), connects
+# over a named UNO pipe, prints one JSON line {"ready":true,"pid":N}, then reads
+# one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME} and answers
+# each with one JSON line {"ok":true} or {"ok":false,"error":TEXT}.
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+
+
+def props(**kw):
+    out = []
+    for k, v in kw.items():
+        p = PropertyValue()
+        p.Name = k
+        p.Value = v
+        out.append(p)
+    return tuple(out)
+
+
+def reply(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def die_with_parent():
+    # soffice must not outlive this helper when reportd kills it or dies.
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def main():
+    soffice, profile_url, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
+    proc = subprocess.Popen(
+        [soffice, "--headless", "--invisible", "--nologo", "--norestore",
+         "--nodefault", "--nolockcheck", "--nofirststartwizard",
+         "-env:UserInstallation=" + profile_url,
+         "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % pipe],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent)
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local)
+    url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
+    ctx = None
+    # The first start creates the profile, which takes a few seconds; reportd
+    # bounds the whole start-up with its own timeout.
+    while ctx is None:
+        if proc.poll() is not None:
+            reply({"ready": False, "error": "soffice exited with status %d" % proc.returncode})
+            return 1
+        try:
+            ctx = resolver.resolve(url)
+        except Exception:
+            time.sleep(0.05)
+    desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    reply({"ready": True, "pid": proc.pid})
+
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        doc = None
+        try:
+            job = json.loads(line)
+            load = props(Hidden=True, ReadOnly=True, FilterName=job["filter"])
+            doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["in"]), "_blank", 0, load)
+            if doc is None:
+                raise RuntimeError("LibreOffice could not open the file")
+            if not doc.supportsService("com.sun.star.presentation.PresentationDocument"):
+                raise RuntimeError("the file is not a presentation")
+            doc.storeToURL(uno.systemPathToFileUrl(job["out"]), props(FilterName="impress_pdf_Export"))
+            reply({"ok": True})
+        except Exception as e:  # a UNO exception's message is the useful part
+            msg = getattr(e, "Message", "") or str(e) or type(e).__name__
+            reply({"ok": False, "error": msg.strip().splitlines()[0] if msg.strip() else type(e).__name__})
+        finally:
+            if doc is not None:
+                try:
+                    doc.close(True)
+                except Exception:
+                    try:
+                        doc.dispose()
+                    except Exception:
+                        pass
+    proc.terminate()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

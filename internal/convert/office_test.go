@@ -1,0 +1,114 @@
+package convert
+
+import (
+	"archive/zip"
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func TestPresentationToPDF(t *testing.T) {
+	needOffice(t)
+	m := sharedManager(t)
+	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
+		t.Run(string(typ), func(t *testing.T) {
+			pdf := convertOK(t, m, jobFor(t, typ, fixture(t, "deck."+string(typ))))
+			if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+				t.Errorf("pages %q, want 3, one per slide", pages)
+			}
+			wantText(t, pdfText(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
+		})
+	}
+}
+
+// zipWith builds a zip holding the named files with the given content.
+func zipWith(t *testing.T, files map[string]string) []byte {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	for name, content := range files {
+		w, err := z.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(content))
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPresentationBrokenOrFake(t *testing.T) {
+	needOffice(t)
+	m := sharedManager(t)
+	deck := fixture(t, "deck.pptx")
+	cases := []struct {
+		name    string
+		typ     report.FileType
+		content []byte
+	}{
+		{"pptx text", report.PPTX, []byte("just some text, named .pptx")},
+		{"pptx truncated", report.PPTX, deck[:len(deck)/2]},
+		{"pptx other zip", report.PPTX, zipWith(t, map[string]string{"hello.txt": "hi"})},
+		// Passes the quick check, so LibreOffice itself must refuse it.
+		{"pptx garbage parts", report.PPTX, zipWith(t, map[string]string{
+			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})},
+		{"ppt text", report.PPT, []byte("plain text named .ppt")},
+		{"ppt ole2 garbage", report.PPT, append(append([]byte{}, ole2Magic...), bytes.Repeat([]byte{7}, 4096)...)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := m.PDF(testCtx(t), jobFor(t, c.typ, c.content))
+			wantKind(t, err, report.Conversion)
+		})
+	}
+	// The worker survived all of that.
+	convertOK(t, m, jobFor(t, report.PPTX, deck))
+}
+
+func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck)) // warm, known-good worker
+	w := m.office.workers[0]
+	helper, soffice := w.pid.Load(), w.sofficePID.Load()
+	if helper == 0 || soffice == 0 || !alive(int(helper)) || !alive(int(soffice)) {
+		t.Fatalf("worker not running: helper %d soffice %d", helper, soffice)
+	}
+
+	m.cfg.JobTimeout = time.Millisecond                                  // no real conversion fits
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, append(deck, 0))) // new content: no cache
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "timed out") {
+		t.Errorf("message %q does not say the conversion timed out", re.Message)
+	}
+	if m.office.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
+	}
+	// The whole process group died: the helper and its soffice.
+	if alive(int(helper)) || alive(int(soffice)) {
+		t.Errorf("old worker still alive: helper %v soffice %v", alive(int(helper)), alive(int(soffice)))
+	}
+
+	m.cfg.JobTimeout = 2 * time.Minute
+	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 0, 0)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("after replacement: pages %q, want 3", pages)
+	}
+	if p := w.pid.Load(); p == helper || p == 0 {
+		t.Errorf("worker pid %d, want a new process", p)
+	}
+}
+
+func TestOfficeMissing(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.SofficePath = "/nonexistent/soffice" })
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "install libreoffice-impress-nogui") {
+		t.Errorf("message %q does not name the package", re.Message)
+	}
+}

@@ -1,0 +1,73 @@
+package convert
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// treeRSS returns the resident memory, in bytes, of pid and all its
+// descendants: a browser or an office suite is several processes.
+func treeRSS(pid int) int64 {
+	if pid <= 0 {
+		return 0
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	children := map[int][]int{}
+	rss := map[int]int64{}
+	page := int64(os.Getpagesize())
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command name, which may hold spaces and parens.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 22 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(string(f[1]))
+		pages, _ := strconv.ParseInt(string(f[21]), 10, 64)
+		children[ppid] = append(children[ppid], p)
+		rss[p] = pages * page
+	}
+	var total int64
+	stack := []int{pid}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		total += rss[p]
+		stack = append(stack, children[p]...)
+	}
+	return total
+}
+
+// killGroup kills every process of the group that pgid leads. Engines start
+// in their own group so that this reaches helpers they spawned too.
+func killGroup(pgid int) {
+	if pgid > 0 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// alive reports whether a process exists (a zombie counts as gone).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] != 'Z'
+}
