@@ -22,7 +22,7 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newVersionCommand())
 	return root
 }
 

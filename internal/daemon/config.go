@@ -30,6 +30,12 @@ type Config struct {
 		Timeout      time.Duration `mapstructure:"timeout"`
 		AllowPrivate bool          `mapstructure:"allow_private"`
 	} `mapstructure:"cover_fetch"`
+	Admin struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"admin"`
+	Metrics struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"metrics"`
 	Log struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
@@ -54,6 +60,8 @@ var defaults = map[string]any{
 	"auth.reads":                false,
 	"cover_fetch.timeout":       "10s",
 	"cover_fetch.allow_private": false,
+	"admin.enabled":             true,
+	"metrics.enabled":           true,
 	"log.level":                 "info",
 	"log.format":                "text",
 }

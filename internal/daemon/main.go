@@ -12,9 +12,12 @@ import (
 	"os"
 	"path/filepath"
 
+	sd "github.com/coreos/go-systemd/v22/daemon"
+
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/version"
@@ -32,6 +35,10 @@ type Server struct {
 	svc   *service.Service
 	http  *http.Server
 	ln    net.Listener
+
+	// Metrics is the daemon's one Prometheus registry (nil until Open);
+	// engines register their collectors on Metrics.Registry.
+	Metrics *metrics.Metrics
 }
 
 // Open opens the store, sweeps what no row refers to, and binds the
@@ -72,6 +79,8 @@ func (m *Server) Open(ctx context.Context) error {
 	if len(removed) > 0 {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
+	m.Metrics = metrics.New()
+	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(filepath.Join(c.DataDir, "reportd.db"), filepath.Join(c.DataDir, "uploads")))
 	hc := httpapi.Config{
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
@@ -81,14 +90,21 @@ func (m *Server) Open(ctx context.Context) error {
 	if c.Dashboard {
 		hc.Dashboard = web.Handler()
 	}
+	if c.Metrics.Enabled {
+		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
+	}
+	var handler http.Handler = httpapi.New(hc, m.svc, m.Log)
+	if c.Admin.Enabled {
+		handler = withAdmin(handler, &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, log: m.Log})
+	}
 	m.http = &http.Server{
-		Handler:           httpapi.New(hc, m.svc, m.Log),
+		Handler:           handler,
 		ReadHeaderTimeout: c.HeaderTimeout,
 		IdleTimeout:       c.IdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
-	if m.ln, err = net.Listen("tcp", c.Addr); err != nil {
+	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
 	return nil
@@ -98,16 +114,25 @@ func (m *Server) Open(ctx context.Context) error {
 func (m *Server) Addr() string { return m.ln.Addr().String() }
 
 // Run serves until ctx is done, then stops accepting and lets requests in
-// flight finish within ShutdownTimeout.
+// flight finish within ShutdownTimeout. Under systemd it reports READY=1
+// (the store is open and the listener bound: connections queue in the
+// kernel until Serve accepts them), pings the watchdog, and reports
+// STOPPING=1 when the shutdown begins.
 func (m *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.http.Serve(m.ln) }()
 	m.Log.Info("reportd serving", "addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String())
+	notify(m.Log, sd.SdNotifyReady)
+	wctx, stopWatchdog := context.WithCancel(ctx)
+	defer stopWatchdog()
+	go m.watchdog(wctx)
 	select {
 	case err := <-errc:
+		notify(m.Log, sd.SdNotifyStopping)
 		return err
 	case <-ctx.Done():
 	}
+	notify(m.Log, sd.SdNotifyStopping)
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()

@@ -1,0 +1,144 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Backup writes a backup archive of cfg's data directory to out.
+//
+// bbolt lets one process at a time open the file, so Backup first tries a
+// shared, read-only open: if that succeeds no daemon runs on the directory
+// and the snapshot is taken here; if the store is locked, the running
+// daemon is asked for the archive over GET /admin/backup at server (default:
+// the configured addr on loopback). Either way the archive is written to
+// out.partial, read back and verified, and only then renamed to out.
+func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, error) {
+	if out == "" {
+		return Manifest{}, errors.New("--out is required")
+	}
+	tmp := out + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer os.Remove(tmp) // a no-op after the rename
+	err = func() error {
+		defer f.Close()
+		if server == "" {
+			err := backupOffline(cfg, f)
+			if !errors.Is(err, boltstore.ErrLocked) {
+				return err
+			}
+			server = "http://" + loopbackAddr(cfg.Addr)
+		}
+		if err := backupOnline(ctx, cfg, server, f); err != nil {
+			return err
+		}
+		return f.Sync()
+	}()
+	if err != nil {
+		return Manifest{}, fmt.Errorf("backup: %w", err)
+	}
+	m, err := VerifyArchive(tmp)
+	if err != nil {
+		return m, fmt.Errorf("backup: the archive written does not verify: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return m, err
+	}
+	return m, syncDir(filepath.Dir(out))
+}
+
+func backupOffline(cfg Config, w io.Writer) error {
+	dbPath := filepath.Join(cfg.DataDir, "reportd.db")
+	if _, err := os.Stat(dbPath); err != nil {
+		return fmt.Errorf("no store at %s: %w", dbPath, err)
+	}
+	loc, err := cfg.location()
+	if err != nil {
+		return err
+	}
+	store, err := boltstore.OpenReadOnly(dbPath, report.Clock{Location: loc}, 300*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	dir, err := files.Open(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	snap, err := takeSnapshot(store, dir)
+	if err != nil {
+		return err
+	}
+	defer snap.remove()
+	_, err = writeArchive(w, snap)
+	return err
+}
+
+func backupOnline(ctx context.Context, cfg Config, server string, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/admin/backup", nil)
+	if err != nil {
+		return err
+	}
+	if cfg.Auth.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.Auth.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the store is locked by a running daemon, and asking it for the backup failed: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s/admin/backup answered %s: %s", server, resp.Status, msg)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
+}
+
+// VerifyArchive reads a backup archive and checks every entry against its
+// manifest.
+func VerifyArchive(file string) (Manifest, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer f.Close()
+	return readArchive(f, nil)
+}
+
+// loopbackAddr turns a listen address into one to dial: a wildcard host
+// ("", 0.0.0.0, ::) becomes 127.0.0.1.
+func loopbackAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
