@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// bench holds the run's state: the scratch dirs, the running daemon and
+// the results gathered so far.
+type bench struct {
+	bin, work, dataDir string
+	sz                 sizes
+
+	cmd    *exec.Cmd
+	base   string // http://127.0.0.1:port
+	client *http.Client
+	res    results
+}
+
+// startDaemon runs `reportd serve` on a free loopback port, exactly as an
+// operator would (default config, info log to a file), and returns how
+// long it took from exec to the first ping answer.
+func (b *bench) startDaemon(ctx context.Context) (time.Duration, error) {
+	port, err := freePort()
+	if err != nil {
+		return 0, err
+	}
+	logFile, err := os.OpenFile(filepath.Join(b.work, "reportd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer logFile.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(b.bin, "serve", "--addr", addr, "--data-dir", b.dataDir)
+	cmd.Env = append(os.Environ(), "REPORTD_CONFIG=", "REPORTD_DASHBOARD=false")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	b.base = "http://" + addr
+	if b.client == nil {
+		b.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	b.cmd = cmd
+	// Poll as fast as the kernel refuses: the figure is exec -> first answer.
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		resp, err := b.client.Get(b.base + "/api/reports/ping")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(start), nil
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	b.stopDaemon()
+	return 0, fmt.Errorf("reportd did not answer ping within 60s (see %s)", logFile.Name())
+}
+
+// stopDaemon asks the daemon to shut down and waits for it, so the bbolt
+// file is free for the next seeding step.
+func (b *bench) stopDaemon() {
+	if b.cmd == nil {
+		return
+	}
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		b.cmd.Process.Kill()
+		<-done
+	}
+	b.cmd = nil
+	if b.client != nil {
+		b.client.CloseIdleConnections()
+	}
+}
+
+// rss is the daemon's resident set in bytes, from /proc.
+func (b *bench) rss() (int64, error) {
+	return rssOf(b.cmd.Process.Pid)
+}
+
+func rssOf(pid int) (int64, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

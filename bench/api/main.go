@@ -1,0 +1,126 @@
+// Command api benchmarks a real reportd process on loopback: API latency as
+// the store grows, start-up time, a 1 GiB upload next to cp, parallel small
+// uploads, and file serving next to nginx. bench/run.sh runs it; it prints
+// a table and writes the same figures as Markdown (-md).
+//
+// Every phase is bounded by a request count and a time budget, so the
+// whole run fits in a few minutes on a small machine.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// sizes are the knobs that -quick shrinks.
+type sizes struct {
+	Projects      int
+	Steps         []int // report counts at which the API is measured
+	TargetReports int   // reports of the measured project
+	UploadBytes   int64
+	StartupRuns   int
+	SmallFor      time.Duration // per concurrency level
+	WrkFor        time.Duration // per wrk run
+	LatencyBudget time.Duration // per endpoint and step
+}
+
+var full = sizes{
+	Projects: 1000, Steps: []int{10_000, 50_000, 100_000}, TargetReports: 100,
+	UploadBytes: 1 << 30, StartupRuns: 5,
+	SmallFor: 5 * time.Second, WrkFor: 5 * time.Second, LatencyBudget: 8 * time.Second,
+}
+
+var quick = sizes{
+	Projects: 100, Steps: []int{1_000, 5_000}, TargetReports: 100,
+	UploadBytes: 64 << 20, StartupRuns: 1,
+	SmallFor: time.Second, WrkFor: time.Second, LatencyBudget: 2 * time.Second,
+}
+
+func main() {
+	var (
+		bin     = flag.String("reportd", "", "reportd binary to benchmark (required)")
+		work    = flag.String("work", "", "scratch directory (default: a new temp dir, removed afterwards)")
+		md      = flag.String("md", "", "write the results as Markdown to this file")
+		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
+		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve")
+	)
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "usage: api -reportd PATH [-quick] [-md FILE]")
+		os.Exit(2)
+	}
+	sz := full
+	if *isQuick {
+		sz = quick
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *bin, *work, *md, sz, parseSkip(*skip)); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/api:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[string]bool) error {
+	if work == "" {
+		d, err := os.MkdirTemp("", "reportd-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	b := &bench{bin: bin, work: work, dataDir: filepath.Join(work, "data"), sz: sz}
+	defer b.stopDaemon()
+	start := time.Now()
+	if err := b.scale(ctx, skip); err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	if !skip["upload"] {
+		if err := b.bigUpload(ctx); err != nil {
+			return fmt.Errorf("upload: %w", err)
+		}
+	}
+	if !skip["small"] {
+		if err := b.smallUploads(ctx); err != nil {
+			return fmt.Errorf("small uploads: %w", err)
+		}
+	}
+	if !skip["serve"] {
+		if err := b.serving(ctx); err != nil {
+			return fmt.Errorf("serving: %w", err)
+		}
+	}
+	b.stopDaemon()
+	b.res.Elapsed = time.Since(start)
+	out := b.res.markdown(sz)
+	fmt.Println()
+	fmt.Print(out)
+	if mdPath != "" {
+		return os.WriteFile(mdPath, []byte(out), 0o644)
+	}
+	return nil
+}
+
+func parseSkip(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range splitComma(s) {
+		m[p] = true
+	}
+	return m
+}
+
+// logf is progress on stderr; the figures go to stdout and the Markdown.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
