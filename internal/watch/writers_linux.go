@@ -23,11 +23,12 @@ func openForWriting(paths []string) map[string]bool {
 	if err != nil {
 		return nil
 	}
-	self := strconv.Itoa(os.Getpid())
+	// Our own process is included: the watcher only ever opens files for
+	// reading, and a program embedding it may be the writer.
 	busy := map[string]bool{}
 	for _, pe := range procs {
 		pid := pe.Name()
-		if pid == self || pid[0] < '0' || pid[0] > '9' {
+		if pid[0] < '0' || pid[0] > '9' {
 			continue
 		}
 		fdDir := filepath.Join("/proc", pid, "fd")
