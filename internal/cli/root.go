@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/watch"
 )
 
 // exitStatusHelp is appended to every command's help. The numbers are
@@ -58,6 +59,7 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		newProjectsCmd(f),
 		newReportsCmd(f),
 		newUploadCmd(f),
+		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut}),
 	} {
 		c.GroupID = "api"
 		root.AddCommand(c)
