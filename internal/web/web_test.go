@@ -22,7 +22,7 @@ func TestIndexAndAssets(t *testing.T) {
 	h := Handler()
 	tests := []struct {
 		path, contentType, cache string
-		contains              string
+		contains                 string
 	}{
 		{"/", "text/html; charset=utf-8", "no-cache, no-store", `<script type="module" src="/js/main.js">`},
 		{"/index.html", "text/html; charset=utf-8", "no-cache, no-store", "<main"},

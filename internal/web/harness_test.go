@@ -1,0 +1,335 @@
+package web_test
+
+// The browser tests drive the dashboard in Debian's chromium-headless-shell
+// against the real reportd: TestMain builds ./cmd/reportd once and each
+// test starts it on a loopback port with a fresh data directory.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const chromium = "/usr/bin/chromium-headless-shell"
+
+var (
+	updateShots = flag.Bool("screenshots", false, "write the dashboard screenshots to docs/screenshots")
+	reportdBin  string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "reportd-web-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	reportdBin = filepath.Join(dir, "reportd")
+	build := exec.Command("go", "build", "-o", reportdBin, "github.com/reportd/reportd/cmd/reportd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building reportd:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// daemon is a running reportd.
+type daemon struct {
+	base string // http://127.0.0.1:port
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+}
+
+func startDaemon(t *testing.T) *daemon {
+	t.Helper()
+	data := t.TempDir()
+	// An explicit config keeps a host's /etc/reportd/reportd.yaml out.
+	conf := filepath.Join(t.TempDir(), "reportd.yaml")
+	if err := os.WriteFile(conf, []byte("dashboard: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	// A free port can be taken between probing and binding; try again then.
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &daemon{base: "http://127.0.0.1:" + port, log: &bytes.Buffer{}}
+		d.cmd = exec.Command(reportdBin, "serve", "--config", conf, "--addr", "127.0.0.1:"+port, "--data-dir", data)
+		d.cmd.Stdout, d.cmd.Stderr = syncWriter(d.log), syncWriter(d.log)
+		if err := d.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- d.cmd.Wait() }()
+		if last = d.waitReady(exited); last == nil {
+			t.Cleanup(func() {
+				d.cmd.Process.Signal(os.Interrupt)
+				select {
+				case <-exited:
+				case <-time.After(30 * time.Second):
+					d.cmd.Process.Kill()
+					<-exited
+				}
+				if t.Failed() {
+					t.Logf("reportd log:\n%s", d.log)
+				}
+			})
+			return d
+		}
+		d.cmd.Process.Kill()
+	}
+	t.Fatalf("reportd did not start: %v", last)
+	return nil
+}
+
+func (d *daemon) waitReady(exited chan error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("reportd exited: %v\n%s", err, d.log)
+		default:
+		}
+		res, err := http.Get(d.base + "/api/reports/ping")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("no answer from %s", d.base)
+}
+
+// api calls the daemon directly, to set up data or change it behind the
+// dashboard's back.
+func (d *daemon) api(t *testing.T, method, path string, body any) map[string]any {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, d.base+"/api"+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		t.Fatalf("%s %s: status %d", method, path, res.StatusCode)
+	}
+	var out map[string]any
+	json.NewDecoder(res.Body).Decode(&out)
+	return out
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port, nil
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+var logMu sync.Mutex
+
+func syncWriter(b *bytes.Buffer) lockedWriter { return lockedWriter{&logMu, b} }
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// browser is one headless Chromium tab plus what its console said.
+type browser struct {
+	ctx     context.Context
+	t       *testing.T
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("%s not installed (scripts/install-deps.sh installs it)", chromium)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.NoSandbox, // tests run as root in CI containers
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(1280, 800),
+	}
+	// Bounds the whole browser session; each wait below has its own limit.
+	ctx, cancelTime := context.WithTimeout(context.Background(), 4*time.Minute)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc(); cancelTime() })
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	b := &browser{ctx: bctx, t: t}
+	msgs := chromedp.Console(bctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, m)
+			b.mu.Unlock()
+		}
+	}()
+	return b
+}
+
+func (b *browser) do(actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 90*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("browser: %v\npage text: %s", err, b.pageText())
+	}
+}
+
+// eval runs a JavaScript expression (awaiting a promise) and decodes it.
+func eval[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 90*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("eval %s: %v", js, err)
+	}
+	return v
+}
+
+func (b *browser) pageText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main')?.innerText ?? ''`))
+	return s
+}
+
+// waitFor polls a JavaScript predicate; timeout bounds a failure only.
+func (b *browser) waitFor(what, predicate string, timeout time.Duration) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout+10*time.Second)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil {
+		b.t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, b.pageText())
+	}
+}
+
+// waitText waits until the element matching sel contains text.
+func (b *browser) waitText(sel, text string) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("%q in %s", text, sel),
+		fmt.Sprintf(`!!document.querySelector(%s)?.textContent.includes(%s)`, jsString(sel), jsString(text)), 30*time.Second)
+}
+
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	return eval[string](b, fmt.Sprintf(`document.querySelector(%s)?.innerText ?? ''`, jsString(sel)))
+}
+
+func (b *browser) count(sel string) int {
+	b.t.Helper()
+	return eval[int](b, fmt.Sprintf(`document.querySelectorAll(%s).length`, jsString(sel)))
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+}
+
+// screenshot captures the viewport and, with -screenshots, writes it to
+// docs/screenshots for the README.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	// Let fonts, images and the toast's transition settle.
+	b.waitFor("images loaded", `[...document.images].every((i) => i.complete) && document.fonts.status === 'loaded'`, 10*time.Second)
+	b.do(chromedp.Sleep(300 * time.Millisecond))
+	// A toast from the last action would cover part of the picture.
+	eval[bool](b, `(() => { document.getElementById('toast').className = 'toast'; return true; })()`)
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		b.t.Fatalf("screenshot %s is not a PNG", name)
+	}
+	if *updateShots {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", name), png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+}
+
+// problems lists uncaught exceptions and CSP violations seen so far.
+func (b *browser) problems() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, m := range b.console {
+		s := m.String()
+		if m.IsException() || strings.Contains(s, "Content Security Policy") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,114 @@
+// The dashboard's only way to the daemon: the public API under /api, by
+// relative URL. Errors arrive as {error, type} (often with status 500 for
+// everything, api-spec §7) and become ApiError with a readable message.
+
+export class ApiError extends Error {
+  constructor(message, type, status) {
+    super(message);
+    this.type = type;
+    this.status = status;
+  }
+}
+
+// errorFrom turns a failed response into an ApiError. The spec's `error`
+// is "<Type>: <description>"; the description is what a person wants.
+export function errorFrom(status, text) {
+  let body = null;
+  try { body = JSON.parse(text); } catch { /* not JSON: shown raw below */ }
+  if (body && typeof body.error === 'string') {
+    const type = typeof body.type === 'string' ? body.type : '';
+    let msg = body.error;
+    if (type && msg.startsWith(type + ': ')) msg = msg.slice(type.length + 2);
+    return new ApiError(msg || type || 'Unknown error', type, status);
+  }
+  const snippet = (text || '').trim().slice(0, 200);
+  return new ApiError(`The server answered ${status}${snippet ? ': ' + snippet : ''}`, 'HTTPError', status);
+}
+
+const unreachable = () => new ApiError('Cannot reach reportd. Check that the daemon is running and try again.', 'NetworkError', 0);
+
+async function send(method, path, { json, form } = {}) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (json !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(json);
+  } else if (form) {
+    init.body = form;
+  }
+  let res;
+  try {
+    res = await fetch('/api' + path, init);
+  } catch {
+    throw unreachable();
+  }
+  const text = await res.text();
+  if (!res.ok) throw errorFrom(res.status, text);
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('The server sent a response that is not JSON.', 'HTTPError', res.status);
+  }
+}
+
+export const listProjects = () => send('GET', '/projects');
+export const getProject = (id) => send('GET', `/projects/${id}`);
+export const createProject = (body) => send('POST', '/projects', { json: body });
+export const updateProject = (id, form) => send('PUT', `/projects/${id}`, { form });
+export const deleteProject = (id) => send('DELETE', `/projects/${id}`);
+
+export const listReports = (projectId) => send('GET', `/reports?projectId=${encodeURIComponent(projectId)}`);
+export const getReport = (id) => send('GET', `/reports/${id}`);
+export const renameReport = (id, fileName) => send('PUT', `/reports/${id}`, { json: { fileName } });
+export const deleteReport = (id) => send('DELETE', `/reports/${id}`);
+
+export const previewURL = (id) => `/api/reports/${id}/preview`;
+export const downloadURL = (id) => `/api/reports/${id}/download`;
+export const pdfURL = (id) => `/api/reports/${id}/pdf`;
+
+// fetchText and fetchBlob read a report's content, keeping API errors
+// readable (an iframe pointed at a failing URL would show raw JSON).
+export async function fetchText(url) {
+  let res;
+  try { res = await fetch(url); } catch { throw unreachable(); }
+  const text = await res.text();
+  if (!res.ok) throw errorFrom(res.status, text);
+  return text;
+}
+
+export async function fetchBlob(url, signal) {
+  let res;
+  try { res = await fetch(url, { signal }); } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw unreachable();
+  }
+  if (!res.ok) throw errorFrom(res.status, await res.text());
+  return res.blob();
+}
+
+// uploadReport posts one file with XMLHttpRequest, which (unlike fetch)
+// reports upload progress. onProgress gets a fraction in [0, 1].
+export function uploadReport(file, projectId, fileType, onProgress) {
+  const xhr = new XMLHttpRequest();
+  const promise = new Promise((resolve, reject) => {
+    xhr.open('POST', '/api/reports');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(1);
+        try { resolve(JSON.parse(xhr.responseText)); } catch { resolve(null); }
+      } else {
+        reject(errorFrom(xhr.status, xhr.responseText));
+      }
+    };
+    xhr.onerror = () => reject(unreachable());
+    xhr.onabort = () => reject(new ApiError('Upload cancelled.', 'AbortError', 0));
+    const form = new FormData();
+    form.append('projectId', String(projectId));
+    form.append('fileType', fileType);
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+  return { promise, abort: () => xhr.abort() };
+}

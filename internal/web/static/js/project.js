@@ -1,0 +1,94 @@
+// A project's page: header, upload area, and its reports.
+
+import * as api from './api.js';
+import { h, clear, announce } from './dom.js';
+import { plural } from './format.js';
+import { coverOf } from './projects.js';
+import { deleteProject, editProject } from './projectforms.js';
+import { newestFirst, reportRow } from './reportlist.js';
+import { loading, empty, failure } from './states.js';
+import { uploader } from './upload.js';
+
+export function renderProject(main, id) {
+  const heading = h('h1', { tabindex: -1 }, 'Project');
+  clear(main).append(
+    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/' }, 'Projects')),
+    heading, loading('Loading project…'));
+  let project = null;
+  let listEl = null;
+  let statsEl = null;
+
+  // Uploads finish in any order; only the latest refresh may paint.
+  let seq = 0;
+  async function refreshReports() {
+    const mine = ++seq;
+    try {
+      const [p, reports] = await Promise.all([api.getProject(id), api.listReports(id)]);
+      if (mine !== seq) return;
+      project = p;
+      statsEl.replaceChildren(...stats(p));
+      listEl.replaceChildren(reportsBody(reports));
+    } catch (e) {
+      if (mine !== seq) return;
+      listEl.replaceChildren(failure('Could not load reports', e, refreshReports));
+    }
+  }
+
+  function stats(p) {
+    return [h('span', {}, plural(p.reportCount, 'report', 'reports')),
+      p.todayNewReports > 0 ? h('span', { class: 'badge badge-today' }, `+${p.todayNewReports} today`) : ''];
+  }
+
+  function reportsBody(reports) {
+    if (reports.length === 0) {
+      return empty('No reports yet', 'Drop files on the area above, or choose them, to publish the first report of this project.');
+    }
+    return h('ol', { class: 'reports', 'aria-label': 'Reports, newest first' }, reports.slice().sort(newestFirst).map((r) => reportRow(r, refreshReports)));
+  }
+
+  async function load() {
+    let p, reports;
+    try {
+      [p, reports] = await Promise.all([api.getProject(id), api.listReports(id)]);
+    } catch (e) {
+      heading.textContent = 'Project';
+      main.lastChild.replaceWith(failure(e.type === 'NotFoundError' ? 'This project does not exist' : 'Could not load the project', e,
+        e.type === 'NotFoundError' ? null : load));
+      return;
+    }
+    project = p;
+    document.title = `${p.name} · reportd`;
+    heading.textContent = p.name;
+    statsEl = h('p', { class: 'project-stats' }, stats(p));
+    listEl = h('div', { class: 'reports-body' }, reportsBody(reports));
+    const edit = async () => {
+      const saved = await editProject(project);
+      if (!saved) return;
+      project = saved;
+      announce(`Saved “${saved.name}”.`);
+      document.title = `${saved.name} · reportd`;
+      heading.textContent = saved.name;
+      head.replaceWith(head = headOf(saved));
+    };
+    const del = async () => {
+      if (await deleteProject(project)) { announce(`Deleted “${project.name}”.`); location.hash = '#/'; }
+    };
+    const headOf = (q) => h('div', { class: 'project-head' },
+      coverOf(q, 'project-cover'),
+      h('div', { class: 'project-info' },
+        q.description ? h('p', { class: 'project-desc' }, q.description) : h('p', { class: 'project-desc muted' }, 'No description'),
+        statsEl),
+      h('div', { class: 'project-actions' },
+        h('button', { type: 'button', class: 'btn', id: 'edit-project', onclick: edit }, 'Edit project'),
+        h('button', { type: 'button', class: 'btn btn-quiet-danger', id: 'delete-project', onclick: del }, 'Delete project')));
+    let head = headOf(p);
+    main.lastChild.replaceWith(h('div', { class: 'project' },
+      head,
+      uploader(id, refreshReports),
+      h('h2', { class: 'section-title' }, 'Reports'),
+      listEl));
+  }
+
+  load();
+  return heading;
+}

@@ -1,0 +1,138 @@
+// The reader: one report, shown in the page the way its type allows.
+//   html       the preview in a sandboxed iframe (no allow-same-origin:
+//              the report runs, if at all, in an opaque origin)
+//   md         rendered here from the report's text; its PDF on request
+//   pdf        the browser's own viewer
+//   ppt, pptx  the daemon's PDF rendering in the browser's viewer
+// PDFs are fetched first so that a conversion error reads as a message
+// rather than as raw JSON inside a frame.
+
+import * as api from './api.js';
+import { h, clear } from './dom.js';
+import { formatTime } from './format.js';
+import { renderMarkdown } from './markdown.js';
+import { typeIcon } from './reportlist.js';
+import { loading, failure } from './states.js';
+import { TYPES } from './types.js';
+
+let current = null; // the active view's teardown
+
+function pdfFrame(url, title, waitText) {
+  const box = h('div', { class: 'viewer viewer-pdf' }, loading(waitText));
+  const ctrl = new AbortController();
+  let objectURL = null;
+  const load = () => {
+    box.replaceChildren(loading(waitText));
+    api.fetchBlob(url, ctrl.signal).then((blob) => {
+      objectURL = URL.createObjectURL(blob.type === 'application/pdf' ? blob : new Blob([blob], { type: 'application/pdf' }));
+      box.replaceChildren(h('iframe', { class: 'frame', src: objectURL, title, 'data-source': url }));
+      box.dataset.state = 'ready';
+    }, (e) => {
+      if (e.name === 'AbortError') return;
+      box.dataset.state = 'error';
+      box.replaceChildren(failure('Could not show the PDF', e, load));
+    });
+  };
+  load();
+  return { el: box, stop: () => { ctrl.abort(); if (objectURL) URL.revokeObjectURL(objectURL); } };
+}
+
+function htmlFrame(r) {
+  // allow-scripts without allow-same-origin keeps report scripts away from
+  // the dashboard; the daemon's own CSP sandbox applies on top.
+  const el = h('div', { class: 'viewer viewer-html', 'data-state': 'ready' },
+    h('iframe', { class: 'frame frame-html', src: api.previewURL(r.id), sandbox: 'allow-scripts allow-popups', referrerpolicy: 'no-referrer', title: r.fileName }));
+  return { el, stop() {} };
+}
+
+function markdownView(r) {
+  const box = h('div', { class: 'viewer viewer-md' }, loading('Loading the document…'));
+  const show = (text) => {
+    const art = h('article', { class: 'markdown' }, renderMarkdown(text));
+    // In-page anchors would otherwise change the dashboard's own route.
+    art.addEventListener('click', (e) => {
+      const a = e.target.closest('a[href^="#"]');
+      if (!a) return;
+      e.preventDefault();
+      art.querySelector('#md-' + CSS.escape(decodeURIComponent(a.getAttribute('href').slice(1)).toLowerCase()))?.scrollIntoView();
+    });
+    box.replaceChildren(art);
+    box.dataset.state = 'ready';
+  };
+  const load = () => {
+    box.replaceChildren(loading('Loading the document…'));
+    api.fetchText(api.previewURL(r.id)).then(show, (e) => {
+      box.dataset.state = 'error';
+      box.replaceChildren(failure('Could not load the document', e, load));
+    });
+  };
+  if (typeof r.fileContent === 'string') show(r.fileContent); else load();
+  return { el: box, stop() {} };
+}
+
+function viewFor(r, mode) {
+  if (mode === 'pdf' || r.fileType === 'ppt' || r.fileType === 'pptx') {
+    const wait = r.fileType === 'pdf' ? 'Loading the PDF…' : 'Converting to PDF… the first time can take a few seconds.';
+    return pdfFrame(api.pdfURL(r.id), `${r.fileName} as PDF`, wait);
+  }
+  if (r.fileType === 'pdf') return pdfFrame(api.previewURL(r.id), r.fileName, 'Loading the PDF…');
+  if (r.fileType === 'html') return htmlFrame(r);
+  return markdownView(r);
+}
+
+export function renderReader(main, id) {
+  current?.stop();
+  current = null;
+  const heading = h('h1', { tabindex: -1, class: 'reader-title' }, 'Report');
+  const crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/' }, 'Projects'));
+  clear(main).append(crumbs, heading, loading('Loading report…'));
+  main.classList.add('wide');
+
+  (async () => {
+    let r;
+    try {
+      r = await api.getReport(id);
+    } catch (e) {
+      main.lastChild.replaceWith(failure(e.type === 'NotFoundError' ? 'This report does not exist' : 'Could not load the report', e));
+      return;
+    }
+    document.title = `${r.fileName} · reportd`;
+    heading.replaceChildren(typeIcon(r.fileType), h('span', {}, r.fileName));
+    api.getProject(r.projectId).then((p) => {
+      crumbs.append(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: `#/projects/${p.id}`, id: 'back-to-project' }, p.name));
+    }, () => { /* the breadcrumb stays at Projects */ });
+
+    const stage = h('div', { class: 'stage' });
+    const modes = r.fileType === 'md' || r.fileType === 'html'
+      ? h('div', { class: 'seg', role: 'group', 'aria-label': 'Show as' },
+        h('button', { type: 'button', class: 'seg-btn', 'aria-pressed': 'true', 'data-mode': 'native' }, r.fileType === 'md' ? 'Rendered' : 'Page'),
+        h('button', { type: 'button', class: 'seg-btn', 'aria-pressed': 'false', 'data-mode': 'pdf' }, 'PDF'))
+      : null;
+    const show = (mode) => {
+      current?.stop();
+      current = viewFor(r, mode);
+      stage.replaceChildren(current.el);
+      for (const b of modes?.querySelectorAll('button') || []) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
+    };
+    modes?.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) show(b.dataset.mode); });
+
+    const base = r.fileName.replace(/\.[^.]+$/, '');
+    main.lastChild.replaceWith(h('div', { class: 'reader' },
+      h('div', { class: 'reader-bar' },
+        h('p', { class: 'reader-meta' }, `${TYPES[r.fileType]?.name || r.fileType} · uploaded `, h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
+        modes,
+        h('div', { class: 'reader-actions' },
+          h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),
+          h('a', { class: 'btn btn-primary', id: 'get-pdf', href: api.pdfURL(r.id), download: base + '.pdf' }, 'Get PDF'))),
+      stage));
+    show('native');
+  })();
+  return heading;
+}
+
+// leaveReader stops a PDF fetch and frees its memory when the route changes.
+export function leaveReader(main) {
+  current?.stop();
+  current = null;
+  main.classList.remove('wide');
+}

@@ -1,0 +1,65 @@
+// A project's reports, newest first, with rename and delete.
+
+import * as api from './api.js';
+import { h, announce } from './dom.js';
+import { confirmAction, field, formDialog, invalid } from './dialog.js';
+import { formatTime } from './format.js';
+import { TYPES, typeOf } from './types.js';
+
+// typeIcon is a small document glyph labelled with the type.
+export function typeIcon(type) {
+  const t = TYPES[type] || { label: '?', name: 'file' };
+  return h('span', { class: `ficon ficon-${type}`, role: 'img', 'aria-label': t.name }, t.label);
+}
+
+function rename(r) {
+  const name = h('input', { type: 'text', name: 'fileName', value: r.fileName, autocomplete: 'off', autofocus: true, spellcheck: 'false' });
+  const done = formDialog({
+    title: 'Rename report',
+    submitLabel: 'Rename',
+    fields: [field({ label: 'File name', control: name, hint: `Keep the .${r.fileType} extension: the type of a report does not change.` })],
+    async submit() {
+      const n = name.value.trim();
+      if (!n) invalid(name, 'The file name cannot be empty.');
+      if (/[\\/]/.test(n)) invalid(name, 'A file name cannot contain / or \\.');
+      if (typeOf(n) !== r.fileType) invalid(name, `The name must end in .${r.fileType}.`);
+      if (n === r.fileName) return r;
+      return api.renameReport(r.id, n);
+    },
+  });
+  // Select the part before the extension, as file managers do.
+  const dot = r.fileName.lastIndexOf('.');
+  if (dot > 0) name.setSelectionRange(0, dot);
+  return done;
+}
+
+function remove(r) {
+  return confirmAction({
+    title: 'Delete report',
+    message: h('p', {}, `Delete “${r.fileName}”? Its file and PDF go with it. This cannot be undone.`),
+    confirmLabel: 'Delete report',
+    run: () => api.deleteReport(r.id),
+  });
+}
+
+export function reportRow(r, refresh) {
+  return h('li', { class: 'report', 'data-report-id': r.id },
+    typeIcon(r.fileType),
+    h('div', { class: 'report-main' },
+      h('a', { href: `#/reports/${r.id}`, class: 'report-name' }, r.fileName),
+      h('span', { class: 'report-time' }, 'Uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime)))),
+    h('div', { class: 'report-actions' },
+      h('a', { href: api.downloadURL(r.id), class: 'btn btn-small', download: '', 'aria-label': `Download ${r.fileName}` }, 'Download'),
+      h('button', {
+        type: 'button', class: 'btn btn-small', 'aria-label': `Rename ${r.fileName}`,
+        onclick: async () => { const s = await rename(r); if (s && s.fileName !== r.fileName) { announce(`Renamed to “${s.fileName}”.`); refresh(); } },
+      }, 'Rename'),
+      h('button', {
+        type: 'button', class: 'btn btn-small btn-quiet-danger', 'aria-label': `Delete ${r.fileName}`,
+        onclick: async () => { if (await remove(r)) { announce(`Deleted “${r.fileName}”.`); refresh(); } },
+      }, 'Delete')));
+}
+
+// newestFirst orders by id, descending: ids grow with each upload, and
+// uploadTime has only second resolution.
+export const newestFirst = (a, b) => b.id - a.id;

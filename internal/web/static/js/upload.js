@@ -1,0 +1,112 @@
+// The upload area of a project page: drag and drop or a file picker, type
+// checks before anything is sent, and one progress row per file.
+
+import * as api from './api.js';
+import { h, announce } from './dom.js';
+import { formatSize } from './format.js';
+import { ACCEPT, TYPES, typeOf } from './types.js';
+
+// Two at a time keeps a big batch moving without starving the page.
+const PARALLEL = 2;
+
+export function uploader(projectId, onUploaded) {
+  const input = h('input', { type: 'file', multiple: true, accept: ACCEPT, class: 'sr-only', id: 'upload-input', tabindex: -1 });
+  const pick = h('button', { type: 'button', class: 'btn btn-primary', id: 'upload-pick', onclick: () => input.click() }, 'Choose files');
+  const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
+  const clearDone = h('button', {
+    type: 'button', class: 'btn btn-small', hidden: true,
+    onclick: () => {
+      for (const li of list.querySelectorAll('.upload-done, .upload-rejected')) li.remove();
+      clearDone.hidden = true;
+      pick.focus();
+    },
+  }, 'Clear finished');
+  const finished = () => { clearDone.hidden = !list.querySelector('.upload-done, .upload-rejected'); };
+  const zone = h('div', { class: 'dropzone', id: 'dropzone' },
+    h('p', { class: 'dropzone-text' }, h('strong', {}, 'Drop report files here'), ' or ', pick),
+    h('p', { class: 'hint' }, 'HTML, Markdown, PDF, PPT and PPTX (.html, .md, .pdf, .ppt, .pptx). Several at once is fine.'),
+    input);
+  const queue = [];
+  let running = 0;
+
+  function add(files) {
+    let accepted = 0;
+    for (const file of files) {
+      const type = typeOf(file.name);
+      const status = h('span', { class: 'upload-status' });
+      const bar = h('progress', { max: 100, value: 0, 'aria-label': `Upload progress of ${file.name}` });
+      const actions = h('span', { class: 'upload-actions' });
+      const row = h('li', { class: 'upload' },
+        h('span', { class: 'upload-name' }, file.name),
+        h('span', { class: 'upload-size' }, formatSize(file.size)), bar, status, actions);
+      list.prepend(row);
+      if (!type) {
+        row.classList.add('upload-rejected');
+        bar.hidden = true;
+        status.textContent = 'Not sent: only .html, .md, .pdf, .ppt and .pptx files can be published.';
+        finished();
+        continue;
+      }
+      if (file.size === 0) {
+        row.classList.add('upload-rejected');
+        bar.hidden = true;
+        status.textContent = 'Not sent: the file is empty.';
+        finished();
+        continue;
+      }
+      accepted++;
+      status.textContent = `Waiting · ${TYPES[type].name}`;
+      queue.push({ file, type, row, bar, status, actions });
+    }
+    pump();
+    return accepted;
+  }
+
+  function pump() {
+    while (running < PARALLEL && queue.length) start(queue.shift());
+  }
+
+  function start(job) {
+    running++;
+    const { file, type, row, bar, status, actions } = job;
+    row.classList.remove('upload-failed');
+    row.classList.add('upload-running');
+    status.textContent = 'Uploading…';
+    const up = api.uploadReport(file, projectId, type, (f) => {
+      const pct = Math.round(f * 100);
+      bar.value = pct;
+      status.textContent = pct < 100 ? `Uploading… ${pct}%` : 'Processing…';
+    });
+    actions.replaceChildren(h('button', { type: 'button', class: 'btn btn-small', onclick: up.abort, 'aria-label': `Cancel upload of ${file.name}` }, 'Cancel'));
+    up.promise.then((rep) => {
+      row.classList.add('upload-done');
+      status.textContent = 'Published';
+      actions.replaceChildren(rep ? h('a', { href: `#/reports/${rep.id}`, class: 'btn btn-small' }, 'Open') : '');
+      finished();
+      onUploaded(rep);
+    }, (err) => {
+      row.classList.add('upload-failed');
+      status.textContent = err.message;
+      actions.replaceChildren(h('button', {
+        type: 'button', class: 'btn btn-small', 'aria-label': `Retry upload of ${file.name}`,
+        onclick: () => { actions.replaceChildren(); queue.push(job); pump(); },
+      }, 'Retry'));
+      announce(`Upload of ${file.name} failed: ${err.message}`, 'error');
+    }).finally(() => {
+      row.classList.remove('upload-running');
+      running--;
+      pump();
+    });
+  }
+
+  input.addEventListener('change', () => { add([...input.files]); input.value = ''; });
+  zone.addEventListener('dragenter', (e) => { e.preventDefault(); zone.classList.add('dragging'); });
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; zone.classList.add('dragging'); });
+  zone.addEventListener('dragleave', (e) => { if (!zone.contains(e.relatedTarget)) zone.classList.remove('dragging'); });
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('dragging');
+    add([...e.dataTransfer.files]);
+  });
+  return h('section', { class: 'upload-area', 'aria-label': 'Publish reports' }, zone, list, h('div', { class: 'uploads-foot' }, clearDone));
+}
