@@ -1,0 +1,321 @@
+package daemon
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestBackupOnlineUnderLoad takes backups from a serving daemon while
+// uploads and deletes run, restores the last one into a new directory, and
+// checks the restored store: clean, every acknowledged-before-backup report
+// present, every restored report byte-identical to what was uploaded.
+func TestBackupOnlineUnderLoad(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	s, _ := startServer(t, c)
+	c.Addr = s.Addr()
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "backup")
+
+	var mu sync.Mutex
+	sums := map[int64]string{} // every report ever acknowledged
+	put := func(i int) int64 {
+		content := markdown(fmt.Sprintf("r%d", i), 2000+i*37)
+		st, r, e, err := upload(httpClient, base, proj.ID, "md", fmt.Sprintf("r%d.md", i), content)
+		if err != nil || st != http.StatusCreated {
+			t.Errorf("upload %d: %d %v %v", i, st, e, err)
+			return 0
+		}
+		mu.Lock()
+		sums[r.ID] = sum(content)
+		mu.Unlock()
+		return r.ID
+	}
+	var before []int64
+	for i := range 20 {
+		before = append(before, put(i))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var n atomic.Int64
+	n.Store(100)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				id := put(int(n.Add(1)))
+				if w == 0 && id%3 == 0 { // one writer also deletes
+					req, _ := http.NewRequest("DELETE", fmt.Sprintf("%s/api/reports/%d", base, id), nil)
+					if resp, err := httpClient.Do(req); err == nil {
+						resp.Body.Close()
+					}
+				}
+			}
+		}()
+	}
+	out := filepath.Join(t.TempDir(), "backup.tar")
+	for range 3 {
+		m, err := Backup(ctx, c, out, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Missing) != 0 {
+			t.Fatalf("backup lists missing files %v", m.Missing)
+		}
+	}
+	cancel()
+	wg.Wait()
+
+	restored := filepath.Join(t.TempDir(), "restored")
+	if _, err := Restore(out, restored); err != nil {
+		t.Fatal(err)
+	}
+	rc := testConfig(t, restored)
+	rep, err := Check(context.Background(), rc, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Clean(false) {
+		t.Fatalf("restored store is not clean: %+v", rep)
+	}
+	rs, _ := startServer(t, rc)
+	rbase := "http://" + rs.Addr()
+	var reps []apiReport
+	getJSON(t, rbase+"/api/reports", &reps)
+	have := map[int64]bool{}
+	for _, r := range reps {
+		have[r.ID] = true
+		got := getBody(t, fmt.Sprintf("%s/api/reports/%d/download", rbase, r.ID))
+		if sum(got) != sums[r.ID] {
+			t.Errorf("restored report %d differs from the upload", r.ID)
+		}
+	}
+	for _, id := range before {
+		if !have[id] {
+			t.Errorf("report %d, acknowledged before the backup, is not in it", id)
+		}
+	}
+	var p apiProject
+	getJSON(t, fmt.Sprintf("%s/api/projects/%d", rbase, proj.ID), &p)
+	if p.ReportCount != int64(len(reps)) || p.TodayNewReports != int64(len(reps)) {
+		t.Errorf("restored project counts %d/%d, real %d", p.ReportCount, p.TodayNewReports, len(reps))
+	}
+	t.Logf("restored %d reports (of %d uploaded)", len(reps), len(sums))
+}
+
+// TestBackupOfflineAndCLI backs up a stopped daemon's directory through the
+// command line, restores it, and refuses to restore over data.
+func TestBackupOfflineAndCLI(t *testing.T) {
+	dir := t.TempDir()
+	c := testConfig(t, dir)
+	s, stop := startServer(t, c)
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "offline")
+	content := markdown("offline", 5000)
+	if st, _, e, err := upload(httpClient, base, proj.ID, "md", "o.md", content); st != http.StatusCreated {
+		t.Fatalf("upload: %d %v %v", st, e, err)
+	}
+	stop()
+
+	out := filepath.Join(t.TempDir(), "b.tar")
+	runCLI(t, 0, "backup", "--out", out, "--data-dir", dir)
+	restored := filepath.Join(t.TempDir(), "r")
+	stderr := runCLI(t, 0, "restore", "--in", out, "--data-dir", restored)
+	if !strings.Contains(stderr, "no problems") {
+		t.Errorf("restore output: %s", stderr)
+	}
+	// Not into a directory that holds anything.
+	stderr = runCLI(t, 1, "restore", "--in", out, "--data-dir", dir)
+	if !strings.Contains(stderr, "not empty") {
+		t.Errorf("restore over data: %s", stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(restored, "uploads", "reports", "1.md"))
+	if err != nil || sum(got) != sum(content) {
+		t.Fatalf("restored file: %v", err)
+	}
+}
+
+// runCLI runs the reportd command tree in-process and checks its outcome.
+func runCLI(t *testing.T, wantCode int, args ...string) string {
+	t.Helper()
+	root := NewRootCommand()
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	code := 0
+	if err != nil {
+		code = 1
+		stderr.WriteString(err.Error())
+	}
+	if code != wantCode {
+		t.Fatalf("reportd %v: exit %d, want %d\nstdout: %s\nstderr: %s", args, code, wantCode, stdout.String(), stderr.String())
+	}
+	return stdout.String() + stderr.String()
+}
+
+// TestRestoreRefusesBadArchives: tampered bytes, a cut-off archive, path
+// traversal and a symlink entry all fail, and leave the target empty.
+func TestRestoreRefusesBadArchives(t *testing.T) {
+	dir := t.TempDir()
+	c := testConfig(t, dir)
+	s, stop := startServer(t, c)
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "tamper")
+	upload(httpClient, base, proj.ID, "md", "t.md", markdown("tamper", 3000))
+	stop()
+	good := filepath.Join(t.TempDir(), "good.tar")
+	if _, err := Backup(context.Background(), c, good, ""); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tampered := rewriteTar(t, raw, func(h *tar.Header, body []byte) (*tar.Header, []byte) {
+		if strings.HasPrefix(h.Name, "uploads/reports/") {
+			body = bytes.Clone(body)
+			body[10] ^= 1
+		}
+		return h, body
+	})
+	truncated := raw[:len(raw)-3072] // the manifest and the end blocks are gone
+	traversal := rewriteTar(t, raw, func(h *tar.Header, body []byte) (*tar.Header, []byte) {
+		if strings.HasPrefix(h.Name, "uploads/reports/") {
+			h.Name = "uploads/../../escape.md"
+		}
+		return h, body
+	})
+	symlink := rewriteTar(t, raw, func(h *tar.Header, body []byte) (*tar.Header, []byte) {
+		if strings.HasPrefix(h.Name, "uploads/reports/") {
+			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, "/etc/passwd", 0
+			return h, nil
+		}
+		return h, body
+	})
+	var noManifest bytes.Buffer
+	{
+		tr, tw := tar.NewReader(bytes.NewReader(raw)), tar.NewWriter(&noManifest)
+		for h, err := tr.Next(); err == nil && h.Name != manifestName; h, err = tr.Next() {
+			tw.WriteHeader(h)
+			io.Copy(tw, tr)
+		}
+		tw.Close()
+	}
+	for name, archive := range map[string][]byte{"tampered": tampered, "truncated": truncated, "no-manifest": noManifest.Bytes(), "traversal": traversal, "symlink": symlink} {
+		t.Run(name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), name+".tar")
+			os.WriteFile(in, archive, 0o600)
+			target := filepath.Join(t.TempDir(), "target")
+			if _, err := Restore(in, target); err == nil {
+				t.Fatal("restore accepted a bad archive")
+			} else {
+				t.Log(err)
+			}
+			if _, err := os.Stat(target); !os.IsNotExist(err) {
+				entries, _ := os.ReadDir(target)
+				t.Fatalf("restore left %d entries behind (%v)", len(entries), err)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(target), "escape.md")); err == nil {
+				t.Fatal("traversal entry escaped the target")
+			}
+		})
+	}
+}
+
+func rewriteTar(t *testing.T, raw []byte, fn func(*tar.Header, []byte) (*tar.Header, []byte)) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	tr, tw := tar.NewReader(bytes.NewReader(raw)), tar.NewWriter(&out)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		h, body = fn(h, body)
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	tw.Close()
+	return out.Bytes()
+}
+
+// TestAdminAccess: with a token, /admin/backup needs it; without one, only
+// loopback clients are served.
+func TestAdminAccess(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	c.Auth.Token = "s3cret"
+	s, _ := startServer(t, c)
+	get := func(url, token string) int {
+		req, _ := http.NewRequest("GET", url, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	url := "http://" + s.Addr() + "/admin/backup"
+	if st := get(url, ""); st != http.StatusForbidden {
+		t.Errorf("no token: %d", st)
+	}
+	if st := get(url, "wrong"); st != http.StatusForbidden {
+		t.Errorf("wrong token: %d", st)
+	}
+	if st := get(url, "s3cret"); st != http.StatusOK {
+		t.Errorf("right token: %d", st)
+	}
+	// `reportd backup` sends the configured token.
+	c.Addr = s.Addr()
+	if _, err := Backup(context.Background(), c, filepath.Join(t.TempDir(), "b.tar"), ""); err != nil {
+		t.Fatal(err)
+	}
+
+	ip := nonLoopbackIP()
+	if ip == nil {
+		t.Skip("no non-loopback address on this machine to test the loopback-only rule")
+	}
+	c2 := testConfig(t, t.TempDir())
+	c2.Addr = net.JoinHostPort(ip.String(), "0")
+	s2, _ := startServer(t, c2)
+	if st := get("http://"+s2.Addr()+"/admin/backup", ""); st != http.StatusForbidden {
+		t.Errorf("non-loopback client without a token: %d", st)
+	}
+	if st := get("http://"+s2.Addr()+"/api/reports/ping", ""); st != http.StatusOK {
+		t.Errorf("the API itself: %d", st)
+	}
+}
+
+func nonLoopbackIP() net.IP {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package daemon
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestMetrics scrapes /metrics after a few requests and looks for every
+// family the daemon itself promises (conversion metrics belong to the
+// converter and are registered on the same registry).
+func TestMetrics(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	s, _ := startServer(t, c)
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "m")
+	if st, _, e, err := upload(httpClient, base, proj.ID, "md", "a.md", markdown("m", 1234)); err != nil || st != http.StatusCreated {
+		t.Fatalf("upload: %d %v %v", st, e, err)
+	}
+	getBody(t, base+"/api/reports/ping")
+	text := string(getBody(t, base+"/metrics"))
+	for _, want := range []string{
+		`reportd_http_requests_total{route="POST /api/reports",status="201"} 1`,
+		`reportd_http_requests_total{route="GET /api/reports/ping",status="200"} 1`,
+		`reportd_http_request_duration_seconds_count{route="POST /api/projects"} 1`,
+		`reportd_upload_bytes_total 1234`,
+		`reportd_uploads_total 1`,
+		`reportd_store_db_bytes `,
+		`reportd_store_uploads_bytes 1234`,
+		`reportd_store_uploads_files 1`,
+		`go_goroutines `,
+		`process_resident_memory_bytes `,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	// Unrouted paths share one label value, so clients cannot blow up cardinality.
+	for i := range 3 {
+		http.Get(fmt.Sprintf("%s/nope/%d", base, i))
+	}
+	text = string(getBody(t, base+"/metrics"))
+	if strings.Contains(text, "/nope/") {
+		t.Error("raw paths leak into metric labels")
+	}
+}
+
+func TestMetricsDisabled(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	c.Metrics.Enabled = false
+	s, _ := startServer(t, c)
+	resp, err := http.Get("http://" + s.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		t.Fatal("/metrics answered although metrics.enabled is false")
+	}
+}
