@@ -83,6 +83,7 @@ type apiEnv struct {
 	dir    string
 	srv    *httptest.Server
 	svc    *service.Service
+	client *http.Client // never follows redirects: a redirect is an answer to check
 	doc    *openapi3.T
 	router routers.Router
 
@@ -121,6 +122,8 @@ func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
 	e := &apiEnv{t: t, dir: dir, svc: svc, seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
 	e.srv = httptest.NewServer(h)
+	e.client = e.srv.Client()
+	e.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	t.Cleanup(func() {
 		e.srv.Close()
 		store.Close()
@@ -192,7 +195,7 @@ func (e *apiEnv) do(c apiCall) apiResp {
 			e.t.Fatalf("%s %s: request does not match openapi.json: %v", c.method, c.path, err)
 		}
 	}
-	resp, err := e.srv.Client().Do(c.request(e.srv.URL))
+	resp, err := e.client.Do(c.request(e.srv.URL))
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", c.method, c.path, err)
 	}
@@ -256,8 +259,12 @@ func jsonCall(method, path string, v any) apiCall {
 // formPart is one multipart part: a field, or a file when fileName is set.
 type formPart struct {
 	name, fileName, ctype string
-	data              []byte
+	data                  []byte
 }
+
+// quoteEscaper escapes like mime/multipart does: only quote and backslash,
+// so control characters and UTF-8 reach the server as they are.
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 
 func field(name, v string) formPart { return formPart{name: name, data: []byte(v)} }
 func file(name, fileName string, data []byte) formPart {
@@ -269,9 +276,9 @@ func multipartCall(method, path string, parts ...formPart) apiCall {
 	mw := multipart.NewWriter(&buf)
 	for _, p := range parts {
 		h := textproto.MIMEHeader{}
-		disp := fmt.Sprintf(`form-data; name=%q`, p.name)
+		disp := `form-data; name="` + quoteEscaper.Replace(p.name) + `"`
 		if p.fileName != "" {
-			disp += fmt.Sprintf(`; filename=%q`, p.fileName)
+			disp += `; filename="` + quoteEscaper.Replace(p.fileName) + `"`
 			ct := p.ctype
 			if ct == "" {
 				ct = "application/octet-stream"
@@ -362,9 +369,14 @@ func treeOf(t testing.TB, dir string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			lines = append(lines, rel+"/")
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			lines = append(lines, rel+" -> "+target)
+			return err
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -479,9 +491,12 @@ func TestContractEveryOperation(t *testing.T) {
 	}
 	// Parts in another order: the file first.
 	r = e.do(multipartCall("POST", "/api/reports", file("file", "late.md", md),
-		field("fileType", "md"), field("projectId", strconv.FormatInt(gamma.ID, 10))))
+		field("fileType", " MD "), field("projectId", strconv.FormatInt(gamma.ID, 10))))
 	wantStatus(t, r, 201)
 	late := decode[report.Report](t, r)
+	if late.FileType != report.MD {
+		t.Fatalf("fileType is case-insensitive on input, stored lower-case: %s", r)
+	}
 
 	all := decode[[]report.Report](t, e.do(apiCall{method: "GET", path: "/api/reports"}))
 	if len(all) != 6 || !slices.IsSortedFunc(all, func(a, b report.Report) int { return int(a.ID - b.ID) }) {

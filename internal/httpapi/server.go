@@ -5,6 +5,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if !canonicalPath(r.URL.Path) {
+		// The mux would answer a redirect to the cleaned path; a path with
+		// "..", "." or "//" in it is a traversal attempt or a broken client,
+		// and gets the API's error body instead.
+		s.writeError(w, r, report.Errorf(report.NotFound, "no such path: %s", r.URL.Path))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// canonicalPath reports whether p is already clean (a trailing slash allowed).
+func canonicalPath(p string) bool {
+	c := path.Clean(p)
+	return p == c || p == c+"/"
 }
 
 func preflight(w http.ResponseWriter, r *http.Request) {
