@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -59,12 +60,13 @@ type daemon struct {
 	log  *bytes.Buffer
 }
 
-func startDaemon(t *testing.T) *daemon {
+// startDaemon runs reportd with the given config file content.
+func startDaemon(t *testing.T, config string) *daemon {
 	t.Helper()
 	data := t.TempDir()
 	// An explicit config keeps a host's /etc/reportd/reportd.yaml out.
 	conf := filepath.Join(t.TempDir(), "reportd.yaml")
-	if err := os.WriteFile(conf, []byte("dashboard: true\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var last error
@@ -312,6 +314,20 @@ func (b *browser) screenshot(name string) {
 		if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", name), png, 0o644); err != nil {
 			b.t.Fatal(err)
 		}
+	}
+}
+
+// colorScheme emulates prefers-color-scheme; "" restores the default.
+func (b *browser) colorScheme(v string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	params := emulation.SetEmulatedMediaParams{}
+	if v != "" {
+		params.Features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, params); err != nil {
+		b.t.Fatal(err)
 	}
 }
 

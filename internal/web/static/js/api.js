@@ -25,10 +25,30 @@ export function errorFrom(status, text) {
   return new ApiError(`The server answered ${status}${snippet ? ': ' + snippet : ''}`, 'HTTPError', status);
 }
 
+// The daemon may require a bearer token for changes (DESIGN.md, Auth).
+// It is kept for this tab only, never in localStorage.
+const TOKEN_KEY = 'reportd.token';
+export const getToken = () => sessionStorage.getItem(TOKEN_KEY) || '';
+export function setToken(t) {
+  if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
+}
+function authHeaders(h) {
+  const t = getToken();
+  if (t) h.Authorization = 'Bearer ' + t;
+  return h;
+}
+function noticeAuth(err) {
+  if (err.type === 'UnauthorizedError') {
+    err.message += ' Use “Enter API token” at the top of the page.';
+    window.dispatchEvent(new CustomEvent('reportd:unauthorized'));
+  }
+  return err;
+}
+
 const unreachable = () => new ApiError('Cannot reach reportd. Check that the daemon is running and try again.', 'NetworkError', 0);
 
 async function send(method, path, { json, form } = {}) {
-  const init = { method, headers: { Accept: 'application/json' } };
+  const init = { method, headers: authHeaders({ Accept: 'application/json' }) };
   if (json !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(json);
@@ -42,7 +62,7 @@ async function send(method, path, { json, form } = {}) {
     throw unreachable();
   }
   const text = await res.text();
-  if (!res.ok) throw errorFrom(res.status, text);
+  if (!res.ok) throw noticeAuth(errorFrom(res.status, text));
   if (!text) return null;
   try {
     return JSON.parse(text);
@@ -70,19 +90,19 @@ export const pdfURL = (id) => `/api/reports/${id}/pdf`;
 // readable (an iframe pointed at a failing URL would show raw JSON).
 export async function fetchText(url) {
   let res;
-  try { res = await fetch(url); } catch { throw unreachable(); }
+  try { res = await fetch(url, { headers: authHeaders({}) }); } catch { throw unreachable(); }
   const text = await res.text();
-  if (!res.ok) throw errorFrom(res.status, text);
+  if (!res.ok) throw noticeAuth(errorFrom(res.status, text));
   return text;
 }
 
 export async function fetchBlob(url, signal) {
   let res;
-  try { res = await fetch(url, { signal }); } catch (e) {
+  try { res = await fetch(url, { signal, headers: authHeaders({}) }); } catch (e) {
     if (e.name === 'AbortError') throw e;
     throw unreachable();
   }
-  if (!res.ok) throw errorFrom(res.status, await res.text());
+  if (!res.ok) throw noticeAuth(errorFrom(res.status, await res.text()));
   return res.blob();
 }
 
@@ -92,14 +112,14 @@ export function uploadReport(file, projectId, fileType, onProgress) {
   const xhr = new XMLHttpRequest();
   const promise = new Promise((resolve, reject) => {
     xhr.open('POST', '/api/reports');
-    xhr.setRequestHeader('Accept', 'application/json');
+    for (const [k, v] of Object.entries(authHeaders({ Accept: 'application/json' }))) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) {
         onProgress(1);
         try { resolve(JSON.parse(xhr.responseText)); } catch { resolve(null); }
       } else {
-        reject(errorFrom(xhr.status, xhr.responseText));
+        reject(noticeAuth(errorFrom(xhr.status, xhr.responseText)));
       }
     };
     xhr.onerror = () => reject(unreachable());

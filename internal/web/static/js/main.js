@@ -8,6 +8,7 @@ import { renderProjects } from './projects.js';
 import { renderProject } from './project.js';
 import { renderReader, leaveReader } from './reader.js';
 import { empty } from './states.js';
+import { tokenButton } from './token.js';
 
 const main = document.getElementById('main');
 let first = true;
@@ -36,6 +37,8 @@ function route() {
 for (const ev of ['dragover', 'drop']) {
   window.addEventListener(ev, (e) => { if (!e.target.closest?.('.dropzone')) e.preventDefault(); });
 }
+
+document.querySelector('.topbar').append(tokenButton());
 
 // The skip link must not touch the hash, which holds the route.
 document.querySelector('.skip')?.addEventListener('click', (e) => { e.preventDefault(); main.focus(); });

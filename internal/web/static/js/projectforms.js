@@ -51,7 +51,7 @@ function checkCover(input) {
 // POSTs them as JSON; a chosen file travels as a data URL.
 export function createProject() {
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 200, autocomplete: 'off', autofocus: true });
-  const desc = h('textarea', { name: 'description', rows: 3, maxlength: 2000 });
+  const desc = h('textarea', { name: 'description', rows: 3, maxlength: 5000 });
   const cover = coverPicker(null);
   const url = h('input', { type: 'url', name: 'coverUrl', placeholder: 'https://…', inputmode: 'url' });
   return formDialog({
@@ -85,7 +85,7 @@ export function createProject() {
 // editProject sends only what changed, as multipart (api-spec §4 PUT).
 export function editProject(p) {
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 200, autocomplete: 'off', value: p.name, autofocus: true });
-  const desc = h('textarea', { name: 'description', rows: 3, maxlength: 2000 });
+  const desc = h('textarea', { name: 'description', rows: 3, maxlength: 5000 });
   desc.value = p.description || '';
   const cover = coverPicker(p.coverImage);
   return formDialog({

@@ -6,6 +6,28 @@ import { h, announce } from './dom.js';
 import { formatSize } from './format.js';
 import { ACCEPT, TYPES, typeOf } from './types.js';
 
+// The checks reportd makes on content (DESIGN.md, upload validation):
+// binary types carry a signature, text types have no NUL bytes. Making
+// them here too saves sending a renamed file only to have it refused.
+const SIGNATURES = {
+  pdf: [[0x25, 0x50, 0x44, 0x46, 0x2d], 'a PDF'], // %PDF-
+  pptx: [[0x50, 0x4b, 0x03, 0x04], 'a PPTX (zip) file'],
+  ppt: [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'a PPT (OLE2) file'],
+};
+
+async function sniff(file, type) {
+  const sig = SIGNATURES[type];
+  let head;
+  try {
+    head = new Uint8Array(await file.slice(0, sig ? sig[0].length : 8192).arrayBuffer());
+  } catch {
+    return 'the file could not be read.';
+  }
+  if (!sig) return head.includes(0) ? 'the content is not text (it contains NUL bytes).' : null;
+  const ok = sig[0].every((b, i) => head[i] === b);
+  return ok ? null : `the content is not ${sig[1]}, whatever its name says.`;
+}
+
 // Two at a time keeps a big batch moving without starving the page.
 const PARALLEL = 2;
 
@@ -30,7 +52,6 @@ export function uploader(projectId, onUploaded) {
   let running = 0;
 
   function add(files) {
-    let accepted = 0;
     for (const file of files) {
       const type = typeOf(file.name);
       const status = h('span', { class: 'upload-status' });
@@ -40,26 +61,22 @@ export function uploader(projectId, onUploaded) {
         h('span', { class: 'upload-name' }, file.name),
         h('span', { class: 'upload-size' }, formatSize(file.size)), bar, status, actions);
       list.prepend(row);
-      if (!type) {
+      const reject = (why) => {
         row.classList.add('upload-rejected');
         bar.hidden = true;
-        status.textContent = 'Not sent: only .html, .md, .pdf, .ppt and .pptx files can be published.';
+        status.textContent = 'Not sent: ' + why;
         finished();
-        continue;
-      }
-      if (file.size === 0) {
-        row.classList.add('upload-rejected');
-        bar.hidden = true;
-        status.textContent = 'Not sent: the file is empty.';
-        finished();
-        continue;
-      }
-      accepted++;
-      status.textContent = `Waiting · ${TYPES[type].name}`;
-      queue.push({ file, type, row, bar, status, actions });
+      };
+      if (!type) { reject('only .html, .md, .pdf, .ppt and .pptx files can be published.'); continue; }
+      if (file.size === 0) { reject('the file is empty.'); continue; }
+      status.textContent = `Checking · ${TYPES[type].name}`;
+      sniff(file, type).then((problem) => {
+        if (problem) { reject(problem); return; }
+        status.textContent = `Waiting · ${TYPES[type].name}`;
+        queue.push({ file, type, row, bar, status, actions });
+        pump();
+      });
     }
-    pump();
-    return accepted;
   }
 
   function pump() {
