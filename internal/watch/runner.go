@@ -58,8 +58,8 @@ type retryWait struct {
 }
 
 func (r *runner) tickEvery() time.Duration {
-	d := r.opts.settle / 10
-	return max(10*time.Millisecond, min(d, 100*time.Millisecond))
+	d := r.opts.settle / 20
+	return max(10*time.Millisecond, min(d, 50*time.Millisecond))
 }
 
 // run starts the watches and the workers, then runs the loop until ctx is
@@ -324,9 +324,16 @@ func (r *runner) goDown(err error, now time.Time) {
 	}
 	r.down, r.probeN = true, 0
 	r.outages++
-	r.probeAt = now.Add(backoff(r.opts.retryMin, r.opts.retryMax, r.outages))
+	r.probeAt = now.Add(backoff(r.opts.retryMin, r.probeMax(), r.outages))
 	r.log.emit(Event{Event: evServerDown, Error: err.Error(), Message: "files are queued until it is back"})
 }
+
+// probeMax caps the health probe's backoff lower than file retries: a ping
+// is tiny, and the probe alone decides how soon queued files go out after
+// the server is back.
+func (r *runner) probeMax() time.Duration { return min(r.opts.retryMax, maxProbeInterval) }
+
+const maxProbeInterval = 15 * time.Second
 
 func (r *runner) probed(err error, ctx context.Context) {
 	r.probing = false
@@ -334,7 +341,7 @@ func (r *runner) probed(err error, ctx context.Context) {
 	if err != nil {
 		r.lastDown = err
 		r.probeN++
-		r.probeAt = now.Add(backoff(r.opts.retryMin, r.opts.retryMax, r.outages+r.probeN))
+		r.probeAt = now.Add(backoff(r.opts.retryMin, r.probeMax(), r.outages+r.probeN))
 		return
 	}
 	r.down = false

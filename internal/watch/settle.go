@@ -88,7 +88,15 @@ func (t *tracker) due(now time.Time) []ready {
 			continue
 		}
 		if p.statted && (fi.Size() != p.size || !fi.ModTime().Equal(p.mtime)) {
-			p.change = now
+			// The write happened at its mtime, not at this tick; an
+			// mtime from the future (clock skew) counts as now.
+			at := fi.ModTime()
+			if at.After(now) {
+				at = now
+			}
+			if at.After(p.change) {
+				p.change = at
+			}
 		}
 		p.size, p.mtime, p.statted = fi.Size(), fi.ModTime(), true
 		if t.settledAt(now, p) || now.Sub(p.first) >= t.maxWait {
