@@ -13,8 +13,8 @@ func newProjectsCmd(f *Factory) *cobra.Command {
 		Use:     "projects",
 		Aliases: []string{"project"},
 		Short:   "List, show, create, update and delete projects",
-		Args:    usageArgs(cobra.NoArgs),
 	}
+	asGroup(cmd)
 	cmd.AddCommand(
 		newProjectsListCmd(f),
 		newProjectsGetCmd(f),

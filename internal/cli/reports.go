@@ -14,8 +14,8 @@ func newReportsCmd(f *Factory) *cobra.Command {
 		Use:     "reports",
 		Aliases: []string{"report"},
 		Short:   "List, show, update, delete and fetch reports",
-		Args:    usageArgs(cobra.NoArgs),
 	}
+	asGroup(cmd)
 	cmd.AddCommand(
 		newReportsListCmd(f),
 		newReportsGetCmd(f),

@@ -72,7 +72,27 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		root.AddCommand(c)
 	}
 	root.AddCommand(newEnvironmentTopic())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			asGroup(c)
+		}
+	}
 	root.SetHelpCommandGroupID("local")
 	root.SetCompletionCommandGroupID("local")
 	return root
+}
+
+// asGroup makes a command that only holds subcommands reject an unknown
+// one with a usage error (cobra would print help and exit 0, hiding typos
+// in scripts). Without arguments it prints its help.
+func asGroup(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
+	return cmd
 }
