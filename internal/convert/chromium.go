@@ -38,6 +38,9 @@ var quietJS string
 // relative links point at this host, which serves nothing else.
 const docHost = "reportd.invalid"
 
+const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache," +
+	"ProactivelySwapBrowsingInstance,RenderDocument,MediaRouter,OptimizationHints"
+
 // browserStartTimeout bounds a browser start and a tab's creation.
 const browserStartTimeout = 60 * time.Second
 
@@ -195,6 +198,9 @@ func (c *chromium) launch() (*browser, error) {
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("font-render-hinting", "none"),
+		// A print farm never goes back: no back-forward cache, and no new
+		// browsing instance per navigation, so a reused tab stays cheap.
+		chromedp.Flag("disable-features", disabledFeatures),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
 			// Own group so a kill reaches every helper process; die with reportd.
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -204,8 +210,8 @@ func (c *chromium) launch() (*browser, error) {
 		// The document's origin is a made-up public host; Chromium's Private
 		// Network Access checks would then refuse intranet and loopback
 		// addresses, which is where an intranet report's assets live.
-		opts = append(opts, chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,"+
-			"BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,"+
+		opts = append(opts, chromedp.Flag("disable-features", disabledFeatures+
+			",BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,"+
 			"PrivateNetworkAccessRespectPreflightResults,LocalNetworkAccessChecks"))
 	} else {
 		// Belt and braces beside the request interception: WebSockets are not
@@ -423,18 +429,25 @@ func (c *chromium) render(ctx context.Context, t *tab, body []byte, o printOpts,
 	d := &servedDoc{url: fmt.Sprintf("http://%s/%d/report.html", docHost, c.seq.Add(1)), body: body}
 	t.doc.Store(d)
 	defer t.doc.Store(nil)
+	t0 := time.Now()
 	if err := chromedp.Do(ctx, chromedp.Navigate(d.url)); err != nil {
 		return err
 	}
+	t1 := time.Now()
 	if o.settle && c.cfg.ScriptWait > 0 {
 		expr := fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", c.cfg.ScriptWait.Milliseconds())
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err != nil {
 			return err
 		}
 	}
+	t2 := time.Now()
 	p := o.params
 	p.TransferMode = page.PrintToPDFTransferModeReturnAsStream
 	res, err := chromedp.Call(ctx, page.PrintToPDF, p)
+	t3 := time.Now()
+	defer func() {
+		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
+	}()
 	if err != nil {
 		if strings.Contains(err.Error(), "Printing failed") {
 			return report.Wrap(report.Conversion, err, "Chromium could not print the document")

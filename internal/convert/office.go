@@ -199,6 +199,9 @@ type helperReply struct {
 	PID   int    `json:"pid"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Phase timings of a conversion, for debug logs.
+	LoadMS  float64 `json:"load_ms"`
+	StoreMS float64 `json:"store_ms"`
 }
 
 func (w *officeWorker) spawn() error {
@@ -336,6 +339,7 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		return fmt.Errorf("bad reply from LibreOffice helper: %q", line)
 	}
+	w.o.log.Debug("office convert", "worker", w.id, "load_ms", r.LoadMS, "store_ms", r.StoreMS)
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),
 			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")

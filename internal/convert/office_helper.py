@@ -72,14 +72,21 @@ def main():
         doc = None
         try:
             job = json.loads(line)
-            load = props(Hidden=True, ReadOnly=True, FilterName=job["filter"])
+            t0 = time.monotonic()
+            # Never run macros, never fetch linked content: decks are user uploads.
+            load = props(Hidden=True, ReadOnly=True, FilterName=job["filter"],
+                         MacroExecutionMode=0, UpdateDocMode=0)
             doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["in"]), "_blank", 0, load)
             if doc is None:
                 raise RuntimeError("LibreOffice could not open the file")
             if not doc.supportsService("com.sun.star.presentation.PresentationDocument"):
                 raise RuntimeError("the file is not a presentation")
+            t1 = time.monotonic()
             doc.storeToURL(uno.systemPathToFileUrl(job["out"]), props(FilterName="impress_pdf_Export"))
-            reply({"ok": True})
+            # Answer first, then close: the PDF is complete, and the caller
+            # need not wait for the teardown (the next job on this worker does).
+            reply({"ok": True, "load_ms": round((t1 - t0) * 1000, 1),
+                   "store_ms": round((time.monotonic() - t1) * 1000, 1)})
         except Exception as e:  # a UNO exception's message is the useful part
             msg = getattr(e, "Message", "") or str(e) or type(e).__name__
             reply({"ok": False, "error": msg.strip().splitlines()[0] if msg.strip() else type(e).__name__})

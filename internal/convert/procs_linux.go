@@ -7,8 +7,11 @@ import (
 	"syscall"
 )
 
-// treeRSS returns the resident memory, in bytes, of pid and all its
-// descendants: a browser or an office suite is several processes.
+// treeRSS returns the memory, in bytes, of pid and all its descendants: a
+// browser or an office suite is several processes. Each process counts its
+// proportional set size (PSS: shared pages split among their users), so
+// Chromium's zygote-forked helpers are not counted many times over; plain
+// RSS is the fallback where smaps_rollup is unavailable.
 func treeRSS(pid int) int64 {
 	if pid <= 0 {
 		return 0
@@ -48,7 +51,11 @@ func treeRSS(pid int) int64 {
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		total += rss[p]
+		if pss := pssOf(p); pss > 0 {
+			total += pss
+		} else {
+			total += rss[p]
+		}
 		stack = append(stack, children[p]...)
 	}
 	return total
@@ -70,4 +77,22 @@ func alive(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && len(b) > i+2 && b[i+2] != 'Z'
+}
+
+// pssOf reads a process's PSS from /proc/<pid>/smaps_rollup, or returns 0.
+func pssOf(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
