@@ -72,18 +72,37 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		_ = p.store.dequeue(path)
 		return result{path: path, kind: resDone, stat: st}
 	}
-	if f, ok := p.store.failedRec(path); ok && f.Size == st.size && f.MTime == st.mtime {
+	fail, hasFail := p.store.failedRec(path)
+	if hasFail && fail.Size == st.size && fail.MTime == st.mtime {
 		_ = p.store.dequeue(path)
 		return result{path: path, kind: resDone, stat: st}
 	}
-	if hasPrev {
+	sum, _, err := hashFile(path)
+	if err != nil {
+		return p.failed(path, st, transient, err)
+	}
+	if hasFail && sum == fail.SHA256 {
+		// Given up on, and the content has not changed since.
+		_ = p.store.dequeue(path)
+		return result{path: path, kind: resDone}
+	}
+	if hasPrev && sum == prev.SHA256 {
 		// Same bytes under a new mtime (touched, re-saved unchanged, copied
 		// over): already published, and publishing twice is the one thing
 		// the watcher must never do.
-		if sum, _, err := hashFile(path); err == nil && sum == prev.SHA256 {
-			_ = p.store.touchPublished(path, st.size, st.mtime)
-			p.log.emit(Event{Event: evUnchanged, Path: path, ReportID: prev.ReportID})
-			return result{path: path, kind: resDone, stat: st}
+		_ = p.store.touchPublished(path, st.size, st.mtime)
+		p.log.emit(Event{Event: evUnchanged, Path: path, ReportID: prev.ReportID})
+		return result{path: path, kind: resDone, stat: st}
+	}
+	if q, ok := p.store.queuedRec(path); ok && q.Uploading != nil {
+		// An earlier upload's outcome is unknown: find it before sending
+		// the file again.
+		rep, found, err := p.reconcile(ctx, path, *q.Uploading)
+		if err != nil {
+			return p.failed(path, st, classify(err), err)
+		}
+		if found && q.Uploading.SHA256 == sum {
+			return p.recorded(ctx, j, st, rep, sum, q.Uploading.Size, prev, hasPrev, "recovered: uploaded before an interruption")
 		}
 	}
 
@@ -92,6 +111,13 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		return p.failed(path, st, classify(err), err)
 	}
 	typ, _ := report.TypeOfName(path)
+	mark := uploading{SHA256: sum, Size: st.size, ProjectID: projectID, Started: p.now()}
+	if hasPrev {
+		mark.After = prev.ReportID
+	}
+	if err := p.store.markUploading(path, mark); err != nil {
+		return p.failed(path, st, transient, err)
+	}
 	src := &hashingSource{path: path}
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
 		ProjectID: projectID,
@@ -113,10 +139,16 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 
 	// Record what was actually sent: if the file changed during the upload,
 	// the next look sees a different hash and publishes the new content.
-	sum, size, ok := src.sent()
+	sentSum, size, ok := src.sent()
 	if !ok {
-		sum, size, _ = hashFile(path)
+		sentSum, size = sum, st.size
 	}
+	return p.recorded(ctx, j, st, rep, sentSum, size, prev, hasPrev, "")
+}
+
+// recorded finishes a publication: state, log, --replace, --on-success.
+func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Report, sum string, size int64, prev published, hasPrev bool, note string) result {
+	path := j.path
 	rec := published{Size: size, MTime: st.mtime, SHA256: sum, ReportID: rep.ID, ProjectID: rep.ProjectID, At: p.now()}
 	if err := p.store.markPublished(path, rec); err != nil {
 		// The report exists but we could not remember it; say so loudly,
@@ -124,13 +156,13 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		p.log.emit(Event{Event: evError, Path: path, ReportID: rep.ID, Message: "published but the state file could not record it", Error: err.Error()})
 	}
 	p.log.emit(Event{Event: evPublished, Path: path, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: size, SHA256: sum,
-		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced})
+		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note})
 
 	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
 		p.deleteOld(ctx, path, prev.ReportID)
 	}
 	kind := resDone
-	if fi2, err := os.Lstat(path); err == nil && (size != st.size || fi2.Size() != st.size || !fi2.ModTime().Equal(fi.ModTime())) {
+	if fi2, err := os.Lstat(path); err == nil && (size != st.size || fi2.Size() != st.size || fi2.ModTime().UnixNano() != st.mtime) {
 		kind = resUnstable // it changed while we sent it; look again
 	}
 	if kind == resDone {
@@ -191,7 +223,7 @@ func (p *publisher) move(path, dir string) string {
 // aside (--on-failure) and remembered so it is not retried until it changes.
 func (p *publisher) failed(path string, st stat, f failure, err error) result {
 	now := p.now()
-	q, _ := p.store.noteFailure(path, f == rejected, err.Error(), now)
+	q, _ := p.store.noteFailure(path, f == rejected, f == unreachable, err.Error(), now)
 	res := result{path: path, kind: resRetry, fail: f, attempt: q.Tries, err: err}
 	switch {
 	case f == rejected:

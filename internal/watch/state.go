@@ -37,10 +37,22 @@ type published struct {
 // queued is a file waiting to be published; Rejections counts the server's
 // validation refusals across restarts for --max-attempts.
 type queued struct {
-	Seen       time.Time `json:"seen"`
-	Tries      int       `json:"tries,omitempty"`
-	Rejections int       `json:"rejections,omitempty"`
-	LastError  string    `json:"lastError,omitempty"`
+	Seen       time.Time  `json:"seen"`
+	Tries      int        `json:"tries,omitempty"`
+	Rejections int        `json:"rejections,omitempty"`
+	LastError  string     `json:"lastError,omitempty"`
+	Uploading  *uploading `json:"uploading,omitempty"`
+}
+
+// uploading marks an upload that was started and whose outcome is unknown
+// (the watcher was killed, or the response was lost). Before uploading that
+// file again the watcher looks for the report on the server (reconcile.go).
+type uploading struct {
+	SHA256    string    `json:"sha256"`
+	Size      int64     `json:"size"`
+	ProjectID int64     `json:"projectId"`
+	Started   time.Time `json:"started"`
+	After     int64     `json:"after,omitempty"` // the report id this upload replaces, if any
 }
 
 type failed struct {
@@ -200,9 +212,31 @@ func (s *store) enqueue(paths []string, now time.Time) error {
 	})
 }
 
+// queuedRec returns path's queue entry.
+func (s *store) queuedRec(path string) (rec queued, ok bool) {
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		rec, ok = getJSON[queued](tx, bucketQueue, path)
+		return nil
+	})
+	return rec, ok
+}
+
+// markUploading records that an upload of path is about to start.
+func (s *store) markUploading(path string, u uploading) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		q, ok := getJSON[queued](tx, bucketQueue, path)
+		if !ok {
+			q = queued{Seen: u.Started}
+		}
+		q.Uploading = &u
+		return putJSON(tx, bucketQueue, path, q)
+	})
+}
+
 // noteFailure counts one more try (and a rejection when rejected) for path
-// and returns the updated entry.
-func (s *store) noteFailure(path string, rejected bool, msg string, now time.Time) (queued, error) {
+// and returns the updated entry. The uploading mark is kept only when the
+// outcome is unknown (unsure): a refusal means nothing was stored.
+func (s *store) noteFailure(path string, rejected, unsure bool, msg string, now time.Time) (queued, error) {
 	var out queued
 	err := s.db.Batch(func(tx *bolt.Tx) error {
 		q, ok := getJSON[queued](tx, bucketQueue, path)
@@ -214,6 +248,9 @@ func (s *store) noteFailure(path string, rejected bool, msg string, now time.Tim
 			q.Rejections++
 		}
 		q.LastError = msg
+		if !unsure {
+			q.Uploading = nil
+		}
 		out = q
 		return putJSON(tx, bucketQueue, path, q)
 	})

@@ -17,7 +17,7 @@ func TestStoreSurvivesReopen(t *testing.T) {
 	if err := s.enqueue([]string{"/d/a.md", "/d/b.md", "/d/c.md"}, now); err != nil {
 		t.Fatal(err)
 	}
-	q, err := s.noteFailure("/d/b.md", true, "bad pdf", now)
+	q, err := s.noteFailure("/d/b.md", true, false, "bad pdf", now)
 	if err != nil || q.Tries != 1 || q.Rejections != 1 {
 		t.Fatalf("noteFailure = %+v, %v", q, err)
 	}
