@@ -79,13 +79,14 @@ func contractRouter(t testing.TB, raw []byte) (*openapi3.T, routers.Router) {
 
 // apiEnv is one daemon: service and HTTP handler over a temp data dir.
 type apiEnv struct {
-	t      testing.TB
-	dir    string
-	srv    *httptest.Server
-	svc    *service.Service
-	client *http.Client // never follows redirects: a redirect is an answer to check
-	doc    *openapi3.T
-	router routers.Router
+	t       testing.TB
+	dir     string
+	srv     *httptest.Server
+	svc     *service.Service
+	client  *http.Client // never follows redirects: a redirect is an answer to check
+	handler http.Handler // the same handler, for in-process calls (fuzzing)
+	doc     *openapi3.T
+	router  routers.Router
 
 	mu   sync.Mutex
 	seen map[string]bool // "METHOD /path/template" that answered as documented
@@ -119,7 +120,7 @@ func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
 		MaxCoverBytes:  o.maxCover,
 	}, store, dfiles, nil)
 	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token}, svc, slog.New(slog.DiscardHandler))
-	e := &apiEnv{t: t, dir: dir, svc: svc, seen: map[string]bool{}}
+	e := &apiEnv{t: t, dir: dir, svc: svc, handler: h, seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
 	e.srv = httptest.NewServer(h)
 	e.client = e.srv.Client()
