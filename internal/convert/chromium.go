@@ -391,13 +391,32 @@ func (c *chromium) print(ctx context.Context, body []byte, o printOpts, out io.W
 		return report.Errorf(report.Unavailable, "conversion engines are shutting down")
 	}
 	defer func() { c.tabs <- t }()
+	// A browser that died since its last job is only noticed when it is
+	// used; then the job runs once more on a fresh browser.
+	for attempt := 0; ; attempt++ {
+		crashed, err := c.printOn(ctx, t, body, o, out)
+		if !crashed || attempt > 0 {
+			return err
+		}
+		if f, ok := out.(interface {
+			Truncate(int64) error
+			Seek(int64, int) (int64, error)
+		}); ok {
+			f.Truncate(0)
+			f.Seek(0, io.SeekStart)
+		}
+	}
+}
+
+// printOn runs one attempt on tab t; crashed reports that the browser died.
+func (c *chromium) printOn(ctx context.Context, t *tab, body []byte, o printOpts, out io.Writer) (crashed bool, err error) {
 	b, err := c.browserFor()
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer c.release(b, true)
 	if err := c.ready(t, b); err != nil {
-		return err
+		return false, err
 	}
 
 	timeout := c.cfg.JobTimeout
@@ -408,21 +427,32 @@ func (c *chromium) print(ctx context.Context, body []byte, o printOpts, out io.W
 	err = c.render(jctx, t, body, o, out)
 	if err == nil {
 		c.done.Add(1)
-		return nil
+		return false, nil
 	}
 	// The tab's state is unknown now: throw it away; a hung renderer dies with it.
 	t.close()
 	var re *report.Error
+	var exit *exec.ExitError
 	switch {
+	case errors.As(err, &exit) || b.ctx.Err() != nil && ctx.Err() == nil:
+		c.mu.Lock()
+		if !b.retired {
+			c.restarts.Add(1)
+			c.met.restarted("chromium", "crash")
+			c.log.Warn("Chromium exited; starting a new one", "err", err)
+			c.retireLocked(b)
+		}
+		c.mu.Unlock()
+		return true, report.Wrap(report.Conversion, err, "Chromium crashed while rendering the document")
 	case errors.As(err, &re):
-		return err
+		return false, err
 	case errors.Is(err, context.DeadlineExceeded) || jctx.Err() != nil && ctx.Err() == nil:
 		c.met.restarted("chromium-tab", "timeout")
-		return report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
+		return false, report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
 	case ctx.Err() != nil:
-		return report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+		return false, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
 	}
-	return report.Wrap(report.Conversion, err, "Chromium failed to render the document")
+	return false, report.Wrap(report.Conversion, err, "Chromium failed to render the document")
 }
 
 func (c *chromium) render(ctx context.Context, t *tab, body []byte, o printOpts, out io.Writer) error {

@@ -119,3 +119,20 @@ func TestChromiumMissing(t *testing.T) {
 		}
 	}
 }
+
+func TestChromiumCrashIsReplaced(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
+	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
+	m.chrome.mu.Lock()
+	pid := m.chrome.cur.pid
+	m.chrome.mu.Unlock()
+	killGroup(pid)
+	for alive(pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
+	if m.chrome.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
+	}
+}

@@ -182,6 +182,11 @@ func (w *officeWorker) loop() {
 				j.result <- report.Wrap(report.Unavailable, j.ctx.Err(), "conversion cancelled")
 				continue
 			}
+			if w.cmd != nil && !alive(int(w.sofficePID.Load())) {
+				// soffice died while idle (OOM killer, a crash): the helper
+				// would only notice mid-job. Replace it before this job.
+				w.kill("crash")
+			}
 			if w.cmd == nil {
 				if err := w.spawn(); err != nil {
 					failedAt = time.Now()

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,5 +111,27 @@ func TestOfficeMissing(t *testing.T) {
 	re := wantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "install libreoffice-impress-nogui") {
 		t.Errorf("message %q does not name the package", re.Message)
+	}
+}
+
+func TestOfficeCrashIsReplaced(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck))
+	w := m.office.workers[0]
+	soffice := int(w.sofficePID.Load())
+	if err := syscall.Kill(soffice, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for alive(soffice) { // the kernel reaps it quickly; poll rather than sleep a guess
+		time.Sleep(10 * time.Millisecond)
+	}
+	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 9)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("pages %q after a crash, want 3", pages)
+	}
+	if m.office.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
 	}
 }
