@@ -72,6 +72,7 @@ type browser struct {
 	jobs     int // under chromium.mu
 	inflight int // under chromium.mu
 	retired  bool
+	stopOnce sync.Once
 }
 
 type tab struct {
@@ -253,11 +254,19 @@ func (c *chromium) retireLocked(b *browser) {
 }
 
 func (c *chromium) shutdown(b *browser) {
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		b.cancel()
-	}()
+	b.stopOnce.Do(func() {
+		select {
+		case <-c.quit: // closing: close waits for it right here
+			b.cancel()
+			return
+		default:
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			b.cancel()
+		}()
+	})
 }
 
 // release ends a job on b, and retires b after too many jobs or too much
@@ -506,13 +515,17 @@ func (c *chromium) close() {
 	default:
 		close(c.quit)
 	}
+	c.wg.Wait() // shutdowns that started before
 	c.mu.Lock()
-	if b := c.cur; b != nil {
-		c.cur = nil
-		c.shutdown(b)
+	b := c.cur
+	c.cur = nil
+	if b != nil {
+		b.retired = true
 	}
 	c.mu.Unlock()
-	c.wg.Wait()
+	if b != nil {
+		c.shutdown(b) // synchronous now that quit is closed
+	}
 }
 
 // withDeadline runs fn and cancels its context with cancel if it takes too long.

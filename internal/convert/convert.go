@@ -105,8 +105,9 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// renderVersion changes whenever output for the same input changes (the
-// stylesheet, print settings), so old cache files stop matching.
+// renderVersion changes whenever code changes what the same input renders
+// to, so old cache files stop matching. The stylesheet and the settings that
+// shape output are hashed into the cache key too (Manager.variant).
 const renderVersion = "1"
 
 // Manager owns the engines and the cache.
@@ -152,7 +153,7 @@ func New(cfg Config) (*Manager, error) {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.chrome = newChromium(&m.cfg, m.log, met)
 	m.office = newOffice(&m.cfg, m.log, met, work)
-	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait)))
+	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
 	return m, nil
 }
