@@ -1,7 +1,8 @@
 #!/bin/sh
-# Regenerates the binary fixtures of the browser test: release-deck.pptx
-# (LibreOffice converts a flat ODF presentation) and cover.png (a bar chart
-# on a gradient, drawn by Python's standard library). Run from this directory.
+# Regenerates the binary fixtures of the browser test: release-deck.pptx and
+# release-deck.pdf (LibreOffice converts a flat ODF presentation written
+# below) and cover.png (a bar chart on a gradient, drawn with Python's
+# standard library). Run from this directory.
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,6 +45,8 @@ cat > "$tmp/release-deck.fodp" <<'XML'
 XML
 HOME="$tmp" soffice --headless -env:UserInstallation=file://"$tmp/profile" --convert-to pptx --outdir "$tmp" "$tmp/release-deck.fodp" >/dev/null
 cp "$tmp/release-deck.pptx" release-deck.pptx
+HOME="$tmp" soffice --headless -env:UserInstallation=file://"$tmp/profile" --convert-to pdf --outdir "$tmp" "$tmp/release-deck.fodp" >/dev/null
+cp "$tmp/release-deck.pdf" release-deck.pdf
 /usr/bin/python3 - <<'PY'
 import struct, zlib
 w, h = 320, 180

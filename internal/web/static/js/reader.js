@@ -9,7 +9,7 @@
 
 import * as api from './api.js';
 import { h, clear } from './dom.js';
-import { formatTime } from './format.js';
+import { formatSize, formatTime } from './format.js';
 import { renderMarkdown } from './markdown.js';
 import { typeIcon } from './reportlist.js';
 import { loading, failure } from './states.js';
@@ -17,15 +17,34 @@ import { TYPES } from './types.js';
 
 let current = null; // the active view's teardown
 
-function pdfFrame(url, title, waitText) {
+// noViewer is the deliberate state for browsers that cannot show a PDF
+// inside a page (many phones, headless browsers): a blank frame would
+// look like a failure, so offer the two ways that do work.
+function noViewer(url, fileName, size) {
+  return h('div', { class: 'state pdf-ready' },
+    h('span', { class: 'ficon ficon-pdf ficon-big', 'aria-hidden': 'true' }, 'PDF'),
+    h('h2', {}, 'The PDF is ready'),
+    h('p', {}, `This browser does not show PDFs inside a page. Open it in a tab of its own or save it (${formatSize(size)}).`),
+    h('div', { class: 'state-actions' },
+      h('a', { class: 'btn btn-primary', id: 'open-pdf', href: url, target: '_blank', rel: 'noopener' }, 'Open PDF'),
+      h('a', { class: 'btn', href: url, download: fileName }, 'Download PDF')));
+}
+
+function pdfFrame(url, title, waitText, fileName) {
   const box = h('div', { class: 'viewer viewer-pdf' }, loading(waitText));
   const ctrl = new AbortController();
   let objectURL = null;
   const load = () => {
     box.replaceChildren(loading(waitText));
+    // Fetched even without a viewer: that is how a failed conversion
+    // becomes a message instead of a broken link.
     api.fetchBlob(url, ctrl.signal).then((blob) => {
-      objectURL = URL.createObjectURL(blob.type === 'application/pdf' ? blob : new Blob([blob], { type: 'application/pdf' }));
-      box.replaceChildren(h('iframe', { class: 'frame', src: objectURL, title, 'data-source': url }));
+      if (navigator.pdfViewerEnabled === false) {
+        box.replaceChildren(noViewer(url, fileName, blob.size));
+      } else {
+        objectURL = URL.createObjectURL(blob.type === 'application/pdf' ? blob : new Blob([blob], { type: 'application/pdf' }));
+        box.replaceChildren(h('iframe', { class: 'frame', src: objectURL, title, 'data-source': url }));
+      }
       box.dataset.state = 'ready';
     }, (e) => {
       if (e.name === 'AbortError') return;
@@ -71,11 +90,12 @@ function markdownView(r) {
 }
 
 function viewFor(r, mode) {
+  const pdfName = r.fileName.replace(/\.[^.]+$/, '') + '.pdf';
   if (mode === 'pdf' || r.fileType === 'ppt' || r.fileType === 'pptx') {
     const wait = r.fileType === 'pdf' ? 'Loading the PDF…' : 'Converting to PDF… the first time can take a few seconds.';
-    return pdfFrame(api.pdfURL(r.id), `${r.fileName} as PDF`, wait);
+    return pdfFrame(api.pdfURL(r.id), `${r.fileName} as PDF`, wait, pdfName);
   }
-  if (r.fileType === 'pdf') return pdfFrame(api.previewURL(r.id), r.fileName, 'Loading the PDF…');
+  if (r.fileType === 'pdf') return pdfFrame(api.previewURL(r.id), r.fileName, 'Loading the PDF…', r.fileName);
   if (r.fileType === 'html') return htmlFrame(r);
   return markdownView(r);
 }
