@@ -22,6 +22,7 @@ type Config struct {
 	Dashboard       bool          `mapstructure:"dashboard"`
 	HTMLScripts     bool          `mapstructure:"html_allow_scripts"`
 	ConvertOnUpload bool          `mapstructure:"convert_on_upload"`
+	Convert         ConvertConfig `mapstructure:"convert"`
 	Auth            struct {
 		Token string `mapstructure:"token"`
 		Reads bool   `mapstructure:"reads"`

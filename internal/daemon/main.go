@@ -15,6 +15,7 @@ import (
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/metrics"
@@ -33,6 +34,7 @@ type Server struct {
 	store *boltstore.Store
 	files *files.Dir
 	svc   *service.Service
+	conv  *convert.Manager
 	http  *http.Server
 	ln    net.Listener
 
@@ -47,6 +49,11 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.Log == nil {
 		m.Log = slog.New(slog.DiscardHandler)
 	}
+	abs, err := filepath.Abs(m.Config.DataDir)
+	if err != nil {
+		return err
+	}
+	m.Config.DataDir = abs // engines and the cache are handed paths
 	c := m.Config
 	loc, err := c.location()
 	if err != nil {
@@ -56,6 +63,10 @@ func (m *Server) Open(ctx context.Context) error {
 		return err
 	}
 	if m.files, err = files.Open(c.DataDir); err != nil {
+		return err
+	}
+	m.Metrics = metrics.New()
+	if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
 		return err
 	}
 	clock := report.Clock{Location: loc}
@@ -71,7 +82,7 @@ func (m *Server) Open(ctx context.Context) error {
 		ConvertOnUpload:       c.ConvertOnUpload,
 		Clock:                 clock,
 		Logger:                m.Log,
-	}, m.store, m.files, nil)
+	}, m.store, m.files, engines{m.conv})
 	removed, err := m.svc.Sweep(ctx)
 	if err != nil {
 		return fmt.Errorf("start-up sweep: %w", err)
@@ -79,7 +90,6 @@ func (m *Server) Open(ctx context.Context) error {
 	if len(removed) > 0 {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
-	m.Metrics = metrics.New()
 	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(filepath.Join(c.DataDir, "reportd.db"), filepath.Join(c.DataDir, "uploads")))
 	hc := httpapi.Config{
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
@@ -121,6 +131,9 @@ func (m *Server) Addr() string { return m.ln.Addr().String() }
 func (m *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.http.Serve(m.ln) }()
+	if m.Config.Convert.WarmOnStart {
+		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
+	}
 	m.Log.Info("reportd serving", "addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String())
 	notify(m.Log, sd.SdNotifyReady)
 	wctx, stopWatchdog := context.WithCancel(ctx)
@@ -148,6 +161,10 @@ func (m *Server) Close() error {
 	var errs []error
 	if m.ln != nil {
 		m.ln.Close() // already closed by Shutdown after Run; harmless then
+	}
+	if m.conv != nil {
+		// After the HTTP drain: conversions in flight have finished or timed out.
+		errs = append(errs, m.conv.Close())
 	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())

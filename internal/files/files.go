@@ -30,6 +30,11 @@ type Dir struct {
 
 // Open prepares base (creating uploads/reports, uploads/covers and tmp).
 func Open(base string) (*Dir, error) {
+	// Absolute, so that paths handed to engines mean the same from any cwd.
+	base, err := filepath.Abs(base)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range []string{"uploads/reports", "uploads/covers", tmpDir} {
 		if err := os.MkdirAll(filepath.Join(base, d), 0o750); err != nil {
 			return nil, err
