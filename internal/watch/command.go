@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -161,9 +163,29 @@ func run(parent context.Context, deps Deps, o *options) error {
 	if err != nil {
 		return err
 	}
+	if id, err := strconv.ParseInt(o.project, 10, 64); err == nil && !o.projectFromDir {
+		// A wrong --project would otherwise fail every file, one by one;
+		// an unreachable server is fine here (files queue until it is back).
+		if _, err := svc.GetProject(parent, id); report.IsKind(err, report.NotFound) {
+			return exitcode.With(exitcode.Failed, fmt.Errorf("--project %d: no such project", id))
+		}
+	}
 	// SIGTERM (systemd stop) is a normal end: finish uploads and exit 0.
-	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, os.Interrupt)
-	defer stop()
+	// SIGINT does the same but exits 130, as an interrupted command does.
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-sigs:
+			got.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 
 	out := deps.Stdout
 	if out == nil {
@@ -209,17 +231,18 @@ func run(parent context.Context, deps Deps, o *options) error {
 		log.emit(Event{Event: evStart, Message: mode + " state=" + o.statePath, Count: len(o.roots)})
 	}
 	err = r.run(ctx)
-	if err != nil && !o.once {
+	sig, _ := got.Load().(os.Signal)
+	switch {
+	case o.once && ctx.Err() != nil:
+		return exitcode.With(exitcode.Interrupted, context.Canceled)
+	case o.once || err != nil:
 		return err
+	case sig == syscall.SIGTERM:
+		return nil
+	case sig != nil:
+		return exitcode.With(exitcode.Interrupted, context.Canceled)
 	}
-	if o.once && errors.Is(err, context.Canceled) && parent.Err() == nil {
-		// SIGTERM during --once: still an interruption for the caller.
-		return exitcode.With(exitcode.Interrupted, err)
-	}
-	if !o.once && parent.Err() != nil {
-		return parent.Err()
-	}
-	return err
+	return parent.Err()
 }
 
 // absNoFollow makes path absolute without resolving its last element, which

@@ -23,8 +23,9 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// reportdBin is the real daemon, built once for the end-to-end tests.
-var reportdBin string
+// reportdBin and reportctlBin are the real binaries, built once for the
+// end-to-end tests.
+var reportdBin, reportctlBin string
 
 // shared is one daemon for the tests that do not stop it; each test uses
 // its own project so they can run in parallel.
@@ -42,10 +43,11 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	reportdBin = filepath.Join(dir, "reportd")
-	build := exec.Command("go", "build", "-o", reportdBin, "github.com/reportd/reportd/cmd/reportd")
+	reportctlBin = filepath.Join(dir, "reportctl")
+	build := exec.Command("go", "build", "-o", dir, "github.com/reportd/reportd/cmd/reportd", "github.com/reportd/reportd/cmd/reportctl")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building reportd:", err)
+		fmt.Fprintln(os.Stderr, "building reportd and reportctl:", err)
 		return 1
 	}
 	shared, err = launch(freeAddr(), filepath.Join(dir, "shared-data"))

@@ -15,6 +15,9 @@ func TestOnceExitCodes(t *testing.T) {
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	args := func(extra ...string) []string { return watchArgs(dir, state, project, extra...) }
 
+	if err, _ := runOnce(t, shared.url(), watchArgs(dir, state, 1<<40)...); exitcode.Of(err) != exitcode.Failed {
+		t.Fatalf("no such project: %v, want exit %d", err, exitcode.Failed)
+	}
 	if err, _ := runOnce(t, shared.url(), args()...); exitcode.Of(err) != exitcode.NoMatch {
 		t.Fatalf("empty folder: %v, want exit %d", err, exitcode.NoMatch)
 	}

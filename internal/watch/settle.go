@@ -111,9 +111,13 @@ func (t *tracker) due(now time.Time) []ready {
 			// never closes its file does not cost a /proc walk per tick.
 			return nil
 		}
+		began := time.Now()
 		busy = t.busy(candidates)
+		// The /proc walk costs milliseconds, more on a loaded host: keep
+		// it to about a fifth of the loop's time.
+		t.busyNext = now.Add(4 * time.Since(began))
 		if len(busy) > 0 {
-			t.busyNext = now.Add(busyEvery)
+			t.busyNext = now.Add(max(busyEvery, 4*time.Since(began)))
 		}
 	}
 	for _, path := range candidates {

@@ -2,19 +2,66 @@ package watch
 
 import (
 	"bufio"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // openForWriting reports which of paths some process holds open for
-// writing, by reading /proc/*/fd and fdinfo. It closes the gap that the
-// settle time alone leaves: a writer that pauses for longer than --settle
-// with the file still open is not finished. Processes we may not inspect are
-// skipped, so the answer is best effort and never blocks publishing forever
+// writing. It closes the gap that the settle time alone leaves: a writer
+// that pauses for longer than --settle with the file still open is not
+// finished. The answer is best effort and never blocks publishing forever
 // (--max-wait still applies).
+//
+// The cheap test is a read lease: the kernel refuses one (EAGAIN) exactly
+// when the file is open for writing, by anyone, this process included. It
+// needs the file's owner or CAP_LEASE and a file system with leases; for
+// files where it cannot answer, /proc/*/fd is walked instead.
 func openForWriting(paths []string) map[string]bool {
+	busy := map[string]bool{}
+	var unknown []string
+	for _, p := range paths {
+		switch open, ok := leaseSaysOpen(p); {
+		case !ok:
+			unknown = append(unknown, p)
+		case open:
+			busy[p] = true
+		}
+	}
+	if len(unknown) > 0 {
+		maps.Copy(busy, procOpenForWriting(unknown))
+	}
+	return busy
+}
+
+// leaseSaysOpen takes and at once drops a read lease on path. While held,
+// a writer's open would wait for us; we hold it for two system calls.
+func leaseSaysOpen(path string) (open, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	_, err = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK)
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return true, true
+	case err != nil:
+		return false, false
+	}
+	_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
+	return false, true
+}
+
+// procOpenForWriting reads /proc/*/fd and fdinfo. Processes we may not
+// inspect are skipped.
+func procOpenForWriting(paths []string) map[string]bool {
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
