@@ -90,6 +90,12 @@ func printFields(w io.Writer, tty bool, pairs ...string) error {
 	return tw.Flush()
 }
 
+// deleted is the --json output of the delete commands (the API answers 204).
+type deleted struct {
+	ID      int64 `json:"id"`
+	Deleted bool  `json:"deleted"`
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -17,7 +17,10 @@ func newProgress(ctx context.Context, io *IOStreams, json bool) *progress {
 	if !io.ErrTTY || json {
 		return nil
 	}
-	return &progress{p: mpb.NewWithContext(ctx, mpb.WithOutput(io.ErrOut), mpb.WithWidth(32))}
+	return &progress{p: mpb.NewWithContext(ctx, mpb.WithOutput(io.ErrOut), mpb.WithWidth(80),
+		// ErrTTY already decided that bars are wanted; mpb would otherwise
+		// probe the writer itself and stay silent on anything but *os.File.
+		mpb.WithAutoRefresh())}
 }
 
 // bar tracks one transfer; total < 0 means unknown.
@@ -29,7 +32,7 @@ func (p *progress) bar(name string, total int64) *bar {
 		total = 0
 	}
 	b := p.p.AddBar(total,
-		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
+		mpb.PrependDecorators(decor.Name(shorten(name, 32), decor.WCSyncSpaceR)),
 		mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace), decor.Percentage(decor.WCSyncSpace)),
 	)
 	return &bar{b: b}
@@ -82,4 +85,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.b.IncrBy(n)
 	return n, err
+}
+
+// shorten keeps the end of a long path (its file name) so the counters
+// still fit on a line.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n+1:])
 }

@@ -8,8 +8,9 @@ import (
 )
 
 type projectsDeleteOptions struct {
-	f  *Factory
-	id int64
+	f    *Factory
+	id   int64
+	json bool
 }
 
 func newProjectsDeleteCmd(f *Factory) *cobra.Command {
@@ -24,7 +25,7 @@ func newProjectsDeleteCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return projectsDeleteRun(cmd.Context(), &projectsDeleteOptions{f: f, id: id})
+			return projectsDeleteRun(cmd.Context(), &projectsDeleteOptions{f: f, id: id, json: wantJSON(cmd)})
 		},
 	}
 }
@@ -36,6 +37,9 @@ func projectsDeleteRun(ctx context.Context, o *projectsDeleteOptions) error {
 	}
 	if err := c.DeleteProject(ctx, o.id); err != nil {
 		return err
+	}
+	if o.json {
+		return writeJSON(o.f.IO.Out, deleted{ID: o.id, Deleted: true})
 	}
 	if o.f.IO.ErrTTY {
 		fmt.Fprintf(o.f.IO.ErrOut, "Deleted project %d\n", o.id)

@@ -8,8 +8,9 @@ import (
 )
 
 type reportsDeleteOptions struct {
-	f  *Factory
-	id int64
+	f    *Factory
+	id   int64
+	json bool
 }
 
 func newReportsDeleteCmd(f *Factory) *cobra.Command {
@@ -24,7 +25,7 @@ func newReportsDeleteCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return reportsDeleteRun(cmd.Context(), &reportsDeleteOptions{f: f, id: id})
+			return reportsDeleteRun(cmd.Context(), &reportsDeleteOptions{f: f, id: id, json: wantJSON(cmd)})
 		},
 	}
 }
@@ -36,6 +37,9 @@ func reportsDeleteRun(ctx context.Context, o *reportsDeleteOptions) error {
 	}
 	if err := c.DeleteReport(ctx, o.id); err != nil {
 		return err
+	}
+	if o.json {
+		return writeJSON(o.f.IO.Out, deleted{ID: o.id, Deleted: true})
 	}
 	if o.f.IO.ErrTTY {
 		fmt.Fprintf(o.f.IO.ErrOut, "Deleted report %d\n", o.id)
