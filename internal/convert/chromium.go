@@ -425,6 +425,15 @@ func (c *chromium) printOn(ctx context.Context, t *tab, body []byte, o printOpts
 	}
 	defer c.release(b, true)
 	if err := c.ready(t, b); err != nil {
+		// A browser that cannot open a tab is wedged: replace it as a whole.
+		c.mu.Lock()
+		if !b.retired {
+			c.restarts.Add(1)
+			c.met.restarted("chromium", "hang")
+			c.log.Warn("Chromium cannot open a tab; replacing it", "err", err)
+			c.retireLocked(b)
+		}
+		c.mu.Unlock()
 		return false, err
 	}
 
