@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -49,6 +50,7 @@ func main() {
 		md      = flag.String("md", "", "write the results as Markdown to this file")
 		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
 		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve")
+		steps   = flag.String("steps", "", "comma-separated store sizes to measure at, overriding the mode's (for profiling runs)")
 	)
 	flag.Parse()
 	if *bin == "" {
@@ -58,6 +60,17 @@ func main() {
 	sz := full
 	if *isQuick {
 		sz = quick
+	}
+	if *steps != "" {
+		sz.Steps = nil
+		for _, v := range splitComma(*steps) {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < sz.TargetReports {
+				fmt.Fprintf(os.Stderr, "bad -steps value %q\n", v)
+				os.Exit(2)
+			}
+			sz.Steps = append(sz.Steps, n)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -47,13 +47,15 @@ func (b *bench) bigUpload(ctx context.Context) error {
 		cpSync := time.Since(t0)
 		os.Remove(dst)
 
+		cpu0, _ := cpuTime(b.cmd.Process.Pid)
 		up, growth, base, err := b.uploadSampled(ctx, src)
 		if err != nil {
 			return err
 		}
-		logf("round %d: cp %v, cp+fsync %v, upload %v, RSS %d MiB + %d MiB", round+1,
-			cp.Round(time.Millisecond), cpSync.Round(time.Millisecond), up.Round(time.Millisecond), base>>20, growth>>20)
-		r.Rounds = append(r.Rounds, bigRound{CP: cp, CPSync: cpSync, Upload: up, RSSBase: base, RSSGrowth: growth})
+		cpu1, _ := cpuTime(b.cmd.Process.Pid)
+		logf("round %d: cp %v, cp+fsync %v, upload %v (daemon CPU %v), RSS %d MiB + %d MiB", round+1,
+			cp.Round(time.Millisecond), cpSync.Round(time.Millisecond), up.Round(time.Millisecond), cpu1-cpu0, base>>20, growth>>20)
+		r.Rounds = append(r.Rounds, bigRound{CP: cp, CPSync: cpSync, Upload: up, CPU: cpu1 - cpu0, RSSBase: base, RSSGrowth: growth})
 	}
 	b.res.Big = &r
 	return nil

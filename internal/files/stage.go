@@ -39,19 +39,20 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 		return nil, err
 	}
 	h := sha256.New()
-	head := &headWriter{max: HeadSize}
 	src := r
 	if limit > 0 {
 		src = io.LimitReader(r, limit+1)
 	}
-	n, err := io.Copy(io.MultiWriter(f, h, head), src)
+	n, head, err := copyStaged(f, h, src)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
-		}
 		var rerr *report.Error
-		if errors.As(err, &rerr) {
+		switch {
+		case errors.Is(err, errWrite):
+			return fail(report.Wrap(report.Storage, err, "cannot store the file"))
+		case errors.As(err, &tooBig):
+			return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
+		case errors.As(err, &rerr):
 			return fail(err)
 		}
 		return fail(report.Wrap(report.Validation, err, "upload was cut short"))
@@ -66,7 +67,7 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 		os.Remove(s.tmp)
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
 	}
-	s.Size, s.SHA256, s.Head = n, hex.EncodeToString(h.Sum(nil)), head.b
+	s.Size, s.SHA256, s.Head = n, hex.EncodeToString(h.Sum(nil)), head
 	return s, nil
 }
 
@@ -99,19 +100,4 @@ func (s *Staged) Discard() {
 		os.Remove(s.tmp)
 		s.done = true
 	}
-}
-
-type headWriter struct {
-	b   []byte
-	max int
-}
-
-func (h *headWriter) Write(p []byte) (int, error) {
-	if room := h.max - len(h.b); room > 0 {
-		if len(p) < room {
-			room = len(p)
-		}
-		h.b = append(h.b, p[:room]...)
-	}
-	return len(p), nil
 }
