@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -38,6 +39,27 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom passes io.Copy through to the connection, so http.ServeContent
+// keeps sendfile(2) for report files instead of copying them through a
+// 32 KiB user-space buffer (which cost large downloads about a third of
+// their throughput next to nginx).
+func (w *statusWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	var (
+		n   int64
+		err error
+	)
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.bytes += n
 	return n, err
 }
 
