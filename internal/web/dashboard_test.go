@@ -57,6 +57,7 @@ func TestDashboard(t *testing.T) {
 	)
 	b.waitFor("cover preview", `!document.querySelector('dialog[open] .cover-preview').hidden`, 10*time.Second)
 	b.screenshot("create-project.png")
+	checkContrast(t, b, "create dialog with an error")
 	b.click("dialog[open] button[type=submit]")
 	b.waitFor("project page", `/^#\/projects\/\d+$/.test(location.hash) && document.querySelector('h1')?.textContent === 'Payments service'`, 30*time.Second)
 	projectID := strings.TrimPrefix(eval[string](b, `location.hash`), "#/projects/")
@@ -120,6 +121,10 @@ func TestDashboard(t *testing.T) {
 	}
 	htmlID, mdID, pptxID, pdfID := reportID("nightly-tests.html"), reportID("weekly-summary.md"), reportID("release-deck.pptx"), reportID("release-deck.pdf")
 	b.screenshot("upload.png")
+	checkContrast(t, b, "project with uploads")
+	b.colorScheme("dark")
+	checkContrast(t, b, "project with uploads, dark")
+	b.colorScheme("")
 	b.click(".uploads-foot button") // Clear finished
 	b.waitFor("upload rows cleared", `document.querySelectorAll('li.upload').length === 0`, 10*time.Second)
 	b.screenshot("project.png")
@@ -136,9 +141,11 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("%d today badges, want 1 (only the project with uploads)", n)
 	}
 	b.screenshot("projects.png")
+	checkContrast(t, b, "projects")
 	b.colorScheme("dark")
 	b.waitFor("dark scheme", `matchMedia('(prefers-color-scheme: dark)').matches`, 10*time.Second)
 	b.screenshot("projects-dark.png")
+	checkContrast(t, b, "projects, dark")
 	b.colorScheme("")
 	b.do(chromedp.SendKeys(chromedp.CSS("#project-filter"), "PAY"))
 	b.waitFor("filtered to one", `document.querySelectorAll('li.card').length === 1`, 10*time.Second)
@@ -188,6 +195,10 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("%d checked task items, want 2", n)
 	}
 	b.screenshot("reader-markdown.png")
+	checkContrast(t, b, "markdown reader")
+	b.colorScheme("dark")
+	checkContrast(t, b, "markdown reader, dark")
+	b.colorScheme("")
 	checkLinks(t, b, mdID, "weekly-summary.md", "weekly-summary.pdf")
 	// Pretend to be a browser with an inline viewer, to see the frame path.
 	eval[bool](b, `Object.defineProperty(navigator, 'pdfViewerEnabled', { value: true, configurable: true }) && true`)
@@ -203,6 +214,7 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("pptx Open PDF link %q", got)
 	}
 	b.screenshot("reader-pptx.png")
+	checkContrast(t, b, "PDF panel")
 	checkLinks(t, b, pptxID, "release-deck.pptx", "release-deck.pdf")
 
 	t.Log("PDF reader: the report itself")

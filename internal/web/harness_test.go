@@ -298,9 +298,9 @@ func (b *browser) screenshot(name string) {
 	b.t.Helper()
 	// Let fonts, images and the toast's transition settle.
 	b.waitFor("images loaded", `[...document.images].every((i) => i.complete) && document.fonts.status === 'loaded'`, 10*time.Second)
-	b.do(chromedp.Sleep(300 * time.Millisecond))
 	// A toast from the last action would cover part of the picture.
 	eval[bool](b, `(() => { document.getElementById('toast').className = 'toast'; return true; })()`)
+	b.settle()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -315,6 +315,13 @@ func (b *browser) screenshot(name string) {
 			b.t.Fatal(err)
 		}
 	}
+}
+
+// settle waits for CSS transitions to end (endless ones, the spinner,
+// excepted), so that colours are read at rest.
+func (b *browser) settle() {
+	b.t.Helper()
+	b.waitFor("transitions to end", `document.getAnimations().every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)`, 10*time.Second)
 }
 
 // colorScheme emulates prefers-color-scheme; "" restores the default.
