@@ -470,7 +470,7 @@ func TestContractEveryOperation(t *testing.T) {
 		typ  report.FileType
 		data []byte
 	}{
-		{"Bericht Grüße \"Q1\".html", report.HTML, html},
+		{"Bericht: Grüße \"Q1\" a=b@c.html", report.HTML, html},
 		{"notes.MD", report.MD, md},
 		{"paper.pdf", report.PDF, samplePDF},
 		{"deck.pptx", report.PPTX, pptx},

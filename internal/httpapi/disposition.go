@@ -1,9 +1,8 @@
 package httpapi
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
+
+const upperHex = "0123456789ABCDEF"
 
 // ContentDisposition builds `<kind>; filename="..."` per RFC 6266: an ASCII
 // fallback in filename, and filename*=UTF-8”... when the name is not
@@ -38,7 +37,11 @@ func pathEscape5987(s string) string {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
 			b.WriteByte(c)
 		} else {
-			b.WriteString("%" + strings.ToUpper(url.PathEscape(string([]byte{c}))[1:]))
+			// Not url.PathEscape: it leaves ':', '=' and '@' alone, which would
+			// produce a lone "%" and make clients drop filename* entirely.
+			b.WriteByte('%')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&0xf])
 		}
 	}
 	return b.String()
