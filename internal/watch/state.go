@@ -78,6 +78,9 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
+	// Workers' commits are batched (one fsync for several files); the
+	// default 10ms wait for a batch to fill would cost each upload 10ms.
+	db.MaxBatchDelay = 2 * time.Millisecond
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketPublished, bucketQueue, bucketFailed, bucketDeletes} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
