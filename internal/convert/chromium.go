@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,7 @@ type chromium struct {
 	cfg     *Config
 	log     *slog.Logger
 	met     *metrics
+	workDir string // each browser gets a fresh profile under it
 	path    string
 	missing error
 	gate    *gate
@@ -61,6 +64,7 @@ type chromium struct {
 	cur *browser
 
 	seq      atomic.Int64 // document URLs, unique per navigation
+	launches atomic.Int64
 	done     atomic.Int64 // prints, for tests
 	restarts atomic.Int64
 }
@@ -95,14 +99,15 @@ type servedDoc struct {
 	body []byte
 }
 
-func newChromium(cfg *Config, log *slog.Logger, met *metrics) *chromium {
+func newChromium(cfg *Config, log *slog.Logger, met *metrics, workDir string) *chromium {
 	c := &chromium{
-		cfg:  cfg,
-		log:  log,
-		met:  met,
-		gate: newGate(cfg.ChromiumTabs, cfg.QueueSize, met.queueDepth("chromium")),
-		tabs: make(chan *tab, cfg.ChromiumTabs),
-		quit: make(chan struct{}),
+		workDir: workDir,
+		cfg:     cfg,
+		log:     log,
+		met:     met,
+		gate:    newGate(cfg.ChromiumTabs, cfg.QueueSize, met.queueDepth("chromium")),
+		tabs:    make(chan *tab, cfg.ChromiumTabs),
+		quit:    make(chan struct{}),
 	}
 	c.path = cfg.ChromiumPath
 	if c.path == "" {
@@ -221,12 +226,17 @@ func (c *chromium) launch() (*browser, error) {
 			chromedp.ProxyServer("http://127.0.0.1:9"),
 			chromedp.Flag("proxy-bypass-list", "<-loopback>"))
 	}
+	// A fresh profile per browser, under the manager's work directory, so a
+	// killed daemon leaves nothing behind that the next start does not sweep.
+	profile := filepath.Join(c.workDir, fmt.Sprintf("chromium-%d", c.launches.Add(1)))
+	opts = append(opts, chromedp.UserDataDir(profile))
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	err := withDeadline(browserStartTimeout, bcancel, func() error { return chromedp.Do(bctx) })
 	if err != nil {
 		bcancel()
 		acancel()
+		os.RemoveAll(profile)
 		return nil, report.Wrap(report.Conversion, err, "Chromium could not start")
 	}
 	b := &browser{ctx: bctx}
@@ -237,6 +247,7 @@ func (c *chromium) launch() (*browser, error) {
 		bcancel()
 		acancel()
 		killGroup(b.pid)
+		os.RemoveAll(profile)
 	}
 	c.log.Debug("Chromium ready", "pid", b.pid, "path", c.path)
 	return b, nil

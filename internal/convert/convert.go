@@ -13,7 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -144,14 +147,14 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "reportd-convert-")
+	work, err := makeWorkDir()
 	if err != nil {
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, log: cfg.Logger, met: met, cache: c, workDir: work,
 		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	m.chrome = newChromium(&m.cfg, m.log, met)
+	m.chrome = newChromium(&m.cfg, m.log, met, work)
 	m.office = newOffice(&m.cfg, m.log, met, work)
 	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
@@ -360,4 +363,23 @@ func (m *Manager) Close() error {
 	wg.Wait()
 	m.bg.Wait()
 	return os.RemoveAll(m.workDir)
+}
+
+var workSeq atomic.Int64
+
+// makeWorkDir creates the directory for engine profiles,
+// <tmp>/reportd-convert-<pid>-<n>, and first removes those of processes that
+// are gone: a daemon killed with SIGKILL cannot clean up after itself.
+func makeWorkDir() (string, error) {
+	tmp := os.TempDir()
+	if old, err := filepath.Glob(filepath.Join(tmp, "reportd-convert-*-*")); err == nil {
+		for _, dir := range old {
+			pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[2])
+			if err == nil && pid != os.Getpid() && !alive(pid) {
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	dir := filepath.Join(tmp, fmt.Sprintf("reportd-convert-%d-%d", os.Getpid(), workSeq.Add(1)))
+	return dir, os.MkdirAll(dir, 0o700)
 }

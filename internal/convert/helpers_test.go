@@ -93,6 +93,9 @@ func testConfig(cacheDir string) Config {
 	c := DefaultConfig()
 	c.CacheDir = cacheDir
 	c.JobTimeout = 2 * time.Minute
+	// The settle wait ends as soon as a page is idle, so a long bound costs
+	// nothing and keeps script-drawn content from missing on a slow machine.
+	c.ScriptWait = 20 * time.Second
 	c.OfficeWorkers = 1
 	c.ChromiumTabs = 2
 	c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
