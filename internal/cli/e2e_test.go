@@ -166,7 +166,9 @@ func (d *daemon) start(extra []string) error {
 		ln.Close()
 	}
 	d.cmd = exec.Command(d.bin, "serve", "--addr", "127.0.0.1:"+strconv.Itoa(d.port), "--data-dir", d.dataDir)
-	d.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.dataDir, "REPORTD_LOG_LEVEL=warn"}, extra...)
+	d.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.dataDir, "REPORTD_LOG_LEVEL=warn",
+		// Most scripts convert nothing: start Chromium/LibreOffice only when asked.
+		"REPORTD_CONVERT_WARM_ON_START=false"}, extra...)
 	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
 	if err := d.cmd.Start(); err != nil {
 		return err
