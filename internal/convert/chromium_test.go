@@ -136,3 +136,10 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
 }
+
+func TestHTMLLegacyCharset(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
+	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
+}
