@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +51,7 @@ func TestCrashNothingLost(t *testing.T) {
 		tried   = map[int64]bool{}    // DELETE sent; without a 204 the outcome is unknown
 		project int64
 	)
+	var cycleAcks atomic.Int64
 	startDay := time.Now().UTC().Format("2006-01-02")
 
 	worker := func(ctx context.Context, client *http.Client, base string, w, cycle int) {
@@ -71,6 +73,7 @@ func TestCrashNothingLost(t *testing.T) {
 			mu.Lock()
 			acked[rep.ID] = sum(content)
 			mu.Unlock()
+			cycleAcks.Add(1)
 			if r.IntN(8) == 0 {
 				mu.Lock()
 				tried[rep.ID] = true
@@ -89,6 +92,7 @@ func TestCrashNothingLost(t *testing.T) {
 	}
 
 	for cycle := range crashCycles {
+		cycleAcks.Store(0)
 		p := startReportd(t, dir, env...)
 		base := p.url("")
 		if cycle == 0 {
@@ -101,8 +105,12 @@ func TestCrashNothingLost(t *testing.T) {
 			wg.Add(1)
 			go func() { defer wg.Done(); worker(ctx, client, base, w, cycle) }()
 		}
-		// The random moment: anywhere from "barely started" to "busy for a while".
-		time.Sleep(time.Duration(20+rng.IntN(600)) * time.Millisecond)
+		// The random moment: after a random number of this cycle's uploads
+		// were acknowledged (so even a slow machine makes progress every
+		// cycle), plus random jitter, with 32 uploads in every state.
+		target := int64(1 + rng.IntN(48))
+		waitFor(t, "uploads to be acknowledged", func() bool { return cycleAcks.Load() >= target })
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 		cancel()
