@@ -51,11 +51,14 @@ export function renderProject(main, id) {
     try {
       [p, reports] = await Promise.all([api.getProject(id), api.listReports(id)]);
     } catch (e) {
+      if (!heading.isConnected) return;
       heading.textContent = 'Project';
       main.lastChild.replaceWith(failure(e.type === 'NotFoundError' ? 'This project does not exist' : 'Could not load the project', e,
         e.type === 'NotFoundError' ? null : load));
       return;
     }
+    // The user may have moved on while the request was out.
+    if (!heading.isConnected) return;
     project = p;
     document.title = `${p.name} · reportd`;
     heading.textContent = p.name;

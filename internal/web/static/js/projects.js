@@ -74,10 +74,13 @@ export function renderProjects(main) {
   async function load() {
     if (projects.length === 0) clear(body).append(loading('Loading projects…'));
     try {
-      projects = await api.listProjects();
+      const list = await api.listProjects();
+      // The user may have moved on while the request was out.
+      if (!body.isConnected) return;
+      projects = list;
       show();
     } catch (e) {
-      clear(body).append(failure('Could not load projects', e, load));
+      if (body.isConnected) clear(body).append(failure('Could not load projects', e, load));
     }
   }
 

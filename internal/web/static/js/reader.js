@@ -113,9 +113,12 @@ export function renderReader(main, id) {
     try {
       r = await api.getReport(id);
     } catch (e) {
+      if (!heading.isConnected) return;
       main.lastChild.replaceWith(failure(e.type === 'NotFoundError' ? 'This report does not exist' : 'Could not load the report', e));
       return;
     }
+    // The user may have moved on while the request was out.
+    if (!heading.isConnected) return;
     document.title = `${r.fileName} · reportd`;
     heading.replaceChildren(typeIcon(r.fileType), h('span', {}, r.fileName));
     api.getProject(r.projectId).then((p) => {
