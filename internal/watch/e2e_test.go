@@ -296,3 +296,25 @@ func TestProjectFromDir(t *testing.T) {
 	}
 	assertPublished(t, shared, svc, id, map[string][]byte{"r.md": want})
 }
+
+// --initial-scan=skip leaves files that were there at start alone, also at
+// later rescans, until they change.
+func TestInitialScanSkip(t *testing.T) {
+	t.Parallel()
+	svc := newClient(t, shared.url())
+	project := newProject(t, svc)
+	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
+	write(t, filepath.Join(dir, "old.md"), "there before\n")
+	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--initial-scan", "skip", "--rescan-interval", "200ms")...)
+	w.ev.waitEvent(t, evIdle, 1)
+	want := map[string][]byte{"new.md": write(t, filepath.Join(dir, "new.md"), "new\n")}
+	w.ev.waitEvent(t, evPublished, 1)
+	w.ev.waitEvent(t, evScan, 3) // rescans after the start
+	w.ev.waitEvent(t, evIdle, 2)
+	assertPublished(t, shared, svc, project, want)
+
+	want["old.md"] = write(t, filepath.Join(dir, "old.md"), "changed after start\n")
+	w.ev.waitEvent(t, evPublished, 2)
+	w.ev.waitEvent(t, evIdle, 3)
+	assertPublished(t, shared, svc, project, want)
+}

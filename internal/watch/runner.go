@@ -153,14 +153,17 @@ func (r *runner) start() {
 		r.found++
 		r.tracker.addSince(path, fi, r.stableSince(fi, now), now)
 	}
-	scan := r.opts.once || r.opts.initialScan == "publish"
+	mode := offerFiles
+	if !r.opts.once && r.opts.initialScan == "skip" {
+		mode = baselineFiles
+	}
 	r.announce = true
 	n := 0
 	for _, root := range r.opts.roots {
-		n += r.addTree(root, root, scan)
+		n += r.addTree(root, root, mode)
 	}
 	r.found += n
-	if scan {
+	if mode == offerFiles {
 		r.log.emit(Event{Event: evScan, Count: n})
 	}
 	r.started = true
@@ -213,7 +216,7 @@ func (r *runner) event(ev fsnotify.Event) {
 			if r.opts.recursive && r.filter.dir(root, path) {
 				// Files created before the watch was added sent no
 				// events: the scan in addTree finds them.
-				r.addTree(root, path, true)
+				r.addTree(root, path, offerFiles)
 			}
 			return
 		}

@@ -8,11 +8,19 @@ import (
 	"time"
 )
 
-// addTree watches dir (and, when recursive, every folder below it) and, if
-// scanFiles, offers every file in it to the pipeline. Each folder's watch is
-// added before the folder is listed, so a file created in between is seen
-// either by the listing or by an event (or both; the tracker dedupes).
-func (r *runner) addTree(root, dir string, scanFiles bool) int {
+// What addTree does with the files it finds.
+type scanMode int
+
+const (
+	offerFiles    scanMode = iota // offer new and changed files to the pipeline
+	baselineFiles                 // --initial-scan=skip: remember them as they are
+)
+
+// addTree watches dir (and, when recursive, every folder below it) and
+// offers every file in it to the pipeline. Each folder's watch is added
+// before the folder is listed, so a file created in between is seen either
+// by the listing or by an event (or both; the tracker dedupes).
+func (r *runner) addTree(root, dir string, mode scanMode) int {
 	found := 0
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -31,11 +39,15 @@ func (r *runner) addTree(root, dir string, scanFiles bool) int {
 			r.watch(path)
 			return nil
 		}
-		if !scanFiles || !d.Type().IsRegular() || !r.filter.file(root, path) {
+		if !d.Type().IsRegular() || !r.filter.file(root, path) {
 			return nil
 		}
 		found++
-		r.offerScanned(path, d)
+		if mode == baselineFiles {
+			r.baseline(path, d)
+		} else {
+			r.offerScanned(path, d)
+		}
 		return nil
 	})
 	return found
@@ -93,12 +105,23 @@ func (r *runner) offerScanned(path string, d fs.DirEntry) {
 	}
 }
 
+// baseline records a file that was there before an --initial-scan=skip
+// start as known, so that later rescans leave it alone until it changes.
+func (r *runner) baseline(path string, d fs.DirEntry) {
+	if _, ok := r.known[path]; ok || r.tracker.has(path) {
+		return
+	}
+	if fi, err := d.Info(); err == nil {
+		r.known[path] = stat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	}
+}
+
 // rescan looks at every watched folder again: after an event overflow, on
 // --rescan-interval and --poll, and in fallback mode.
 func (r *runner) rescan() {
 	n := 0
 	for _, root := range r.opts.roots {
-		n += r.addTree(root, root, true)
+		n += r.addTree(root, root, offerFiles)
 	}
 	r.log.emit(Event{Event: evScan, Count: n})
 }
