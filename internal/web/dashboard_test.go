@@ -63,7 +63,7 @@ func TestDashboard(t *testing.T) {
 	projectID := strings.TrimPrefix(eval[string](b, `location.hash`), "#/projects/")
 	b.waitText("main", "No reports yet")
 	b.waitText(".project-stats", "0 reports")
-	if src := eval[string](b, `document.querySelector('img.project-cover')?.getAttribute('src') ?? ''`); !strings.HasPrefix(src, "/uploads/covers/"+projectID+"/") {
+	if src := eval[string](b, `document.querySelector('img.project-cover')?.getAttribute('src') ?? ''`); !strings.HasPrefix(src, "uploads/covers/"+projectID+"/") {
 		t.Errorf("project cover src %q", src)
 	}
 	if !eval[bool](b, `document.querySelector('img.project-cover').naturalWidth === 320`) {
@@ -164,7 +164,7 @@ func TestDashboard(t *testing.T) {
 	if strings.Contains(frame["sandbox"], "allow-same-origin") || frame["sandbox"] != "allow-scripts allow-popups" {
 		t.Errorf("html frame sandbox %q", frame["sandbox"])
 	}
-	if frame["src"] != "/api/reports/"+htmlID+"/preview" {
+	if frame["src"] != "api/reports/"+htmlID+"/preview" {
 		t.Errorf("html frame src %q", frame["src"])
 	}
 	b.waitText(".crumbs", "Payments service")
@@ -210,7 +210,7 @@ func TestDashboard(t *testing.T) {
 	b.do(chromedp.Navigate(d.base + "/#/reports/" + pptxID))
 	b.waitText("h1", "release-deck.pptx")
 	waitPDF(t, b, false)
-	if got := eval[string](b, `document.getElementById('open-pdf')?.getAttribute('href')`); got != "/api/reports/"+pptxID+"/pdf" {
+	if got := eval[string](b, `document.getElementById('open-pdf')?.getAttribute('href')`); got != "api/reports/"+pptxID+"/pdf" {
 		t.Errorf("pptx Open PDF link %q", got)
 	}
 	b.screenshot("reader-pptx.png")
@@ -221,7 +221,7 @@ func TestDashboard(t *testing.T) {
 	b.do(chromedp.Navigate(d.base + "/#/reports/" + pdfID))
 	b.waitText("h1", "release-deck.pdf")
 	waitPDF(t, b, false)
-	if got := eval[string](b, `document.getElementById('open-pdf')?.getAttribute('href')`); got != "/api/reports/"+pdfID+"/preview" {
+	if got := eval[string](b, `document.getElementById('open-pdf')?.getAttribute('href')`); got != "api/reports/"+pdfID+"/preview" {
 		t.Errorf("pdf Open PDF link %q", got)
 	}
 	checkLinks(t, b, pdfID, "release-deck.pdf", "release-deck.pdf")
@@ -356,11 +356,11 @@ func checkLinks(t *testing.T, b *browser, id, original, pdf string) {
 		}
 		return out;
 	})()`)
-	wantDownload := fmt.Sprintf(`/api/reports/%s/download %s 200 attachment; filename="%s"`, id, original, original)
+	wantDownload := fmt.Sprintf(`api/reports/%s/download %s 200 attachment; filename="%s"`, id, original, original)
 	if !strings.HasPrefix(got["download-original"], wantDownload) {
 		t.Errorf("download button: %q, want prefix %q", got["download-original"], wantDownload)
 	}
-	wantPDF := fmt.Sprintf(`/api/reports/%s/pdf %s 200 `, id, pdf)
+	wantPDF := fmt.Sprintf(`api/reports/%s/pdf %s 200 `, id, pdf)
 	if !strings.HasPrefix(got["get-pdf"], wantPDF) || !strings.HasSuffix(got["get-pdf"], "application/pdf") {
 		t.Errorf("PDF button: %q, want %q… application/pdf", got["get-pdf"], wantPDF)
 	}

@@ -24,7 +24,7 @@ func TestIndexAndAssets(t *testing.T) {
 		path, contentType, cache string
 		contains                 string
 	}{
-		{"/", "text/html; charset=utf-8", "no-cache, no-store", `<script type="module" src="/js/main.js">`},
+		{"/", "text/html; charset=utf-8", "no-cache, no-store", `<script type="module" src="js/main.js">`},
 		{"/index.html", "text/html; charset=utf-8", "no-cache, no-store", "<main"},
 		{"/app.css", "text/css; charset=utf-8", "no-cache", ""},
 		{"/js/main.js", "text/javascript; charset=utf-8", "no-cache", ""},

@@ -1,5 +1,6 @@
 // The dashboard's only way to the daemon: the public API under /api, by
-// relative URL. Errors arrive as {error, type} (often with status 500 for
+// document-relative URL ("api/..."), so that a reverse proxy may serve
+// reportd under a path prefix ({site_url} = https://host/reports). Errors arrive as {error, type} (often with status 500 for
 // everything, api-spec §7) and become ApiError with a readable message.
 
 export class ApiError extends Error {
@@ -57,7 +58,7 @@ async function send(method, path, { json, form } = {}) {
   }
   let res;
   try {
-    res = await fetch('/api' + path, init);
+    res = await fetch('api' + path, init);
   } catch {
     throw unreachable();
   }
@@ -82,9 +83,13 @@ export const getReport = (id) => send('GET', `/reports/${id}`);
 export const renameReport = (id, fileName) => send('PUT', `/reports/${id}`, { json: { fileName } });
 export const deleteReport = (id) => send('DELETE', `/reports/${id}`);
 
-export const previewURL = (id) => `/api/reports/${id}/preview`;
-export const downloadURL = (id) => `/api/reports/${id}/download`;
-export const pdfURL = (id) => `/api/reports/${id}/pdf`;
+export const previewURL = (id) => `api/reports/${id}/preview`;
+export const downloadURL = (id) => `api/reports/${id}/download`;
+export const pdfURL = (id) => `api/reports/${id}/pdf`;
+
+// siteURL makes a path the API gives relative to {site_url} (coverImage,
+// "/uploads/covers/...") fetchable from the dashboard at {site_url}/.
+export const siteURL = (path) => path.replace(/^\/+/, '');
 
 // fetchText and fetchBlob read a report's content, keeping API errors
 // readable (an iframe pointed at a failing URL would show raw JSON).
@@ -111,7 +116,7 @@ export async function fetchBlob(url, signal) {
 export function uploadReport(file, projectId, fileType, onProgress) {
   const xhr = new XMLHttpRequest();
   const promise = new Promise((resolve, reject) => {
-    xhr.open('POST', '/api/reports');
+    xhr.open('POST', 'api/reports');
     for (const [k, v] of Object.entries(authHeaders({ Accept: 'application/json' }))) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onload = () => {

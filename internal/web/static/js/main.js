@@ -44,7 +44,7 @@ document.querySelector('.topbar').append(tokenButton());
 document.querySelector('.skip')?.addEventListener('click', (e) => { e.preventDefault(); main.focus(); });
 
 // The footer names the running build, from the health check.
-fetch('/api/reports/ping').then((r) => (r.ok ? r.json() : null)).then((p) => {
+fetch('api/reports/ping').then((r) => (r.ok ? r.json() : null)).then((p) => {
   if (p && typeof p.version === 'string') document.getElementById('version').textContent = `reportd ${p.version}`;
 }).catch(() => { /* the footer keeps its plain label */ });
 

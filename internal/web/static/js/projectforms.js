@@ -87,7 +87,7 @@ export function editProject(p) {
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 200, autocomplete: 'off', value: p.name, autofocus: true });
   const desc = h('textarea', { name: 'description', rows: 3, maxlength: 5000 });
   desc.value = p.description || '';
-  const cover = coverPicker(p.coverImage);
+  const cover = coverPicker(p.coverImage ? api.siteURL(p.coverImage) : null);
   return formDialog({
     title: 'Edit project',
     submitLabel: 'Save changes',

@@ -13,7 +13,7 @@ let filterText = '';
 export function coverOf(p, cls) {
   const tile = () => h('div', { class: cls + ' cover-none tone-' + (p.id % 6), 'aria-hidden': 'true' }, (p.name.trim()[0] || '?').toUpperCase());
   if (!p.coverImage) return tile();
-  const img = h('img', { class: cls, src: p.coverImage, alt: '', loading: 'lazy', decoding: 'async' });
+  const img = h('img', { class: cls, src: api.siteURL(p.coverImage), alt: '', loading: 'lazy', decoding: 'async' });
   img.addEventListener('error', () => img.replaceWith(tile()), { once: true });
   return img;
 }
