@@ -22,7 +22,8 @@ import (
 // shared, read-only open: if that succeeds no daemon runs on the directory
 // and the snapshot is taken here; if the store is locked, the running
 // daemon is asked for the archive over GET /admin/backup at server (default:
-// the configured addr on loopback). Either way the archive is written to
+// the address the daemon recorded in the data directory, else the
+// configured addr on loopback). Either way the archive is written to
 // out.partial, read back and verified, and only then renamed to out.
 func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, error) {
 	if out == "" {
@@ -42,6 +43,9 @@ func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, erro
 				return err
 			}
 			server = "http://" + loopbackAddr(cfg.Addr)
+			if si, ok := readServeInfo(cfg.DataDir); ok {
+				server = si.URL
+			}
 		}
 		if err := backupOnline(ctx, cfg, server, f); err != nil {
 			return err

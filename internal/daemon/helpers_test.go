@@ -88,7 +88,9 @@ func startReportd(t testing.TB, dataDir string, env ...string) *proc {
 
 func startCmd(t testing.TB, cmd *exec.Cmd, env ...string) *proc {
 	t.Helper()
-	cmd.Env = append(cleanEnv(), append([]string{"REPORTD_LOG_FORMAT=json", "REPORTD_DASHBOARD=false"}, env...)...)
+	// Engines stay cold unless a test asks (REPORTD_CONVERT_WARM_ON_START=true):
+	// 22 crash cycles must not start 22 Chromiums and LibreOffices.
+	cmd.Env = append(cleanEnv(), append([]string{"REPORTD_LOG_FORMAT=json", "REPORTD_DASHBOARD=false", "REPORTD_CONVERT_WARM_ON_START=false"}, env...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,9 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
+	if err := writeServeInfo(c.DataDir, m.ln); err != nil {
+		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
+	}
 	return nil
 }
 
@@ -167,6 +170,7 @@ func (m *Server) Close() error {
 		errs = append(errs, m.conv.Close())
 	}
 	if m.store != nil {
+		removeServeInfo(m.Config.DataDir)
 		errs = append(errs, m.store.Close())
 	}
 	if m.files != nil {
