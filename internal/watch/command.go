@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -177,15 +176,29 @@ func run(parent context.Context, deps Deps, o *options) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sigs)
-	var got atomic.Value
+	var sig os.Signal
+	watcherDone := make(chan struct{})
 	go func() {
+		defer close(watcherDone)
 		select {
-		case s := <-sigs:
-			got.Store(s)
+		case sig = <-sigs:
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
+	// which tells what ended the run. reportctl's main also cancels the
+	// parent on SIGTERM, so the signal may still be in the channel.
+	which := func() os.Signal {
+		cancel()
+		<-watcherDone
+		if sig == nil {
+			select {
+			case sig = <-sigs:
+			default:
+			}
+		}
+		return sig
+	}
 
 	out := deps.Stdout
 	if out == nil {
@@ -231,9 +244,10 @@ func run(parent context.Context, deps Deps, o *options) error {
 		log.emit(Event{Event: evStart, Message: mode + " state=" + o.statePath, Count: len(o.roots)})
 	}
 	err = r.run(ctx)
-	sig, _ := got.Load().(os.Signal)
+	interrupted := ctx.Err() != nil
+	sig = which()
 	switch {
-	case o.once && ctx.Err() != nil:
+	case o.once && interrupted:
 		return exitcode.With(exitcode.Interrupted, context.Canceled)
 	case o.once || err != nil:
 		return err
