@@ -347,3 +347,5 @@ func markdown(seed string, n int) []byte {
 	}
 	return b.Bytes()[:n]
 }
+
+func waitAfter() <-chan time.Time { return time.After(waitLong) }
