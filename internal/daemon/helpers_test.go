@@ -201,6 +201,7 @@ func testConfig(t testing.TB, dataDir string) Config {
 		t.Fatal(err)
 	}
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
+	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
 	return c
 }
 

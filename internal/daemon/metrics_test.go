@@ -19,6 +19,14 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("upload: %d %v %v", st, e, err)
 	}
 	getBody(t, base+"/api/reports/ping")
+	var reps []apiReport
+	getJSON(t, base+"/api/reports", &reps)
+	// One real conversion (Chromium renders the Markdown), then a cache hit.
+	for range 2 {
+		if pdf := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, reps[0].ID)); !strings.HasPrefix(string(pdf), "%PDF-") {
+			t.Fatalf("pdf: %.40q", pdf)
+		}
+	}
 	text := string(getBody(t, base+"/metrics"))
 	for _, want := range []string{
 		`reportd_http_requests_total{route="POST /api/reports",status="201"} 1`,
@@ -29,6 +37,12 @@ func TestMetrics(t *testing.T) {
 		`reportd_store_db_bytes `,
 		`reportd_store_uploads_bytes 1234`,
 		`reportd_store_uploads_files 1`,
+		`reportd_pdf_conversions_total{result="ok",type="md"} 1`,
+		`reportd_pdf_conversion_seconds_count{type="md"} 1`,
+		`reportd_pdf_cache_misses_total 1`,
+		`reportd_pdf_cache_hits_total 1`,
+		`reportd_pdf_queue_depth{engine="chromium"} 0`,
+		`reportd_pdf_queue_depth{engine="office"} 0`,
 		`go_goroutines `,
 		`process_resident_memory_bytes `,
 	} {
