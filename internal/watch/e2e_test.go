@@ -318,3 +318,27 @@ func TestInitialScanSkip(t *testing.T) {
 	w.ev.waitEvent(t, evIdle, 3)
 	assertPublished(t, shared, svc, project, want)
 }
+
+// An --on-success move cut short (the watcher stopped between publishing
+// and moving) is finished at the next start, without publishing again.
+func TestOnSuccessMoveFinishedAfterRestart(t *testing.T) {
+	t.Parallel()
+	svc := newClient(t, shared.url())
+	project := newProject(t, svc)
+	dir, state, done := t.TempDir(), filepath.Join(t.TempDir(), "state.db"), t.TempDir()
+	want := map[string][]byte{"a.md": write(t, filepath.Join(dir, "a.md"), "# a\n")}
+	// Published with keep: the file stays, as after a crash before the move.
+	if err, _ := runOnce(t, shared.url(), watchArgs(dir, state, project)...); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--on-success", "move:"+done)...)
+	w.ev.waitEvent(t, evMoved, 1)
+	w.ev.waitEvent(t, evIdle, 1)
+	if n := w.ev.count(evPublished); n != 0 {
+		t.Fatalf("published %d again", n)
+	}
+	if _, err := os.Stat(filepath.Join(done, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	assertPublished(t, shared, svc, project, want)
+}

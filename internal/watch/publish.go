@@ -70,6 +70,9 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	prev, hasPrev := p.store.published(path)
 	if hasPrev && prev.Size == st.size && prev.MTime == st.mtime {
 		_ = p.store.dequeue(path)
+		// Still here although published: an --on-success move or delete
+		// was cut short (crash, restart). Finish it.
+		p.afterSuccess(path)
 		return result{path: path, kind: resDone, stat: st}
 	}
 	fail, hasFail := p.store.failedRec(path)
@@ -92,6 +95,7 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		// the watcher must never do.
 		_ = p.store.touchPublished(path, st.size, st.mtime)
 		p.log.emit(Event{Event: evUnchanged, Path: path, ReportID: prev.ReportID})
+		p.afterSuccess(path)
 		return result{path: path, kind: resDone, stat: st}
 	}
 	if q, ok := p.store.queuedRec(path); ok && q.Uploading != nil {

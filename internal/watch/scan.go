@@ -96,7 +96,9 @@ func (r *runner) offerScanned(path string, d fs.DirEntry) {
 	if err != nil {
 		return
 	}
-	if k, ok := r.known[path]; ok && k.size == fi.Size() && k.mtime == fi.ModTime().UnixNano() {
+	// A published file that --on-success should have moved or deleted is
+	// offered anyway, so the action cut short by a restart is finished.
+	if k, ok := r.known[path]; ok && k.size == fi.Size() && k.mtime == fi.ModTime().UnixNano() && r.opts.onSuccess.kind == "keep" {
 		return
 	}
 	now := r.now()
