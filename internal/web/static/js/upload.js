@@ -28,6 +28,12 @@ async function sniff(file, type) {
   return ok ? null : `the content is not ${sig[1]}, whatever its name says.`;
 }
 
+// Closing or reloading the tab would abort uploads still in flight; the
+// browser asks first while any are. (Changing pages inside the dashboard
+// does not stop them.)
+let inFlight = 0;
+window.addEventListener('beforeunload', (e) => { if (inFlight > 0) e.preventDefault(); });
+
 // Two at a time keeps a big batch moving without starving the page.
 const PARALLEL = 2;
 
@@ -85,6 +91,7 @@ export function uploader(projectId, onUploaded) {
 
   function start(job) {
     running++;
+    inFlight++;
     const { file, type, row, bar, status, actions } = job;
     row.classList.remove('upload-failed');
     row.classList.add('upload-running');
@@ -112,6 +119,7 @@ export function uploader(projectId, onUploaded) {
     }).finally(() => {
       row.classList.remove('upload-running');
       running--;
+      inFlight--;
       pump();
     });
   }
