@@ -96,6 +96,7 @@ func run() error {
 		}
 	}()
 
+	loadBefore := loadavg()
 	ctx := context.Background()
 	var results []sample
 	seq := 0
@@ -187,11 +188,13 @@ func run() error {
 	results = append(results, sofficeCold, chromeCold)
 
 	fmt.Printf("reportd PDF conversion benchmark — %s, %d CPUs, %s\n\n", time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
+	fmt.Printf("load average (1 min) at start %s, at end %s: other work on the machine inflates every figure\n\n",
+		loadBefore, loadavg())
 	fmt.Printf("%-36s %5s %10s %10s\n", "case", "n", "p50", "p95")
 	for _, s := range results {
 		fmt.Printf("%-36s %5d %10s %10s\n", s.name, len(s.times), ms(s.pct(0.5)), ms(s.pct(0.95)))
 	}
-	fmt.Printf("\npeak RSS of warm engines: chromium %s (browser + %d tabs), office %s (%d workers)\n",
+	fmt.Printf("\npeak memory (PSS) of warm engines: chromium %s (browser + %d tabs), office %s (%d workers)\n",
 		mib(peak["chromium"]), cfg.ChromiumTabs, mib(peak["office"]), cfg.OfficeWorkers)
 
 	get := func(name string) time.Duration {
@@ -293,6 +296,15 @@ tr:nth-child(even){background:#eef}</style></head><body><h1>Static report — Ca
 	}
 	b.WriteString("</table></body></html>")
 	return []byte(b.String())
+}
+
+// loadavg is the 1-minute load average, to judge how busy the machine was.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
