@@ -30,7 +30,7 @@ type reportRow struct {
 
 func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, error) {
 	var row projectRow
-	if err := json.Unmarshal(b, &row); err != nil {
+	if err := unmarshalProjectRow(b, &row); err != nil {
 		return report.Project{}, row, report.Wrap(report.Storage, err, "corrupt project row")
 	}
 	return report.Project{
@@ -45,7 +45,7 @@ func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, e
 
 func (s *Store) decodeReport(id int64, b []byte) (report.ReportRecord, reportRow, error) {
 	var row reportRow
-	if err := json.Unmarshal(b, &row); err != nil {
+	if err := unmarshalReportRow(b, &row); err != nil {
 		return report.ReportRecord{}, row, report.Wrap(report.Storage, err, "corrupt report row")
 	}
 	return report.ReportRecord{

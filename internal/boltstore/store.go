@@ -2,6 +2,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -107,13 +108,17 @@ func (s *Store) Projects(ctx context.Context) ([]report.Project, error) {
 	out := []report.Project{}
 	today := s.dayString(s.clock.Today())
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketProjects).ForEach(func(k, v []byte) error {
+		bk := tx.Bucket(bucketProjects)
+		// The sequence is the highest id ever issued: a good first guess.
+		out = make([]report.Project, 0, min(bk.Sequence(), 1<<14))
+		days := newDayCounter(tx, today)
+		return bk.ForEach(func(k, v []byte) error {
 			id := int64(binary.BigEndian.Uint64(k))
 			p, _, err := s.decodeProject(id, v)
 			if err != nil {
 				return err
 			}
-			p.TodayNewReports = todayCount(tx, id, today)
+			p.TodayNewReports = days.count(id)
 			out = append(out, p)
 			return nil
 		})
@@ -133,7 +138,7 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			return notFound("project", id)
 		}
 		var row projectRow
-		if err := json.Unmarshal(b, &row); err != nil {
+		if err := unmarshalProjectRow(b, &row); err != nil {
 			return err
 		}
 		if c.Name != nil {
@@ -256,12 +261,15 @@ func (s *Store) Reports(ctx context.Context, projectID *int64) ([]report.ReportR
 			return err
 		}
 		if projectID == nil {
+			out = make([]report.ReportRecord, 0, min(reports.Sequence(), 1<<20))
 			return reports.ForEach(func(k, v []byte) error {
 				return add(int64(binary.BigEndian.Uint64(k)), v)
 			})
 		}
-		return eachIndexed(tx, *projectID, func(rid int64, _ []byte) error {
-			if v := reports.Get(idKey(rid)); v != nil {
+		// One cursor for every lookup: Get would make one per report.
+		c := reports.Cursor()
+		return eachIndexed(tx, *projectID, func(rid int64, key []byte) error {
+			if k, v := c.Seek(key[8:]); bytes.Equal(k, key[8:]) && v != nil {
 				return add(rid, v)
 			}
 			return nil
@@ -330,7 +338,7 @@ func (s *Store) FilePaths(ctx context.Context, fn func(string) error) error {
 	return storageErr(s.db.View(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketProjects).ForEach(func(k, v []byte) error {
 			var row projectRow
-			if err := json.Unmarshal(v, &row); err != nil {
+			if err := unmarshalProjectRow(v, &row); err != nil {
 				return err
 			}
 			if row.Cover != nil {
@@ -343,7 +351,7 @@ func (s *Store) FilePaths(ctx context.Context, fn func(string) error) error {
 		}
 		return tx.Bucket(bucketReports).ForEach(func(k, v []byte) error {
 			var row reportRow
-			if err := json.Unmarshal(v, &row); err != nil {
+			if err := unmarshalReportRow(v, &row); err != nil {
 				return err
 			}
 			return fn(row.Path)

@@ -13,19 +13,30 @@ import (
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // fileContent is HTML; keep it readable
-	err := enc.Encode(v)
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":"InternalError: cannot encode the response","type":"InternalError"}`)
+	bp := jsonBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledJSON {
+			jsonBufs.Put(bp)
+		}
+	}()
+	b, ok := appendAPIJSON((*bp)[:0], v)
+	if !ok {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // fileContent is HTML; keep it readable
+		err := enc.Encode(v)
+		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if err != nil {
+			status = http.StatusInternalServerError
+			b = []byte(`{"error":"InternalError: cannot encode the response","type":"InternalError"}`)
+		}
 	}
+	b = append(b, '\n')
+	*bp = b
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(b)
 }
 
 // decodeJSON reads one JSON object of at most limit bytes into v and turns

@@ -24,7 +24,10 @@ import (
 //	go test -run '^$' -bench . -benchmem ./internal/httpapi
 
 // benchSeeded is a stack with 1000 projects and 100 reports in project 1.
-func benchSeeded(b *testing.B) *apitest.Env {
+func benchSeeded(b *testing.B) *apitest.Env { return benchSeededN(b, 100) }
+
+// benchSeededN puts n reports in project 1 (each with its small file).
+func benchSeededN(b *testing.B, n int) *apitest.Env {
 	e := apitest.Start(b, apitest.Options{})
 	now := time.Now().Truncate(time.Second)
 	ps := make([]report.Project, 1000)
@@ -32,7 +35,7 @@ func benchSeeded(b *testing.B) *apitest.Env {
 		d := "a project for the benchmark"
 		ps[i] = report.Project{ID: int64(i + 1), Name: fmt.Sprintf("project-%d", i+1), Description: &d, CreatedAt: report.LocalTime{Time: now}}
 	}
-	rs := make([]report.ReportRecord, 100)
+	rs := make([]report.ReportRecord, n)
 	for i := range rs {
 		id := int64(i + 1)
 		rs[i] = report.ReportRecord{Report: report.Report{ID: id, ProjectID: 1, FileName: fmt.Sprintf("quarterly report %d.md", id),
@@ -74,6 +77,11 @@ func BenchmarkListProjects1000(b *testing.B) {
 func BenchmarkListReportsOfProject100(b *testing.B) {
 	e := benchSeeded(b)
 	benchGet(b, e.URL+"/api/reports?projectId=1")
+}
+
+func BenchmarkListReportsAll100k(b *testing.B) {
+	e := benchSeededN(b, 100_000)
+	benchGet(b, e.URL+"/api/reports")
 }
 
 func BenchmarkGetReport(b *testing.B) {

@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// The API's list and detail bodies are written by hand: through
+// encoding/json's reflection (and LocalTime's MarshalJSON, which it
+// re-validates) they cost several microseconds an item, most of
+// GET /api/projects and nearly all of GET /api/reports. The output is
+// byte for byte what json.Encoder with SetEscapeHTML(false) writes;
+// jsonfast_test.go holds the two side by side, including for any field
+// added to the types later.
+
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// itemSizeGuess sizes a list's buffer up front (a typical item is 150-200
+// bytes), so a 100,000-report list is not copied through a dozen doublings.
+const itemSizeGuess = 192
+
+// maxPooledJSON keeps one huge list from pinning its buffer in the pool.
+const maxPooledJSON = 1 << 20
+
+// appendAPIJSON appends v's JSON if v is one of the API's own bodies.
+func appendAPIJSON(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case report.Project:
+		return appendProject(b, &v), true
+	case []report.Project:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = slices.Grow(b, len(v)*itemSizeGuess)
+		b = append(b, '[')
+		for i := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendProject(b, &v[i])
+		}
+		return append(b, ']'), true
+	case report.Report:
+		return appendReport(b, &v), true
+	case []report.Report:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = slices.Grow(b, len(v)*itemSizeGuess)
+		b = append(b, '[')
+		for i := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendReport(b, &v[i])
+		}
+		return append(b, ']'), true
+	}
+	return b, false
+}
+
+func appendProject(b []byte, p *report.Project) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, p.ID, 10)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, p.Name)
+	b = append(b, `,"description":`...)
+	b = appendOptString(b, p.Description)
+	b = append(b, `,"createdAt":`...)
+	b = appendLocalTime(b, p.CreatedAt)
+	b = append(b, `,"coverImage":`...)
+	b = appendOptString(b, p.CoverImage)
+	b = append(b, `,"reportCount":`...)
+	b = strconv.AppendInt(b, p.ReportCount, 10)
+	b = append(b, `,"todayNewReports":`...)
+	b = strconv.AppendInt(b, p.TodayNewReports, 10)
+	return append(b, '}')
+}
+
+func appendReport(b []byte, r *report.Report) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, r.ID, 10)
+	b = append(b, `,"projectId":`...)
+	b = strconv.AppendInt(b, r.ProjectID, 10)
+	b = append(b, `,"fileName":`...)
+	b = appendJSONString(b, r.FileName)
+	b = append(b, `,"fileType":`...)
+	b = appendJSONString(b, string(r.FileType))
+	b = append(b, `,"filePath":`...)
+	b = appendJSONString(b, r.FilePath)
+	b = append(b, `,"uploadTime":`...)
+	b = appendLocalTime(b, r.UploadTime)
+	b = append(b, `,"fileContent":`...)
+	b = appendOptString(b, r.FileContent)
+	return append(b, '}')
+}
+
+func appendLocalTime(b []byte, t report.LocalTime) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, report.LocalLayout)
+	return append(b, '"')
+}
+
+func appendOptString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, *s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString escapes exactly as encoding/json does without HTML
+// escaping: quote, backslash and control bytes; invalid UTF-8 becomes
+// \ufffd; U+2028 and U+2029 are escaped for JavaScript's sake.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
