@@ -6,6 +6,7 @@ package client
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -96,6 +97,16 @@ func New(opts Options) (*Client, error) {
 		SetRetryCount(0).
 		SetHeader("Accept", "application/json").
 		SetRedirectPolicy(resty.FlexibleRedirectPolicy(5))
+	// resty v2 reads an io.Reader body into memory to build GetBody, which
+	// would hold a whole upload in RAM. Streamed bodies therefore travel in
+	// the request context and are put in place here, after resty is done
+	// with the request and just before it is sent.
+	rc.SetPreRequestHook(func(_ *resty.Client, req *http.Request) error {
+		if b, ok := req.Context().Value(streamedBody{}).(io.ReadCloser); ok {
+			req.Body, req.GetBody, req.ContentLength = b, nil, -1
+		}
+		return nil
+	})
 	if opts.UserAgent != "" {
 		rc.SetHeader("User-Agent", opts.UserAgent)
 	}
@@ -104,6 +115,9 @@ func New(opts Options) (*Client, error) {
 	}
 	return &Client{http: rc, site: site, opts: opts}, nil
 }
+
+// streamedBody is the context key of a request body that must be streamed.
+type streamedBody struct{}
 
 // SiteURL normalises a server address to the site URL: scheme and host
 // required, no trailing slash, a trailing /api removed (the API lives there).

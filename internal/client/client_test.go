@@ -274,3 +274,59 @@ func TestSiteURL(t *testing.T) {
 		}
 	}
 }
+
+// countingReader is an endless-looking file that counts what was read.
+type countingReader struct {
+	n, limit int64
+	read     *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.n >= c.limit {
+		return 0, io.EOF
+	}
+	k := int64(len(p))
+	if k > c.limit-c.n {
+		k = c.limit - c.n
+	}
+	for i := range p[:k] {
+		p[i] = 'a'
+	}
+	c.n += k
+	c.read.Add(k)
+	return int(k), nil
+}
+
+func (c *countingReader) Close() error { return nil }
+
+// TestUploadIsStreamed: when the server has the first megabyte, the client
+// must not have read the whole file yet: uploads are never held in memory.
+func TestUploadIsStreamed(t *testing.T) {
+	const size = 64 << 20
+	var read atomic.Int64
+	var readWhenFirstMB int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.CopyN(io.Discard, r.Body, 1<<20); err != nil {
+			t.Errorf("first MB: %v", err)
+		}
+		readWhenFirstMB = read.Load()
+		n, _ := io.Copy(io.Discard, r.Body)
+		if n+1<<20 < size {
+			t.Errorf("body has %d bytes", n+1<<20)
+		}
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"id":1}`))
+	}))
+	defer srv.Close()
+	c, _ := New(fastOpts(srv.URL))
+	_, err := c.UploadReport(t.Context(), report.ReportUpload{ProjectID: 1, FileType: report.MD, File: report.Upload{
+		FileName: "big.md",
+		Open:     func() (io.ReadCloser, error) { return &countingReader{limit: size, read: &read}, nil },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readWhenFirstMB >= size/2 {
+		t.Fatalf("the client had read %d of %d bytes before the server got 1 MiB: the body was buffered", readWhenFirstMB, size)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -119,7 +120,9 @@ func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, erro
 			return nil, errFinal{err}
 		}
 		body = r
-		req.SetHeader("Content-Type", ctype).SetBody(r)
+		// The pre-request hook (client.go) swaps the real body in.
+		req.SetContext(context.WithValue(ctx, streamedBody{}, r)).
+			SetHeader("Content-Type", ctype).SetBody(http.NoBody)
 	}
 	resp, err := req.Execute(cl.method, cl.path)
 	if body != nil {
