@@ -61,13 +61,13 @@ name at any depth.
 
 EXIT STATUS (--once)
   0  every file found was published or was published before
-  1  a file could not be published
+  1  a file could not be published, or --project does not exist
   2  bad flags or arguments
   4  no report file found (--allow-empty makes this 0)
   5  the server could not be reached (files stay queued for the next run)
   130 interrupted
-Without --once, SIGTERM or SIGINT lets in-flight uploads finish, saves the
-state and exits 0.`,
+Without --once, SIGTERM lets in-flight uploads finish, saves the state and
+exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 		Example: `  reportctl watch /srv/drop --project 3 --state /var/lib/reportctl/watch.db
   reportctl watch /srv/drop --project-from-dir --create-project --on-success move:/srv/done
   reportctl watch ./out --project 3 --once --include '**/*.pdf'`,
@@ -85,7 +85,7 @@ state and exits 0.`,
 	fl.StringVar(&f.project, "project", "", "project `ID` (or name) to publish into")
 	fl.BoolVar(&f.projectFromDir, "project-from-dir", false, "publish each first-level subfolder into the project of that name (implies --recursive)")
 	fl.BoolVar(&f.createProject, "create-project", false, "create projects named by --project or --project-from-dir that do not exist")
-	fl.StringVar(&f.state, "state", "", "state `FILE` (default $XDG_STATE_HOME/reportctl/watch-<folders hash>.db)")
+	fl.StringVar(&f.state, "state", "", "state `FILE` (default ~/.local/state/reportctl/watch-<hash of the folders>.db, or under $XDG_STATE_HOME)")
 	fl.DurationVar(&f.settle, "settle", 2*time.Second, "a file is finished when unchanged for this long")
 	fl.DurationVar(&f.maxWait, "max-wait", 5*time.Minute, "publish a file that keeps changing after this long anyway")
 	fl.StringVar(&f.initialScan, "initial-scan", "publish", "files already there at start: publish|skip")
@@ -103,7 +103,7 @@ state and exits 0.`,
 	fl.BoolVar(&f.once, "once", false, "scan, publish and exit (for cron and CI)")
 	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "with --once, exit 0 when no report file is found")
 	fl.IntVarP(&f.jobs, "jobs", "j", 8, "concurrent uploads")
-	fl.BoolVar(&f.waitForWriters, "wait-for-writers", runtime.GOOS == "linux", "also wait while a process holds the file open for writing (Linux /proc)")
+	fl.BoolVar(&f.waitForWriters, "wait-for-writers", runtime.GOOS == "linux", "also wait while a process holds the file open for writing (Linux: a read lease, else /proc)")
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight uploads")
 	return cmd
 }

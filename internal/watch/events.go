@@ -126,5 +126,5 @@ func textLine(e Event) string {
 	if e.Error != "" {
 		add("error", fmt.Sprintf("%q", e.Error))
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), " ")
 }

@@ -27,7 +27,7 @@ type runner struct {
 	now     func() time.Time
 
 	known    map[string]stat      // published or given-up versions, for cheap rescans
-	inflight map[string]bool      // being uploaded: never queued twice
+	inflight map[string]bool      // finished and waiting for, or with, a worker: never queued twice
 	dirty    map[string]bool      // changed while in flight: look again after
 	readyQ   []job                // finished, waiting for a free worker
 	retries  map[string]retryWait // waiting for a backoff or for the server
@@ -118,7 +118,6 @@ loop:
 			}
 		case out <- next:
 			r.readyQ = r.readyQ[1:]
-			r.inflight[next.path] = true
 		case res := <-results:
 			r.result(res)
 		case err := <-probeRes:
@@ -143,8 +142,12 @@ func (r *runner) start() {
 	now := r.now()
 	r.known = r.store.fileStats()
 	for path := range r.store.queue() {
+		root := r.opts.rootOf(path)
+		if root == "" || !r.filter.file(root, path) {
+			continue // not watched by this run (other folders or filters): keep it
+		}
 		fi, err := os.Lstat(path)
-		if err != nil || !fi.Mode().IsRegular() || r.opts.rootOf(path) == "" {
+		if err != nil || !fi.Mode().IsRegular() {
 			_ = r.store.dequeue(path)
 			continue
 		}
@@ -251,11 +254,18 @@ func (r *runner) watchError(err error) {
 func (r *runner) tick(ctx context.Context, probeRes chan<- error) {
 	now := r.now()
 	for _, rd := range r.tracker.due(now) {
+		if r.inflight[rd.path] {
+			r.dirty[rd.path] = true
+			continue
+		}
 		if r.down {
 			r.retries[rd.path] = retryWait{fail: unreachable}
 			r.log.emit(Event{Event: evQueued, Path: rd.path})
 			continue
 		}
+		// In flight from here on, so that neither an event nor a rescan
+		// can queue a second job for it while it waits for a worker.
+		r.inflight[rd.path] = true
 		r.readyQ = append(r.readyQ, job{rd})
 	}
 	for path, w := range r.retries {
@@ -409,7 +419,7 @@ func (r *runner) persist(done chan<- struct{}) {
 // their outcome and the queue, and returns the run's error.
 func (r *runner) stop(ctx context.Context, jobs chan job, results chan result, workers *sync.WaitGroup, cancelUploads context.CancelFunc, persisted chan struct{}) error {
 	if !r.opts.once || ctx.Err() != nil {
-		r.log.emit(Event{Event: evStopping, Count: len(r.inflight)})
+		r.log.emit(Event{Event: evStopping, Count: len(r.inflight) - len(r.readyQ)})
 	}
 	close(jobs)
 	done := make(chan struct{})
