@@ -330,3 +330,42 @@ func TestUploadIsStreamed(t *testing.T) {
 		t.Fatalf("the client had read %d of %d bytes before the server got 1 MiB: the body was buffered", readWhenFirstMB, size)
 	}
 }
+
+// TestTimeouts: the overall timeout ends a hung attempt (and, after the
+// retries, reports the server unreachable), but a stream is bounded only
+// until its headers arrive, so a slow large download is not cut off.
+func TestTimeouts(t *testing.T) {
+	var hung atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/reports/1/download" {
+			w.Header().Set("Content-Disposition", `attachment; filename="slow.md"`)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			time.Sleep(1500 * time.Millisecond) // longer than Timeout, after the headers
+			w.Write([]byte("# late\n"))
+			return
+		}
+		hung.Add(1)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	o := fastOpts(srv.URL)
+	o.Timeout, o.Retries = time.Second, 1
+
+	c, _ := New(o)
+	_, err := c.ListProjects(t.Context())
+	var u *UnreachableError
+	if !errors.As(err, &u) || hung.Load() != 2 {
+		t.Fatalf("hung server: err=%v attempts=%d", err, hung.Load())
+	}
+
+	s, err := c.Download(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := io.ReadAll(s)
+	if err != nil || string(b) != "# late\n" || s.FileName != "slow.md" {
+		t.Fatalf("slow stream: %q %v", b, err)
+	}
+}
