@@ -212,6 +212,11 @@ func (c *chromium) launch() (*browser, error) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		}),
 	)
+	if shmLarge() {
+		// chromedp's defaults move shared memory to /tmp for containers
+		// whose /dev/shm is tiny; where it is big, memory beats a disk.
+		opts = append(opts, chromedp.Flag("disable-dev-shm-usage", false))
+	}
 	if c.cfg.AllowNetwork {
 		// The document's origin is a made-up public host; Chromium's Private
 		// Network Access checks would then refuse intranet and loopback

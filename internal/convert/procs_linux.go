@@ -96,3 +96,13 @@ func pssOf(pid int) int64 {
 	}
 	return 0
 }
+
+// shmLarge reports whether /dev/shm can hold Chromium's shared memory
+// (at least 1 GiB); Docker's default is 64 MiB, where Chromium crashes.
+func shmLarge() bool {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &st); err != nil {
+		return false
+	}
+	return int64(st.Blocks)*int64(st.Bsize) >= 1<<30
+}
