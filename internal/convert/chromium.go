@@ -249,9 +249,11 @@ func (c *chromium) launch() (*browser, error) {
 		b.pid = p.Pid
 	}
 	b.cancel = func() {
+		// Kill first: a graceful close waits on the browser, which may be
+		// the thing that hangs. The profile is throwaway anyway.
+		killGroup(b.pid)
 		bcancel()
 		acancel()
-		killGroup(b.pid)
 		os.RemoveAll(profile)
 	}
 	c.log.Debug("Chromium ready", "pid", b.pid, "path", c.path)

@@ -1,0 +1,41 @@
+package convert
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
+	needChromium(t)
+	needOffice(t)
+	cfg := testConfig(t.TempDir())
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start(context.Background()) // returns at once; engines warm behind it
+	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
+	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	m.chrome.mu.Lock()
+	browser := m.chrome.cur.pid
+	m.chrome.mu.Unlock()
+	w := m.office.workers[0]
+	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, pid := range map[string]int{"chromium": browser, "office helper": helper, "soffice": soffice} {
+		if alive(pid) {
+			t.Errorf("%s (pid %d) still running after Close", name, pid)
+		}
+	}
+	if _, err := os.Stat(m.workDir); !os.IsNotExist(err) {
+		t.Errorf("work dir %s left behind", m.workDir)
+	}
+	if _, err := m.PDF(testCtx(t), jobFor(t, report.HTML, []byte("late"))); err == nil {
+		t.Error("PDF after Close succeeded")
+	}
+}
