@@ -51,13 +51,18 @@ convert_md=""
 if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
 	echo "bench: running bench/convert" >&2
 	args=()
-	# Pass -quick only to a bench/convert that knows it.
-	if [ -n "$quick" ] && go run ./bench/convert -h 2>&1 | grep -q -- '-quick'; then
-		args+=(-quick)
+	if [ -n "$quick" ]; then
+		# Shrink bench/convert with whichever knobs it has.
+		help=$(go run ./bench/convert -h 2>&1 || true)
+		if grep -q -- '-quick' <<<"$help"; then
+			args+=(-quick)
+		elif grep -q -- '-cold' <<<"$help"; then
+			args+=(-n 3 -cold 1)
+		fi
 	fi
 	if go run ./bench/convert "${args[@]}" >"$work/convert.out" 2>"$work/convert.err"; then
 		cat "$work/convert.out"
-		convert_md=$(cat "$work/convert.out")
+		convert_md=$(printf '`go run ./bench/convert`:\n\n```\n%s\n```\n' "$(cat "$work/convert.out")")
 	else
 		echo "bench: bench/convert failed:" >&2
 		cat "$work/convert.err" >&2

@@ -58,7 +58,7 @@ func (r *results) markdown(sz sizes) string {
 	r.startupTable(&b)
 	r.bigTable(&b, verdict)
 	r.smallTable(&b)
-	r.serveTable(&b, verdict)
+	r.serveTable(&b, sz, verdict)
 	if len(verdicts) > 0 {
 		b.WriteString("### Targets\n\n| Target (measured) | |\n|---|---|\n")
 		b.WriteString(strings.Join(verdicts, "\n") + "\n\n")
@@ -174,11 +174,11 @@ func (r *results) smallTable(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-func (r *results) serveTable(b *strings.Builder, verdict func(bool, string, ...any)) {
+func (r *results) serveTable(b *strings.Builder, sz sizes, verdict func(bool, string, ...any)) {
 	if len(r.Serve) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "### Serving next to nginx\n\n`wrk -t%d -c%d --latency` on the same stored file; nginx %s with Debian's stock settings (sendfile, tcp_nopush, access log).\n\n", wrkThreads, wrkConns, "1.22")
+	fmt.Fprintf(b, "### Serving next to nginx\n\n`wrk -t%d -c%d --latency` for %v per run on the same stored file; nginx with Debian's stock settings (sendfile, tcp_nopush, access log, a worker per core). Each server ran %d times, alternating with the others; the best run of each is shown.\n\n", wrkThreads, wrkConns, sz.WrkFor, serveRounds)
 	b.WriteString("| File | Server | Requests/s | MiB/s | p50 | p99 | vs nginx |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Serve {
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %s | %s | %.2fx |\n", s.File, s.Server, s.RPS, s.RPS*float64(s.Size)/(1<<20), s.P50, s.P99, s.Ratio)

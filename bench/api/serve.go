@@ -21,6 +21,10 @@ const (
 	wrkBin   = "/usr/bin/wrk"
 	// wrkArgs: the same load for both servers; two threads, 16 connections.
 	wrkThreads, wrkConns = 2, 16
+	// serveRounds runs every server's wrk this many times, alternating,
+	// and keeps each one's best: a neighbour's burst on a shared machine
+	// then hurts one round, not the comparison.
+	serveRounds = 2
 )
 
 // serving uploads a 10 MiB PDF and a 50 KiB HTML report through the API,
@@ -53,20 +57,25 @@ func (b *bench) serving(ctx context.Context) error {
 			{"reportd download", b.base + "/api/reports/" + ids + "/download"},
 			{"reportd /uploads/", b.base + "/uploads/reports/" + ids + "." + f.ext},
 		}
-		var nginxRPS float64
+		best := map[string]wrkResult{}
+		for round := range serveRounds {
+			for _, r := range runs {
+				w, err := runWrk(ctx, r.url, b.sz.WrkFor)
+				if err != nil {
+					return fmt.Errorf("%s: %w", r.server, err)
+				}
+				logf("%-12s %-18s round %d: %9.0f req/s %8.0f MiB/s  p50 %-8s p99 %s",
+					f.label, r.server, round+1, w.RPS, w.RPS*float64(f.size)/(1<<20), w.P50, w.P99)
+				if w.RPS > best[r.server].RPS {
+					best[r.server] = w
+				}
+			}
+		}
 		for _, r := range runs {
-			w, err := runWrk(ctx, r.url, b.sz.WrkFor)
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.server, err)
-			}
+			w := best[r.server]
 			w.File, w.Server, w.Size = f.label, r.server, f.size
-			if r.server == "nginx" {
-				nginxRPS = w.RPS
-			}
-			w.Ratio = w.RPS / nginxRPS
+			w.Ratio = w.RPS / best["nginx"].RPS
 			b.res.Serve = append(b.res.Serve, w)
-			logf("%-12s %-18s %9.0f req/s %8.0f MiB/s  p50 %-8s p99 %-8s  %.2fx nginx",
-				f.label, r.server, w.RPS, w.RPS*float64(f.size)/(1<<20), w.P50, w.P99, w.Ratio)
 		}
 	}
 	return nil
