@@ -25,7 +25,7 @@ const (
 // the same file system, so a staged file lands by rename.
 type Dir struct {
 	base string
-	root *os.Root // the data directory; opens through it cannot escape it
+	root *os.Root // uploads/: opens through it cannot leave it, even by a symlink
 }
 
 // Open prepares base (creating uploads/reports, uploads/covers and tmp).
@@ -40,7 +40,9 @@ func Open(base string) (*Dir, error) {
 			return nil, err
 		}
 	}
-	root, err := os.OpenRoot(base)
+	// Rooted at uploads/, not the data directory, so that no link can reach
+	// reportd.db, tmp/ or the cache.
+	root, err := os.OpenRoot(filepath.Join(base, "uploads"))
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +67,11 @@ func clean(p string) (string, error) {
 	return strings.TrimPrefix(c, "/"), nil
 }
 
+// inRoot is rel (from clean) relative to the uploads/ root.
+func inRoot(rel string) string {
+	return filepath.FromSlash(strings.TrimPrefix(rel, strings.TrimPrefix(UploadsPrefix, "/")))
+}
+
 // Abs is the absolute file name of an API path, for engines that take paths.
 func (d *Dir) Abs(p string) (string, error) {
 	rel, err := clean(p)
@@ -81,7 +88,7 @@ func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := d.root.Open(filepath.FromSlash(rel))
+	f, err := d.root.Open(inRoot(rel))
 	if err != nil {
 		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
 	}
@@ -99,7 +106,7 @@ func (d *Dir) Remove(p string) error {
 	if err != nil {
 		return err
 	}
-	if err := d.root.Remove(filepath.FromSlash(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := d.root.Remove(inRoot(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

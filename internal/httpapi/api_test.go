@@ -428,3 +428,13 @@ func TestReopenFindsEverythingIntact(t *testing.T) {
 		t.Fatalf("sweep left %v", tree)
 	}
 }
+
+// A link inside uploads/ that points elsewhere in the data directory (at
+// the database) is refused too, not only links that leave it.
+func TestSymlinkToDatabaseRefused(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	os.Symlink("../../reportd.db", filepath.Join(e.DataDir, "uploads/reports/db.md"))
+	if r := e.Get("/uploads/reports/db.md"); r.StatusCode == 200 {
+		t.Fatalf("database served through a symlink: %d bytes", len(r.Body))
+	}
+}
