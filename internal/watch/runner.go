@@ -330,48 +330,6 @@ func (r *runner) result(res result) {
 	}
 }
 
-func (r *runner) goDown(err error, now time.Time) {
-	r.lastDown = err
-	if r.down {
-		return
-	}
-	r.down, r.probeN = true, 0
-	r.outages++
-	r.probeAt = now.Add(backoff(r.opts.retryMin, r.probeMax(), r.outages))
-	r.log.emit(Event{Event: evServerDown, Error: err.Error(), Message: "files are queued until it is back"})
-}
-
-// probeMax caps the health probe's backoff lower than file retries: a ping
-// is tiny, and the probe alone decides how soon queued files go out after
-// the server is back.
-func (r *runner) probeMax() time.Duration { return min(r.opts.retryMax, maxProbeInterval) }
-
-const maxProbeInterval = 15 * time.Second
-
-func (r *runner) probed(err error, ctx context.Context) {
-	r.probing = false
-	now := r.now()
-	if err != nil {
-		r.lastDown = err
-		r.probeN++
-		r.probeAt = now.Add(backoff(r.opts.retryMin, r.probeMax(), r.outages+r.probeN))
-		return
-	}
-	r.down = false
-	n := 0
-	for path, w := range r.retries {
-		if w.fail == unreachable {
-			w.due = now
-			r.retries[path] = w
-			n++
-		}
-	}
-	r.log.emit(Event{Event: evServerUp, Count: n})
-	if len(r.store.owedDeletes()) > 0 {
-		r.bg.Go(func() { r.pub.payDeletes(ctx) })
-	}
-}
-
 func (r *runner) idle() bool {
 	return r.started && r.tracker.empty() && len(r.inflight) == 0 && len(r.readyQ) == 0 && len(r.retries) == 0
 }
@@ -384,35 +342,6 @@ func (r *runner) noteIdle() {
 		r.log.emit(Event{Event: evIdle})
 	}
 	r.wasIdle = idle
-}
-
-func (r *runner) seen(path string) { r.seenCh <- path }
-
-// persist writes newly seen files to the queue bucket in batches, so that a
-// file seen before a crash or restart is still published afterwards even
-// with --initial-scan=skip, without a disk sync per file.
-func (r *runner) persist(done chan<- struct{}) {
-	defer close(done)
-	for first := range r.seenCh {
-		batch := []string{first}
-		timer := time.NewTimer(20 * time.Millisecond)
-	collect:
-		for len(batch) < 5000 {
-			select {
-			case p, ok := <-r.seenCh:
-				if !ok {
-					break collect
-				}
-				batch = append(batch, p)
-			case <-timer.C:
-				break collect
-			}
-		}
-		timer.Stop()
-		if err := r.store.enqueue(batch, r.now()); err != nil {
-			r.log.emit(Event{Event: evError, Message: "cannot write the queue to the state file", Error: err.Error()})
-		}
-	}
 }
 
 // stop lets in-flight uploads finish (for at most --drain-timeout), records
