@@ -246,7 +246,7 @@ func snapshot(t *testing.T, e *apiEnv) string {
 	t.Helper()
 	var parts []string
 	for _, p := range []string{"/api/projects", "/api/reports"} {
-		resp, err := e.client.Get(e.srv.URL + p)
+		resp, err := e.client.Get(e.base + p)
 		if err != nil {
 			t.Fatal(err)
 		}
