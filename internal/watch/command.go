@@ -216,15 +216,7 @@ func run(parent context.Context, deps Deps, o *options) error {
 	}
 	defer st.close()
 
-	tr := newTracker(o.settle, o.maxWait)
-	if o.waitForWriters {
-		tr.busy = openForWriting
-	}
-	r := &runner{
-		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
-		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
-	}
-	r.pub = &publisher{opts: o, svc: svc, store: st, projects: &projects{svc: svc, opts: o}, log: log, now: time.Now}
+	r := newRunner(o, svc, st, flt, log)
 	if !o.once && o.poll == 0 {
 		if r.fsw, err = fsnotify.NewWatcher(); err != nil {
 			if errors.Is(err, syscall.EMFILE) {

@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/report"
 )
 
 // runner is the pipeline of one `reportctl watch` run. Every field below is
@@ -50,6 +51,19 @@ type runner struct {
 
 	failures int // --once: files that could not be published this run
 	bg       sync.WaitGroup
+}
+
+func newRunner(o *options, svc report.Service, st *store, flt *filter, log *eventLog) *runner {
+	tr := newTracker(o.settle, o.maxWait)
+	if o.waitForWriters {
+		tr.busy = openForWriting
+	}
+	r := &runner{
+		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
+		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
+	}
+	r.pub = &publisher{opts: o, svc: svc, store: st, projects: &projects{svc: svc, opts: o}, log: log, now: time.Now}
+	return r
 }
 
 type retryWait struct {
