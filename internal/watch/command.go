@@ -210,7 +210,11 @@ func run(parent context.Context, deps Deps, o *options) error {
 	if err != nil {
 		return exitcode.With(exitcode.Usage, err)
 	}
-	st, err := openStore(o.statePath)
+	waiting := time.AfterFunc(time.Second, func() {
+		log.emit(Event{Event: evWarning, Message: "waiting for the state file's lock: is another watcher using " + o.statePath + "?"})
+	})
+	st, err := openStore(o.statePath, o.drainTimeout+5*time.Second)
+	waiting.Stop()
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // a file that arrived unseen is found, one already known is left alone.
 func TestOverflowRescansAndFindsUnseenFiles(t *testing.T) {
 	dir := t.TempDir()
-	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
+	st, err := openStore(filepath.Join(t.TempDir(), "state.db"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestInterruptedUploadIsNotPublishedTwice(t *testing.T) {
 		"reached.pdf": write(t, filepath.Join(dir, "reached.pdf"), "%PDF-1.4\n% uploaded, then the watcher died\n%%EOF\n"),
 		"lost.md":     write(t, filepath.Join(dir, "lost.md"), "# the watcher died before sending\n"),
 	}
-	st, err := openStore(state)
+	st, err := openStore(state, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,13 +65,14 @@ type failed struct {
 
 type store struct{ db *bolt.DB }
 
-// openStore opens (creating) the state file. A second watcher on the same
-// file fails fast instead of waiting on bbolt's lock forever.
-func openStore(path string) (*store, error) {
+// openStore opens (creating) the state file. bbolt locks it: a watcher
+// started while the previous one is still draining waits up to lockWait for
+// it; a second watcher on the same file then fails instead of waiting forever.
+func openStore(path string, lockWait time.Duration) (*store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("state file %s is in use by another watcher", path)
 	}

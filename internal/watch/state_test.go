@@ -9,7 +9,7 @@ import (
 
 func TestStoreSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "state.db")
-	s, err := openStore(path)
+	s, err := openStore(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestStoreSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = openStore(path)
+	s, err = openStore(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +66,12 @@ func TestStoreSurvivesReopen(t *testing.T) {
 
 func TestStoreSecondWatcherFailsFast(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	s, err := openStore(path)
+	s, err := openStore(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.close()
-	_, err = openStore(path)
+	_, err = openStore(path, 200*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second open: %v, want an in-use error", err)
 	}
