@@ -768,6 +768,14 @@ func TestContractDocumentStatesDecisions(t *testing.T) {
 	if fmt.Sprint(types) != fmt.Sprint(report.FileTypes) {
 		t.Fatalf("FileType enum %v, want %v", types, report.FileTypes)
 	}
+	// Examples in the document are answers a reader may copy: they must validate.
+	for name, ref := range doc.Components.Schemas {
+		for i, ex := range ref.Value.Examples {
+			if err := ref.Value.VisitJSON(ex, openapi3.EnableJSONSchema2020()); err != nil {
+				t.Errorf("example %d of %s does not match its schema: %v", i, name, err)
+			}
+		}
+	}
 	text := string(httpapi.OpenAPI)
 	for _, phrase := range []string{
 		"Status 500 for every error by default", "error_status: conventional", "todayNewReports",
