@@ -148,6 +148,7 @@ func badCases(t *testing.T, s seeded) []badCase {
 		{"update report: control character", putReport(hid, `{"fileName":"a\u0001.html"}`), v},
 		{"update report: html bytes as pdf", putReport(hid, `{"fileName":"a.pdf","fileType":"pdf"}`), v},
 		{"update report: pdf bytes as pptx", putReport(pdfID, `{"fileName":"a.pptx","fileType":"pptx"}`), v},
+		{"update report: oversized JSON", putReport(hid, `{"fileName":"`+strings.Repeat("a", 1<<20)+`.html"}`), big},
 		{"update report: unknown id", putReport("999", `{"fileName":"a.html"}`), nf},
 		{"update report: id not numeric", putReport("abc", `{}`), v},
 
@@ -192,6 +193,8 @@ func badCases(t *testing.T, s seeded) []badCase {
 		{"update project: unknown id", putProject("999", field("name", "x")), nf},
 		{"update project: id zero", putProject("0", field("name", "x")), v},
 		{"update project: name blank", putProject(pid, field("name", "  ")), v},
+		{"update project: name part over 64 KiB", putProject(pid, field("name", strings.Repeat("n", 65<<10))), v},
+		{"update project: description too long", putProject(pid, field("description", strings.Repeat("d", 5001))), v},
 		{"update project: name invalid UTF-8", putProject(pid, field("name", "\xc3\x28")), v},
 		{"update project: cover not an image", putProject(pid, file("coverImage", "c.png", []byte("not an image"))), v},
 		{"update project: cover too large", putProject(pid, file("coverImage", "c.png", bigPNG)), big},
