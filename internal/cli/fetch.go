@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -83,6 +85,9 @@ func fetchRun(ctx context.Context, o *fetchOptions) error {
 	defer s.Close()
 
 	if toStdout {
+		if o.f.IO.OutTTY && !isText(s.ContentType) {
+			return fmt.Errorf("not writing %s to a terminal: use -o FILE, or pipe the output", s.ContentType)
+		}
 		_, err := io.Copy(o.f.IO.Out, s)
 		return err
 	}
@@ -118,6 +123,12 @@ func fetchRun(ctx context.Context, o *fetchOptions) error {
 	}
 	_, err = fmt.Fprintln(o.f.IO.Out, path)
 	return err
+}
+
+// isText reports whether a content type is safe to print on a terminal.
+func isText(contentType string) bool {
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (strings.HasPrefix(t, "text/") || t == "application/json")
 }
 
 func newReportsPreviewCmd(f *Factory) *cobra.Command {
