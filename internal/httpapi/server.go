@@ -44,6 +44,9 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 	if cfg.ErrorStatus == "" {
 		cfg.ErrorStatus = StatusSpec
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if cfg.MaxJSONBytes == 0 {
 		cfg.MaxJSONBytes = 32 << 20 // a base64 cover fits
 	}
