@@ -27,6 +27,7 @@ type Event struct {
 	LatencyMs int64     `json:"latencyMs,omitempty"` // from the file's last change to published
 	Forced    bool      `json:"forced,omitempty"`    // let go by --max-wait while still changing
 	To        string    `json:"to,omitempty"`
+	From      string    `json:"from,omitempty"`
 	Error     string    `json:"error,omitempty"`
 	Message   string    `json:"message,omitempty"`
 }
@@ -39,6 +40,7 @@ const (
 	evIdle       = "idle"        // nothing settling, uploading or queued
 	evPublished  = "published"   // Path, ReportID, ProjectID, Bytes, SHA256, LatencyMs
 	evUnchanged  = "unchanged"   // Path: content identical to what was published
+	evRenamed    = "renamed"     // Path, From, ReportID: a published file moved within the folders
 	evQueued     = "queued"      // Path: held while the server is unreachable
 	evRetry      = "retry"       // Path, Attempt, RetryIn, Error
 	evRejected   = "rejected"    // Path, Attempt, Error: the server refused the file
@@ -119,6 +121,9 @@ func textLine(e Event) string {
 	}
 	if e.To != "" {
 		add("to", e.To)
+	}
+	if e.From != "" {
+		add("from", e.From)
 	}
 	if e.Message != "" {
 		b.WriteString(" " + e.Message)

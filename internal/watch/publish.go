@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
@@ -44,6 +45,45 @@ type publisher struct {
 	projects *projects
 	log      *eventLog
 	now      func() time.Time
+	renames  renames
+	moveMu   sync.Mutex // serialises takeOver
+}
+
+// renames remembers paths that fsnotify reported renamed away, so that a
+// published file showing up under a new name is recognised as moved.
+type renames struct {
+	mu    sync.Mutex
+	paths map[string]time.Time
+}
+
+const renameMemory = 10 * time.Minute
+
+func (r *renames) note(path string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.paths == nil {
+		r.paths = map[string]time.Time{}
+	}
+	for p, at := range r.paths {
+		if now.Sub(at) > renameMemory {
+			delete(r.paths, p)
+		}
+	}
+	r.paths[path] = now
+}
+
+// renamedAway reports whether path, or a folder above it, was renamed away.
+func (r *renames) renamedAway(path string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := path; ; p = filepath.Dir(p) {
+		if at, ok := r.paths[p]; ok && now.Sub(at) <= renameMemory {
+			return true
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return false
+		}
+	}
 }
 
 func (p *publisher) publish(ctx context.Context, j job) result {
@@ -92,6 +132,20 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		p.afterSuccess(path)
 		return result{path: path, kind: resDone, stat: st}
 	}
+	projectID, err := p.projects.forFile(ctx, path)
+	if err != nil {
+		return p.failed(path, st, classify(err), err)
+	}
+	if !hasPrev {
+		// Renamed or moved within the watched folders (a folder renamed, a
+		// file tidied into a subfolder): the same content in the same
+		// project is the same report.
+		if from, rec, ok := p.takeOver(path, sum, projectID, st); ok {
+			p.log.emit(Event{Event: evRenamed, Path: path, From: from, ReportID: rec.ReportID})
+			p.renameReport(ctx, path, from, rec.ReportID)
+			return result{path: path, kind: resDone, stat: st}
+		}
+	}
 	if q, ok := p.store.queuedRec(path); ok && q.Uploading != nil {
 		// An earlier upload's outcome is unknown: find it before sending
 		// the file again.
@@ -104,10 +158,6 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		}
 	}
 
-	projectID, err := p.projects.forFile(ctx, path)
-	if err != nil {
-		return p.failed(path, st, classify(err), err)
-	}
 	typ, _ := report.TypeOfName(path)
 	mark := uploading{SHA256: sum, Size: st.size, ProjectID: projectID, Started: p.now()}
 	if hasPrev {
@@ -167,6 +217,53 @@ func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Rep
 		p.afterSuccess(path)
 	}
 	return result{path: path, kind: kind, stat: stat{size: size, mtime: st.mtime}, published: true}
+}
+
+// takeOver finds a published file with this content in this project that
+// was renamed away (it, or a folder above it) in the last renameMemory, and
+// moves its record to path. A deleted file, a copy, or the same content
+// written anew is not a move, and neither is the watcher's own
+// --on-success move. Workers take records over one at a time, so that files
+// with equal content pair up one to one.
+func (p *publisher) takeOver(path, sum string, projectID int64, st stat) (string, published, bool) {
+	if p.opts.onSuccess.kind != "keep" {
+		return "", published{}, false
+	}
+	p.moveMu.Lock()
+	defer p.moveMu.Unlock()
+	for _, from := range p.store.pathsWithSHA(sum) {
+		if from == path || !p.renames.renamedAway(from, p.now()) {
+			continue
+		}
+		if a, _ := report.TypeOfName(from); a != typeOf(path) {
+			continue // notes.md → notes.html is a new report of another type
+		}
+		if _, err := os.Lstat(from); !errors.Is(err, fs.ErrNotExist) {
+			continue // back again: this is a copy, published on its own
+		}
+		if rec, ok := p.store.published(from); !ok || rec.ProjectID != projectID {
+			continue
+		}
+		if rec, err := p.store.moved(from, path, st.size, st.mtime); err == nil {
+			return from, rec, true
+		}
+	}
+	return "", published{}, false
+}
+
+func typeOf(path string) report.FileType { t, _ := report.TypeOfName(path); return t }
+
+// renameReport gives the report the file's new name, so that the server
+// lists what the folder holds. A failure is only a warning: the content,
+// which is what was published, is unchanged.
+func (p *publisher) renameReport(ctx context.Context, path, from string, id int64) {
+	name := filepath.Base(path)
+	if name == filepath.Base(from) {
+		return
+	}
+	if _, err := p.svc.UpdateReport(ctx, id, report.ReportUpdate{FileName: &name}); err != nil {
+		p.log.emit(Event{Event: evWarning, Path: path, ReportID: id, Message: "could not rename the report", Error: err.Error()})
+	}
 }
 
 // deleteOld removes the report that --replace superseded. It runs only after

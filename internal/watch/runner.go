@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,8 @@ type runner struct {
 	readyQ   []job                // finished, waiting for a free worker
 	retries  map[string]retryWait // waiting for a backoff or for the server
 	seenCh   chan string          // to the persister: new files for the queue bucket
+	watched  map[string]bool      // folders with a watch
+	recheck  map[string]time.Time // new folders to watch (and scan) again, see event
 
 	announce bool // log each folder as it is watched
 	fallback bool // some folder could not be watched: rescan often
@@ -61,6 +64,7 @@ func newRunner(o *options, svc report.Service, st *store, flt *filter, log *even
 	r := &runner{
 		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
 		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
+		watched: map[string]bool{}, recheck: map[string]time.Time{},
 	}
 	r.pub = &publisher{opts: o, svc: svc, store: st, projects: &projects{svc: svc, opts: o}, log: log, now: time.Now}
 	return r
@@ -223,6 +227,12 @@ func (r *runner) event(ev fsnotify.Event) {
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		// The name is gone (a rename's new name arrives as a Create).
 		r.tracker.forget(path)
+		if ev.Has(fsnotify.Rename) {
+			r.pub.renames.note(path, now)
+		}
+		if r.watched[path] {
+			r.unwatched(path)
+		}
 		return
 	case ev.Has(fsnotify.Create):
 		fi, err := os.Lstat(path)
@@ -234,6 +244,11 @@ func (r *runner) event(ev fsnotify.Event) {
 				// Files created before the watch was added sent no
 				// events: the scan in addTree finds them.
 				r.addTree(root, path, offerFiles)
+				// A folder renamed inside the tree arrives here under its
+				// new name while fsnotify is still dropping the watch of
+				// its old name (IN_MOVE_SELF), which may take ours with
+				// it. Watch and scan it once more a moment later.
+				r.recheck[path] = now.Add(recheckAfter)
 			}
 			return
 		}
@@ -281,6 +296,15 @@ func (r *runner) tick(ctx context.Context, probeRes chan<- error) {
 		// can queue a second job for it while it waits for a worker.
 		r.inflight[rd.path] = true
 		r.readyQ = append(r.readyQ, job{rd})
+	}
+	for path, at := range r.recheck {
+		if now.Before(at) {
+			continue
+		}
+		delete(r.recheck, path)
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			r.addTree(r.opts.rootOf(path), path, offerFiles)
+		}
 	}
 	for path, w := range r.retries {
 		if (w.fail == unreachable && r.down) || now.Before(w.due) {
@@ -403,4 +427,16 @@ wait:
 		return exitcode.With(exitcode.NoMatch, errors.New("no report files found (--allow-empty makes this a success)"))
 	}
 	return nil
+}
+
+const recheckAfter = 250 * time.Millisecond
+
+// unwatched forgets dir and the folders below it: their watches went with
+// a rename or removal, and a folder coming back under that name is new.
+func (r *runner) unwatched(dir string) {
+	for p := range r.watched {
+		if p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			delete(r.watched, p)
+		}
+	}
 }

@@ -61,9 +61,10 @@ func (r *runner) watch(dir string) {
 	}
 	err := r.fsw.Add(dir)
 	if err == nil {
-		if r.announce {
+		if r.announce && !r.watched[dir] {
 			r.log.emit(Event{Event: evWatching, Dir: dir})
 		}
+		r.watched[dir] = true
 		return
 	}
 	switch {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ var (
 	bucketQueue     = []byte("queue")     // seen but not yet published, so an outage or a restart loses nothing
 	bucketFailed    = []byte("failed")    // rejected --max-attempts times; retried only when the content changes
 	bucketDeletes   = []byte("deletes")   // --replace deletions still owed to the server
+	bucketBySHA     = []byte("bysha")     // sha256 + "\x00" + path → "": finds a published file that moved
 )
 
 const schemaVersion = "1"
@@ -85,6 +87,12 @@ func openStore(path string, lockWait time.Duration) (*store, error) {
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketPublished, bucketQueue, bucketFailed, bucketDeletes} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		if tx.Bucket(bucketBySHA) == nil {
+			// Added after schema 1 shipped: build it from the records.
+			if err := rebuildBySHA(tx); err != nil {
 				return err
 			}
 		}
@@ -168,6 +176,12 @@ func (s *store) fileStats() map[string]stat {
 // commit (and its fsync); the function is idempotent as Batch requires.
 func (s *store) markPublished(path string, rec published) error {
 	return s.db.Batch(func(tx *bolt.Tx) error {
+		if old, ok := getJSON[published](tx, bucketPublished, path); ok {
+			_ = tx.Bucket(bucketBySHA).Delete(shaKey(old.SHA256, path))
+		}
+		if err := tx.Bucket(bucketBySHA).Put(shaKey(rec.SHA256, path), []byte{}); err != nil {
+			return err
+		}
 		if err := putJSON(tx, bucketPublished, path, rec); err != nil {
 			return err
 		}
@@ -303,3 +317,55 @@ func (s *store) owedDeletes() []int64 {
 
 // stat is the cheap identity of a file's version: size and mtime in ns.
 type stat struct{ size, mtime int64 }
+
+func shaKey(sum, path string) []byte { return []byte(sum + "\x00" + path) }
+
+func rebuildBySHA(tx *bolt.Tx) error {
+	idx, err := tx.CreateBucket(bucketBySHA)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketPublished).ForEach(func(k, v []byte) error {
+		var rec published
+		if json.Unmarshal(v, &rec) != nil {
+			return nil
+		}
+		return idx.Put(shaKey(rec.SHA256, string(k)), []byte{})
+	})
+}
+
+// pathsWithSHA lists the published paths whose content hashes to sum.
+func (s *store) pathsWithSHA(sum string) []string {
+	var out []string
+	prefix := []byte(sum + "\x00")
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketBySHA).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			out = append(out, string(k[len(prefix):]))
+		}
+		return nil
+	})
+	return out
+}
+
+// moved re-keys the record of a published file that was renamed or moved
+// within the watched folders, so that it is not published again.
+func (s *store) moved(from, to string, size, mtime int64) (published, error) {
+	var rec published
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		r, ok := getJSON[published](tx, bucketPublished, from)
+		if !ok {
+			return fmt.Errorf("no record of %s", from)
+		}
+		_ = tx.Bucket(bucketPublished).Delete([]byte(from))
+		_ = tx.Bucket(bucketBySHA).Delete(shaKey(r.SHA256, from))
+		r.Size, r.MTime = size, mtime
+		rec = r
+		if err := tx.Bucket(bucketBySHA).Put(shaKey(r.SHA256, to), []byte{}); err != nil {
+			return err
+		}
+		_ = tx.Bucket(bucketQueue).Delete([]byte(to))
+		return putJSON(tx, bucketPublished, to, r)
+	})
+	return rec, err
+}

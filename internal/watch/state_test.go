@@ -76,3 +76,32 @@ func TestStoreSecondWatcherFailsFast(t *testing.T) {
 		t.Fatalf("second open: %v, want an in-use error", err)
 	}
 }
+
+func TestStoreSHAIndexFollowsMoves(t *testing.T) {
+	s, err := openStore(filepath.Join(t.TempDir(), "state.db"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	_ = s.markPublished("/d/a.md", published{SHA256: "aaa", ReportID: 1})
+	_ = s.markPublished("/d/b.md", published{SHA256: "aaa", ReportID: 2})
+	_ = s.markPublished("/d/c.md", published{SHA256: "ccc", ReportID: 3})
+	// New content for b: its old hash no longer points at it.
+	_ = s.markPublished("/d/b.md", published{SHA256: "bbb", ReportID: 4})
+	if got := s.pathsWithSHA("aaa"); len(got) != 1 || got[0] != "/d/a.md" {
+		t.Fatalf("aaa → %v, want [/d/a.md]", got)
+	}
+	rec, err := s.moved("/d/a.md", "/d/sub/a.md", 5, 6)
+	if err != nil || rec.ReportID != 1 || rec.Size != 5 {
+		t.Fatalf("moved = %+v, %v", rec, err)
+	}
+	if got := s.pathsWithSHA("aaa"); len(got) != 1 || got[0] != "/d/sub/a.md" {
+		t.Fatalf("after the move aaa → %v", got)
+	}
+	if _, ok := s.published("/d/a.md"); ok {
+		t.Fatal("the old path kept its record")
+	}
+	if _, err := s.moved("/d/a.md", "/d/x.md", 1, 1); err == nil {
+		t.Fatal("a record was taken over twice")
+	}
+}
