@@ -165,7 +165,10 @@ func run(parent context.Context, deps Deps, o *options) error {
 	if id, err := strconv.ParseInt(o.project, 10, 64); err == nil && !o.projectFromDir {
 		// A wrong --project would otherwise fail every file, one by one;
 		// an unreachable server is fine here (files queue until it is back).
-		if _, err := svc.GetProject(parent, id); report.IsKind(err, report.NotFound) {
+		cctx, cancel := context.WithTimeout(parent, 3*time.Second)
+		_, err := svc.GetProject(cctx, id)
+		cancel()
+		if report.IsKind(err, report.NotFound) {
 			return exitcode.With(exitcode.Failed, fmt.Errorf("--project %d: no such project", id))
 		}
 	}
