@@ -120,9 +120,6 @@ func run(settle time.Duration, samples, files, size, jobs int, server string) er
 			return err
 		}
 		lat = append(lat, ev.Time.Sub(last))
-		if os.Getenv("BENCH_DEBUG") != "" {
-			fmt.Println("debug", ev.Time.Sub(last), ev.LatencyMs)
-		}
 	}
 	slices.Sort(lat)
 	fmt.Printf("latency, last write -> published (%d files): min %v  median %v  p90 %v  max %v  (median - settle = %v)\n",
