@@ -121,7 +121,7 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	if hasFail && sum == fail.SHA256 {
 		// Given up on, and the content has not changed since.
 		_ = p.store.dequeue(path)
-		return result{path: path, kind: resDone}
+		return result{path: path, kind: resDone, stat: st}
 	}
 	if hasPrev && sum == prev.SHA256 {
 		// Same bytes under a new mtime (touched, re-saved unchanged, copied
