@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // copyBufSize is the unit of the upload copy. Multipart hands out at most
@@ -16,7 +17,7 @@ const copyBufSize = 256 << 10
 
 // copyBufs is how many buffers a large upload cycles through: one being
 // filled from the body while the others are hashed and written.
-const copyBufs = 4
+const copyBufs = 6
 
 // writebackEvery is how much a staged file may hold unflushed before the
 // kernel is asked to start writing it out, so that the fsync at the end
@@ -30,16 +31,18 @@ var errWrite = errors.New("write staged file")
 
 // copyStaged copies src into f, hashing as it goes, and returns the size
 // and the first HeadSize bytes. A body that fits one buffer is handled
-// inline; a larger one is pipelined: this goroutine reads the body while
-// a second one hashes and writes, so SHA-256 and the page-cache copy
-// overlap with receiving instead of adding to it.
+// inline; a larger one is pipelined over three goroutines — this one
+// reads the body, one hashes, one writes — so that SHA-256 and the
+// page-cache copy run beside the socket reads on every core instead of
+// one after another.
 func copyStaged(f *os.File, h hash.Hash, src io.Reader) (int64, []byte, error) {
 	first := bufPool.Get().(*[]byte)
 	m, rerr := fill(src, *first)
 	head := append([]byte(nil), (*first)[:min(m, HeadSize)]...)
 	if rerr != nil {
 		defer bufPool.Put(first)
-		w := stagedWriter{f: f, h: h}
+		h.Write((*first)[:m])
+		w := stagedWriter{f: f}
 		if err := w.write((*first)[:m]); err != nil {
 			return w.n, head, err
 		}
@@ -51,79 +54,101 @@ func copyStaged(f *os.File, h hash.Hash, src io.Reader) (int64, []byte, error) {
 	return pipeline(f, h, src, first, head)
 }
 
+// slot is one buffer in flight; the hasher and the writer each release
+// it once, and the second release gives it back to the reader.
+type slot struct {
+	buf  *[]byte
+	n    int
+	refs atomic.Int32
+}
+
 func pipeline(f *os.File, h hash.Hash, src io.Reader, first *[]byte, head []byte) (int64, []byte, error) {
-	free := make(chan *[]byte, copyBufs)
-	type chunk struct {
-		buf *[]byte
-		n   int
-	}
-	full := make(chan chunk, copyBufs)
-	type result struct {
-		n   int64
-		err error
-	}
-	done := make(chan result, 1)
-	bufs := []*[]byte{first}
-	for range copyBufs - 1 {
-		b := bufPool.Get().(*[]byte)
-		bufs = append(bufs, b)
-		free <- b
+	slots := make([]*slot, copyBufs)
+	free := make(chan *slot, copyBufs)
+	for i := range slots {
+		b := first
+		if i > 0 {
+			b = bufPool.Get().(*[]byte)
+		}
+		slots[i] = &slot{buf: b}
+		free <- slots[i]
 	}
 	defer func() {
-		for _, b := range bufs {
-			bufPool.Put(b)
+		for _, sl := range slots {
+			bufPool.Put(sl.buf)
 		}
 	}()
-	var failed sync.Once
+	release := func(sl *slot) {
+		if sl.refs.Add(-1) == 0 {
+			free <- sl
+		}
+	}
+	toHash := make(chan *slot, copyBufs)
+	toWrite := make(chan *slot, copyBufs)
 	stop := make(chan struct{})
-	go func() {
-		w := stagedWriter{f: f, h: h}
-		var err error
-		for c := range full {
-			if err == nil {
-				if err = w.write((*c.buf)[:c.n]); err != nil {
-					failed.Do(func() { close(stop) })
+	var (
+		wg       sync.WaitGroup
+		stopOnce sync.Once
+		w        = stagedWriter{f: f}
+		werr     error
+	)
+	wg.Go(func() {
+		for sl := range toHash {
+			h.Write((*sl.buf)[:sl.n])
+			release(sl)
+		}
+	})
+	wg.Go(func() {
+		for sl := range toWrite {
+			if werr == nil {
+				if werr = w.write((*sl.buf)[:sl.n]); werr != nil {
+					stopOnce.Do(func() { close(stop) })
 				}
 			}
-			free <- c.buf
+			release(sl)
 		}
-		done <- result{w.n, err}
-	}()
-	full <- chunk{first, copyBufSize}
+	})
+	send := func(sl *slot, n int) {
+		sl.n = n
+		sl.refs.Store(2)
+		toHash <- sl
+		toWrite <- sl
+	}
+	send(<-free, copyBufSize) // the first buffer is already full
 	var rerr error
 	for rerr == nil {
-		var b *[]byte
+		var sl *slot
 		select {
-		case b = <-free:
+		case sl = <-free:
 		case <-stop:
 			rerr = errStopped
 			continue
 		}
 		var m int
-		m, rerr = fill(src, *b)
+		m, rerr = fill(src, *sl.buf)
 		if m > 0 {
-			full <- chunk{b, m}
+			send(sl, m)
 		} else {
-			free <- b
+			free <- sl
 		}
 	}
-	close(full)
-	res := <-done
-	if res.err != nil {
-		return res.n, head, res.err
+	close(toHash)
+	close(toWrite)
+	wg.Wait()
+	if werr != nil {
+		return w.n, head, werr
 	}
 	if rerr == io.EOF {
 		rerr = nil
 	}
-	return res.n, head, rerr
+	return w.n, head, rerr
 }
 
 var errStopped = errors.New("stopped")
 
-// stagedWriter hashes and writes chunks, starting writeback as it goes.
+// stagedWriter writes chunks, starting writeback as it goes.
 type stagedWriter struct {
 	f          *os.File
-	h          hash.Hash
 	n, flushed int64
 }
 
@@ -131,7 +156,6 @@ func (w *stagedWriter) write(chunk []byte) error {
 	if len(chunk) == 0 {
 		return nil
 	}
-	w.h.Write(chunk)
 	if _, err := w.f.Write(chunk); err != nil {
 		return fmt.Errorf("%w: %w", errWrite, err)
 	}
