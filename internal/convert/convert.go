@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -297,7 +298,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: true}
+	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: mayDraw(src)}
 	if job.Type == report.MD {
 		if src, err = renderMarkdown(src); err != nil {
 			return report.Wrap(report.Conversion, err, "cannot render the Markdown")
@@ -383,3 +384,11 @@ func makeWorkDir() (string, error) {
 	dir := filepath.Join(tmp, fmt.Sprintf("reportd-convert-%d-%d", os.Getpid(), workSeq.Add(1)))
 	return dir, os.MkdirAll(dir, 0o700)
 }
+
+// scriptMarker finds what can run script in HTML: a script element or an
+// inline event handler attribute (onload=, onerror=, ...).
+var scriptMarker = regexp.MustCompile(`(?i)<script|\son[a-z]+\s*=`)
+
+// mayDraw reports whether an HTML document can change after load: only a
+// script can, so a page without one prints without the settle round trip.
+func mayDraw(doc []byte) bool { return scriptMarker.Match(doc) }
