@@ -180,7 +180,7 @@ func (r *results) serveTable(b *strings.Builder, sz sizes, verdict func(bool, st
 	if len(r.Serve) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "### Serving next to nginx\n\n`wrk -t%d -c%d --latency` for %v per run on the same stored file; nginx with Debian's stock settings (sendfile, tcp_nopush, access log, a worker per core). Each server ran %d times, alternating with the others; the best run of each is shown.\n\n", wrkThreads, wrkConns, sz.WrkFor, serveRounds)
+	fmt.Fprintf(b, "### Serving next to nginx\n\n`wrk -t%d -c%d --latency` for %v per run on the same stored file; nginx with Debian's stock settings (sendfile, tcp_nopush, access log, a worker per core). After a 1 s warm-up of every URL, each server ran %d times, alternating with the others; the best run of each is shown.\n\n", wrkThreads, wrkConns, sz.WrkFor, serveRounds)
 	b.WriteString("| File | Server | Requests/s | MiB/s | p50 | p99 | vs nginx |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Serve {
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %s | %s | %.2fx |\n", s.File, s.Server, s.RPS, s.RPS*float64(s.Size)/(1<<20), s.P50, s.P99, s.Ratio)
