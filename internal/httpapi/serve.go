@@ -40,11 +40,16 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, f
 	http.ServeContent(w, r, "", fi.ModTime(), f)
 }
 
+// etagOf names the representation: the content and the file type, since a
+// PUT that changes only fileType changes the preview's Content-Type and the
+// PDF engine (html and md print differently), and a client revalidating with
+// the old tag must not get 304 for bytes that are no longer served.
 func etagOf(rec report.ReportRecord) string {
-	if len(rec.SHA256) >= 32 {
-		return rec.SHA256[:32]
+	sum := rec.SHA256
+	if len(sum) >= 32 {
+		sum = sum[:32]
 	}
-	return rec.SHA256
+	return sum + "-" + string(rec.FileType)
 }
 
 func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
