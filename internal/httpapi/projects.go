@@ -25,18 +25,6 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	p, err := s.svc.GetProject(r.Context(), id)
-	if err == nil {
-		writeJSON(w, http.StatusOK, p)
-	}
-	return err
-}
-
 // projectCreateBody mirrors report.ProjectCreate with raw fields, so that a
 // wrong type names the field instead of failing the whole decode obscurely.
 type projectCreateBody struct {
@@ -117,18 +105,6 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, p)
 	}
 	return err
-}
-
-func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := s.svc.DeleteProject(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 func isMultipart(r *http.Request) bool {

@@ -27,18 +27,6 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-func (s *Server) getReport(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	rep, err := s.svc.GetReport(r.Context(), id)
-	if err == nil {
-		writeJSON(w, http.StatusOK, rep)
-	}
-	return err
-}
-
 // uploadReport streams the parts in whatever order they come: the file
 // goes straight to a temp file, the small fields are collected, and the
 // upload is validated and committed once the body has been read.
@@ -142,16 +130,4 @@ func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, rep)
 	}
 	return err
-}
-
-func (s *Server) deleteReport(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := s.svc.DeleteReport(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }

@@ -3,6 +3,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"path"
@@ -116,16 +117,16 @@ func (s *Server) routes() {
 	h := s.handle
 	h("GET", "/api/projects", s.listProjects)
 	h("POST", "/api/projects", s.createProject)
-	h("GET", "/api/projects/{id}", s.getProject)
+	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
-	h("DELETE", "/api/projects/{id}", s.deleteProject)
+	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
 
 	h("GET", "/api/reports/ping", s.ping)
 	h("GET", "/api/reports", s.listReports)
 	h("POST", "/api/reports", s.uploadReport)
-	h("GET", "/api/reports/{id}", s.getReport)
+	h("GET", "/api/reports/{id}", getByID(s.svc.GetReport))
 	h("PUT", "/api/reports/{id}", s.updateReport)
-	h("DELETE", "/api/reports/{id}", s.deleteReport)
+	h("DELETE", "/api/reports/{id}", deleteByID(s.svc.DeleteReport))
 	h("GET", "/api/reports/{id}/preview", s.preview)
 	h("GET", "/api/reports/{id}/download", s.download)
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
@@ -165,6 +166,36 @@ func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
 	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+}
+
+// getByID answers GET .../{id} with what get returns for the id.
+func getByID[T any](get func(context.Context, int64) (T, error)) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		v, err := get(r.Context(), id)
+		if err == nil {
+			writeJSON(w, http.StatusOK, v)
+		}
+		return err
+	}
+}
+
+// deleteByID answers DELETE .../{id} with 204 once del succeeds.
+func deleteByID(del func(context.Context, int64) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		if err := del(r.Context(), id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
 }
 
 // pathID parses the {id} segment.
