@@ -11,11 +11,11 @@ import (
 // re-add, so the runner re-adds it a moment later.
 func TestRecursiveRenamedFolderStaysWatched(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	want := map[string][]byte{"first.md": write(t, filepath.Join(dir, "sub", "first.md"), "first\n")}
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--recursive")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--recursive")...)
 	w.ev.waitEvent(t, evPublished, 1)
 	w.ev.waitEvent(t, evIdle, 1)
 	for i, name := range []string{"renamed", "again", "third"} {
@@ -39,13 +39,13 @@ func TestRecursiveRenamedFolderStaysWatched(t *testing.T) {
 // written anew after a delete, or copied, is a new one.
 func TestRenameVersusDeleteAndCopy(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	same := "# the same bytes\n"
 	write(t, filepath.Join(dir, "draft.md"), same)
 	write(t, filepath.Join(dir, "gone.md"), same)
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project)...)
 	w.ev.waitEvent(t, evPublished, 2)
 	w.ev.waitEvent(t, evIdle, 1)
 

@@ -22,10 +22,10 @@ func watchArgs(dir, state string, project int64, extra ...string) []string {
 
 func TestSlowWriterIsPublishedOnceWithFullContent(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--settle", "1s")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--settle", "1s")...)
 	w.ev.waitEvent(t, evIdle, 1)
 
 	// Two writers over ~3s: one keeps the file open, one appends and closes
@@ -60,10 +60,10 @@ func TestSlowWriterIsPublishedOnceWithFullContent(t *testing.T) {
 // is not finished: /proc shows it open for writing.
 func TestWriterPausingPastSettleWithFileOpen(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project)...)
 	w.ev.waitEvent(t, evIdle, 1)
 
 	f, err := os.Create(filepath.Join(dir, "paused.html"))
@@ -88,10 +88,10 @@ func TestWriterPausingPastSettleWithFileOpen(t *testing.T) {
 
 func TestBurstOf500IsPublishedExactlyOnce(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "-j", "4")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "-j", "4")...)
 	w.ev.waitEvent(t, evIdle, 1)
 
 	want := map[string][]byte{}
@@ -109,7 +109,7 @@ func TestBurstOf500IsPublishedExactlyOnce(t *testing.T) {
 
 func TestRestartPublishesNothingAgain(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	want := map[string][]byte{}
@@ -117,7 +117,7 @@ func TestRestartPublishesNothingAgain(t *testing.T) {
 		name := fmt.Sprintf("r%d.md", i)
 		want[name] = write(t, filepath.Join(dir, name), fmt.Sprintf("report %d\n", i))
 	}
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project)...)
 	w.ev.waitEvent(t, evPublished, 5)
 	w.ev.waitEvent(t, evIdle, 1)
 	w.stop(t)
@@ -127,7 +127,7 @@ func TestRestartPublishesNothingAgain(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "r0.md"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	w2 := startWatch(t, shared.url(), watchArgs(dir, state, project)...)
+	w2 := startWatch(t, shared.URL(), watchArgs(dir, state, project)...)
 	w2.ev.waitEvent(t, evIdle, 1)
 	w2.stop(t)
 	if n := w2.ev.count(evPublished); n != 0 {
@@ -136,19 +136,19 @@ func TestRestartPublishesNothingAgain(t *testing.T) {
 	assertPublished(t, shared, svc, project, want)
 
 	// The same through --once.
-	if err, ev := runOnce(t, shared.url(), watchArgs(dir, state, project)...); err != nil || ev.count(evPublished) != 0 {
+	if err, ev := runOnce(t, shared.URL(), watchArgs(dir, state, project)...); err != nil || ev.count(evPublished) != 0 {
 		t.Fatalf("--once after a restart: %v, %d published", err, ev.count(evPublished))
 	}
 }
 
 func TestChangedContentIsPublishedAgainAndReplaced(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	path := filepath.Join(dir, "weekly.md")
 	write(t, path, "v1\n")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--replace")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--replace")...)
 	w.ev.waitEvent(t, evPublished, 1)
 	first := reports(t, svc, project)["weekly.md"][0].ID
 
@@ -164,16 +164,16 @@ func TestChangedContentIsPublishedAgainAndReplaced(t *testing.T) {
 
 func TestServerOutageQueuesAndPublishesAfterRecovery(t *testing.T) {
 	t.Parallel()
-	addr, data := freeAddr(), t.TempDir()
-	d := startDaemon(t, addr, data)
-	svc := newClient(t, d.url())
+	data := t.TempDir()
+	d := startDaemon(t, "", data)
+	svc := newClient(t, d.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	want := map[string][]byte{"before.md": write(t, filepath.Join(dir, "before.md"), "before the outage\n")}
 
-	w := startWatch(t, d.url(), watchArgs(dir, state, project)...)
+	w := startWatch(t, d.URL(), watchArgs(dir, state, project)...)
 	w.ev.waitEvent(t, evPublished, 1)
-	d.stop()
+	d.Stop()
 
 	for i := range 4 {
 		name := fmt.Sprintf("during-%d.md", i)
@@ -185,10 +185,10 @@ func TestServerOutageQueuesAndPublishesAfterRecovery(t *testing.T) {
 	// The queue survives a restart of the watcher, even with
 	// --initial-scan=skip: queued files are not "already there".
 	w.stop(t)
-	w2 := startWatch(t, d.url(), watchArgs(dir, state, project, "--initial-scan", "skip")...)
+	w2 := startWatch(t, d.URL(), watchArgs(dir, state, project, "--initial-scan", "skip")...)
 	w2.ev.waitEvent(t, evQueued, 4)
 
-	d2 := startDaemon(t, addr, data)
+	d2 := startDaemon(t, d.Addr, data)
 	w2.ev.waitEvent(t, evServerUp, 1)
 	w2.ev.waitEvent(t, evPublished, 4)
 	w2.ev.waitEvent(t, evIdle, 1)
@@ -197,11 +197,11 @@ func TestServerOutageQueuesAndPublishesAfterRecovery(t *testing.T) {
 
 func TestTempFileThenRenameAndMoveIn(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	outside := t.TempDir()
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project)...)
 	w.ev.waitEvent(t, evIdle, 1)
 
 	// An editor's atomic save: a temp file written slowly, then renamed.
@@ -233,11 +233,11 @@ func TestTempFileThenRenameAndMoveIn(t *testing.T) {
 
 func TestIgnoredNamesStayUnpublished(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	done := filepath.Join(dir, "done")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--recursive", "--exclude", "*.draft.md", "--on-success", "move:"+done)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--recursive", "--exclude", "*.draft.md", "--on-success", "move:"+done)...)
 	w.ev.waitEvent(t, evIdle, 1)
 	for _, name := range []string{".hidden.md", "a.md.swp", "a.md~", ".#a.md", "a.tmp", "a.md.part",
 		"a.pdf.crdownload", "~$deck.pptx", "notes.txt", "x.draft.md", ".git/inside.md", "sub/.cache/c.md"} {
@@ -255,10 +255,10 @@ func TestIgnoredNamesStayUnpublished(t *testing.T) {
 
 func TestRecursiveWatchOfFolderCreatedAfterStart(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--recursive")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--recursive")...)
 	w.ev.waitEvent(t, evIdle, 1)
 
 	// Created with its files at once: they predate the folder's watch.
@@ -276,11 +276,11 @@ func TestRecursiveWatchOfFolderCreatedAfterStart(t *testing.T) {
 
 func TestProjectFromDir(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	name := fmt.Sprintf("fromdir-%d", time.Now().UnixNano())
 	want := write(t, filepath.Join(dir, name, "r.md"), "in a project folder\n")
-	err, ev := runOnce(t, shared.url(), dir, "--project-from-dir", "--create-project", "--state", state, "--settle", testSettle)
+	err, ev := runOnce(t, shared.URL(), dir, "--project-from-dir", "--create-project", "--state", state, "--settle", testSettle)
 	if err != nil {
 		t.Fatalf("--once: %v\n%s", err, ev)
 	}
@@ -301,11 +301,11 @@ func TestProjectFromDir(t *testing.T) {
 // later rescans, until they change.
 func TestInitialScanSkip(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	write(t, filepath.Join(dir, "old.md"), "there before\n")
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--initial-scan", "skip", "--rescan-interval", "200ms")...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--initial-scan", "skip", "--rescan-interval", "200ms")...)
 	w.ev.waitEvent(t, evIdle, 1)
 	want := map[string][]byte{"new.md": write(t, filepath.Join(dir, "new.md"), "new\n")}
 	w.ev.waitEvent(t, evPublished, 1)
@@ -323,15 +323,15 @@ func TestInitialScanSkip(t *testing.T) {
 // and moving) is finished at the next start, without publishing again.
 func TestOnSuccessMoveFinishedAfterRestart(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state, done := t.TempDir(), filepath.Join(t.TempDir(), "state.db"), t.TempDir()
 	want := map[string][]byte{"a.md": write(t, filepath.Join(dir, "a.md"), "# a\n")}
 	// Published with keep: the file stays, as after a crash before the move.
-	if err, _ := runOnce(t, shared.url(), watchArgs(dir, state, project)...); err != nil {
+	if err, _ := runOnce(t, shared.URL(), watchArgs(dir, state, project)...); err != nil {
 		t.Fatal(err)
 	}
-	w := startWatch(t, shared.url(), watchArgs(dir, state, project, "--on-success", "move:"+done)...)
+	w := startWatch(t, shared.URL(), watchArgs(dir, state, project, "--on-success", "move:"+done)...)
 	w.ev.waitEvent(t, evMoved, 1)
 	w.ev.waitEvent(t, evIdle, 1)
 	if n := w.ev.count(evPublished); n != 0 {

@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +18,7 @@ import (
 
 	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // reportdBin and reportctlBin are the real binaries, built once for the
@@ -29,14 +27,14 @@ var reportdBin, reportctlBin string
 
 // shared is one daemon for the tests that do not stop it; each test uses
 // its own project so they can run in parallel.
-var shared *daemon
+var shared *testbin.Daemon
 
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "watch-test-")
+	dir, err := testbin.BuildTemp("watch-test-", "reportd", "reportctl")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -44,88 +42,24 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	reportdBin = filepath.Join(dir, "reportd")
 	reportctlBin = filepath.Join(dir, "reportctl")
-	build := exec.Command("go", "build", "-o", dir, "github.com/reportd/reportd/cmd/reportd", "github.com/reportd/reportd/cmd/reportctl")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building reportd and reportctl:", err)
-		return 1
-	}
-	shared, err = launch(freeAddr(), filepath.Join(dir, "shared-data"))
+	shared, err = testbin.Start(reportdBin, daemonOptions("", filepath.Join(dir, "shared-data")))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer shared.stop()
+	defer shared.Stop()
 	return m.Run()
 }
 
-// daemon is a reportd process on loopback.
-type daemon struct {
-	addr, dataDir string
-	cmd           *exec.Cmd
-	log           bytes.Buffer
+func daemonOptions(addr, dataDir string) testbin.Options {
+	return testbin.Options{Addr: addr, DataDir: dataDir, Env: append(os.Environ(), "REPORTD_LOG_LEVEL=warn")}
 }
 
-func (d *daemon) url() string { return "http://" + d.addr }
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func launch(addr, dataDir string) (*daemon, error) {
-	d := &daemon{addr: addr, dataDir: dataDir}
-	d.cmd = exec.Command(reportdBin, "serve", "--addr", addr, "--data-dir", dataDir)
-	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
-	d.cmd.Env = append(os.Environ(), "REPORTD_LOG_LEVEL=warn")
-	if err := d.cmd.Start(); err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(d.url() + "/api/reports/ping")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return d, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			d.stop()
-			return nil, fmt.Errorf("reportd did not come up on %s: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func startDaemon(t *testing.T, addr, dataDir string) *daemon {
+// startDaemon runs a daemon of the test's own, on addr ("" for a free
+// port) so that the test can restart it there.
+func startDaemon(t *testing.T, addr, dataDir string) *testbin.Daemon {
 	t.Helper()
-	d, err := launch(addr, dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.stop)
-	return d
-}
-
-// stop ends the daemon gracefully and waits for it.
-func (d *daemon) stop() {
-	if d.cmd.Process == nil || d.cmd.ProcessState != nil {
-		return
-	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = d.cmd.Process.Kill()
-		<-done
-	}
+	return testbin.StartT(t, reportdBin, daemonOptions(addr, dataDir))
 }
 
 func newClient(t testing.TB, url string) report.Service {
@@ -312,7 +246,7 @@ func download(t *testing.T, base string, id int64) []byte {
 
 // assertPublished checks that each named file was published exactly once,
 // with exactly the given content, and that nothing else was.
-func assertPublished(t *testing.T, d *daemon, svc report.Service, project int64, want map[string][]byte) {
+func assertPublished(t *testing.T, d *testbin.Daemon, svc report.Service, project int64, want map[string][]byte) {
 	t.Helper()
 	got := reports(t, svc, project)
 	for name, rs := range got {
@@ -328,7 +262,7 @@ func assertPublished(t *testing.T, d *daemon, svc report.Service, project int64,
 			t.Errorf("%q was not published", name)
 			continue
 		}
-		if b := download(t, d.url(), rs[0].ID); !bytes.Equal(b, content) {
+		if b := download(t, d.URL(), rs[0].ID); !bytes.Equal(b, content) {
 			t.Errorf("%q: server has %d bytes, want the %d written", name, len(b), len(content))
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // upload never reached the server.
 func TestInterruptedUploadIsNotPublishedTwice(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	want := map[string][]byte{
@@ -49,7 +49,7 @@ func TestInterruptedUploadIsNotPublishedTwice(t *testing.T) {
 	}
 	st.close()
 
-	err, ev := runOnce(t, shared.url(), watchArgs(dir, state, project)...)
+	err, ev := runOnce(t, shared.URL(), watchArgs(dir, state, project)...)
 	if err != nil {
 		t.Fatalf("--once: %v\n%s", err, ev)
 	}

@@ -12,14 +12,14 @@ import (
 // status 0 after saving its state, and the next start publishes nothing.
 func TestSIGTERMExitsZeroAndKeepsState(t *testing.T) {
 	t.Parallel()
-	svc := newClient(t, shared.url())
+	svc := newClient(t, shared.URL())
 	project := newProject(t, svc)
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state.db")
 	want := map[string][]byte{"a.md": write(t, filepath.Join(dir, "a.md"), "# a\n")}
 
 	start := func() (*exec.Cmd, *events) {
 		ev := &events{}
-		cmd := exec.Command(reportctlBin, "--server", shared.url(), "--json", "watch", dir,
+		cmd := exec.Command(reportctlBin, "--server", shared.URL(), "--json", "watch", dir,
 			"--project", strconv.FormatInt(project, 10), "--state", state, "--settle", testSettle)
 		cmd.Stdout = ev
 		if err := cmd.Start(); err != nil {
