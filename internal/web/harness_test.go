@@ -10,10 +10,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,6 +20,8 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 const chromium = "/usr/bin/chromium-headless-shell"
@@ -37,27 +37,19 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "reportd-web-test-")
+	dir, err := testbin.BuildTemp("reportd-web-test-", "reportd")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
 	reportdBin = filepath.Join(dir, "reportd")
-	build := exec.Command("go", "build", "-o", reportdBin, "github.com/reportd/reportd/cmd/reportd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building reportd:", err)
-		return 1
-	}
 	return m.Run()
 }
 
 // daemon is a running reportd.
 type daemon struct {
 	base string // http://127.0.0.1:port
-	cmd  *exec.Cmd
-	log  *bytes.Buffer
 }
 
 // startDaemon runs reportd with the given config file content.
@@ -69,60 +61,8 @@ func startDaemon(t *testing.T, config string) *daemon {
 	if err := os.WriteFile(conf, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var last error
-	// A free port can be taken between probing and binding; try again then.
-	for range 5 {
-		port, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := &daemon{base: "http://127.0.0.1:" + port, log: &bytes.Buffer{}}
-		d.cmd = exec.Command(reportdBin, "serve", "--config", conf, "--addr", "127.0.0.1:"+port, "--data-dir", data)
-		d.cmd.Stdout, d.cmd.Stderr = syncWriter(d.log), syncWriter(d.log)
-		if err := d.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- d.cmd.Wait() }()
-		if last = d.waitReady(exited); last == nil {
-			t.Cleanup(func() {
-				d.cmd.Process.Signal(os.Interrupt)
-				select {
-				case <-exited:
-				case <-time.After(30 * time.Second):
-					d.cmd.Process.Kill()
-					<-exited
-				}
-				if t.Failed() {
-					t.Logf("reportd log:\n%s", d.log)
-				}
-			})
-			return d
-		}
-		d.cmd.Process.Kill()
-	}
-	t.Fatalf("reportd did not start: %v", last)
-	return nil
-}
-
-func (d *daemon) waitReady(exited chan error) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("reportd exited: %v\n%s", err, d.log)
-		default:
-		}
-		res, err := http.Get(d.base + "/api/reports/ping")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("no answer from %s", d.base)
+	d := testbin.StartT(t, reportdBin, testbin.Options{DataDir: data, Args: []string{"--config", conf}})
+	return &daemon{base: d.URL()}
 }
 
 // api calls the daemon directly, to set up data or change it behind the
@@ -149,31 +89,6 @@ func (d *daemon) api(t *testing.T, method, path string, body any) map[string]any
 	var out map[string]any
 	json.NewDecoder(res.Body).Decode(&out)
 	return out
-}
-
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port, nil
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
-}
-
-var logMu sync.Mutex
-
-func syncWriter(b *bytes.Buffer) lockedWriter { return lockedWriter{&logMu, b} }
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // browser is one headless Chromium tab plus what its console said.
