@@ -28,7 +28,6 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -36,16 +35,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 var (
@@ -58,23 +57,7 @@ var (
 // drive the same binaries users run.
 func binaries(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "reportctl-e2e-bin-")
-		if buildErr != nil {
-			return
-		}
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		for _, prog := range []string{"reportctl", "reportd"} {
-			cmd := exec.Command(goTool, "build", "-o", filepath.Join(binDir, prog), "github.com/reportd/reportd/cmd/"+prog)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", prog, err, out)
-				return
-			}
-		}
-	})
+	buildOnce.Do(func() { binDir, buildErr = testbin.BuildTemp("reportctl-e2e-bin-", "reportctl", "reportd") })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -144,70 +127,32 @@ type scriptState struct {
 
 func state(ts *testscript.TestScript) *scriptState { return ts.Value(stateKey{}).(*scriptState) }
 
-// daemon is one reportd process on a fixed loopback port, so a restart
-// keeps its address.
+// daemon is one reportd process; a restart keeps its address and data.
 type daemon struct {
 	bin, dataDir string
-	port         int
-	cmd          *exec.Cmd
-	log          bytes.Buffer
-	done         chan struct{}
+	addr         string // "" until the first start picks a free port
+	proc         *testbin.Daemon
 }
 
-func (d *daemon) url() string { return "http://127.0.0.1:" + strconv.Itoa(d.port) }
+func (d *daemon) url() string { return "http://" + d.addr }
 
 func (d *daemon) start(extra []string) error {
-	if d.port == 0 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		d.port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-	}
-	d.cmd = exec.Command(d.bin, "serve", "--addr", "127.0.0.1:"+strconv.Itoa(d.port), "--data-dir", d.dataDir)
-	d.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.dataDir, "REPORTD_LOG_LEVEL=warn",
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.dataDir, "REPORTD_LOG_LEVEL=warn",
 		// Most scripts convert nothing: start Chromium/LibreOffice only when asked.
 		"REPORTD_CONVERT_WARM_ON_START=false"}, extra...)
-	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
-	if err := d.cmd.Start(); err != nil {
+	p, err := testbin.Start(d.bin, testbin.Options{Addr: d.addr, DataDir: d.dataDir, Env: env})
+	if err != nil {
 		return err
 	}
-	d.done = make(chan struct{})
-	go func() { d.cmd.Wait(); close(d.done) }()
-	// Poll the health check; generous limit for a loaded machine.
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-d.done:
-			return fmt.Errorf("reportd exited at start:\n%s", d.log.String())
-		default:
-		}
-		resp, err := http.Get(d.url() + "/api/reports/ping")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	d.stop()
-	return fmt.Errorf("reportd did not answer within 60s:\n%s", d.log.String())
+	d.proc, d.addr = p, p.Addr
+	return nil
 }
 
 func (d *daemon) stop() {
-	if d.cmd == nil || d.cmd.Process == nil {
-		return
+	if d.proc != nil {
+		d.proc.Stop()
+		d.proc = nil
 	}
-	d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-d.done:
-	case <-time.After(30 * time.Second):
-		d.cmd.Process.Kill()
-		<-d.done
-	}
-	d.cmd = nil
 }
 
 func cmdDaemon(ts *testscript.TestScript, neg bool, args []string) {
@@ -486,10 +431,9 @@ func jsonPath(v any, path string) (any, error) {
 
 // deadAddr is a loopback URL nothing listens on.
 func deadAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := testbin.FreeAddr()
 	if err != nil {
 		return "http://127.0.0.1:9"
 	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
+	return "http://" + addr
 }
