@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // waitLong bounds every poll in these tests: generous, because a loaded
@@ -29,9 +31,8 @@ const waitLong = 60 * time.Second
 
 var (
 	binOnce sync.Once
-	binPath string
-	binErr  error
 	binDir  string
+	binErr  error
 )
 
 func TestMain(m *testing.M) {
@@ -46,25 +47,11 @@ func TestMain(m *testing.M) {
 // notify tests need the real process, not the package in-process.
 func reportdBinary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "reportd-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "reportd")
-		// Without -race even under `go test -race`: the process tests measure
-		// what the shipped binary does; the race detector covers the same
-		// code in the in-process tests.
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/reportd/reportd/cmd/reportd")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
+	binOnce.Do(func() { binDir, binErr = testbin.BuildTemp("reportd-bin-", "reportd") })
 	if binErr != nil {
 		t.Fatal(binErr)
 	}
-	return binPath
+	return filepath.Join(binDir, "reportd")
 }
 
 // proc is one reportd process started by a test.
@@ -73,7 +60,7 @@ type proc struct {
 	addr string // host:port it serves on
 	done chan struct{}
 	err  error // Wait's result, after done
-	logs *syncBuffer
+	logs *testbin.Buffer
 }
 
 func (p *proc) url(path string) string { return "http://" + p.addr + path }
@@ -95,7 +82,7 @@ func startCmd(t testing.TB, cmd *exec.Cmd, env ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{}), logs: &syncBuffer{}}
+	p := &proc{cmd: cmd, done: make(chan struct{}), logs: &testbin.Buffer{}}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -165,23 +152,6 @@ func (p *proc) stop(t testing.TB, sig syscall.Signal) error {
 		t.Fatalf("reportd did not exit after %v\n%s", sig, p.logs.String())
 	}
 	return p.err
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // testConfig is the embedded defaults with dataDir, no dashboard, and a
