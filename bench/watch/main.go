@@ -17,23 +17,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testbin"
 	"github.com/reportd/reportd/internal/watch"
 )
 
@@ -245,36 +242,12 @@ func (l *eventLog) waitPath(kind, path string, timeout time.Duration) (watch.Eve
 
 // startReportd builds and runs the daemon on a free loopback port.
 func startReportd(work string) (stop func(), url string, err error) {
-	bin := filepath.Join(work, "reportd")
-	build := exec.Command("go", "build", "-o", bin, "github.com/reportd/reportd/cmd/reportd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, "", fmt.Errorf("building reportd: %w", err)
+	if err := testbin.Build(work, "reportd"); err != nil {
+		return nil, "", err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	d, err := testbin.Start(filepath.Join(work, "reportd"), testbin.Options{DataDir: filepath.Join(work, "data")})
 	if err != nil {
 		return nil, "", err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data-dir", filepath.Join(work, "data"))
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	stop = func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}
-	url = "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if resp, err := http.Get(url + "/api/reports/ping"); err == nil {
-			resp.Body.Close()
-			return stop, url, nil
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, "", fmt.Errorf("reportd did not start on %s", addr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return d.Stop, d.URL(), nil
 }
