@@ -47,28 +47,13 @@ import (
 	"github.com/reportd/reportd/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
-// binaries builds reportctl and reportd once per test process: the tests
+// bins are reportctl and reportd, built once per test process: the tests
 // drive the same binaries users run.
-func binaries(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() { binDir, buildErr = testbin.BuildTemp("reportctl-e2e-bin-", "reportctl", "reportd") })
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binDir
-}
+var bins = testbin.NewLazy("reportctl-e2e-bin-", "reportctl", "reportd")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
@@ -76,7 +61,7 @@ func TestScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds and runs the binaries")
 	}
-	bin := binaries(t)
+	bin := bins.Dir(t)
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +83,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Defer(d.stop)
-			env.Values[stateKey{}] = &scriptState{daemon: d}
+			env.Values[stateKey{}] = &scriptState{bin: bin, daemon: d}
 			env.Setenv("SERVER", d.url())
 			env.Setenv("REPORTCTL_SERVER", d.url())
 			env.Setenv("DEAD", deadAddr())
@@ -119,8 +104,9 @@ func TestScripts(t *testing.T) {
 
 type stateKey struct{}
 
-// scriptState is one script's daemon and proxy.
+// scriptState is one script's binaries, daemon and proxy.
 type scriptState struct {
+	bin    string // directory of reportctl and reportd
 	daemon *daemon
 	proxy  *faultProxy
 }
@@ -331,7 +317,7 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	p := proxyOf(ts)
-	path, err := exec.LookPath(filepath.Join(binDir, args[1]))
+	path, err := exec.LookPath(filepath.Join(state(ts).bin, args[1]))
 	ts.Check(err)
 	cmd := exec.Command(path, args[2:]...)
 	cmd.Env, cmd.Dir = scriptEnv(ts), ts.Getenv("WORK")

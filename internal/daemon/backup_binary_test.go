@@ -29,7 +29,7 @@ func TestBackupRestoreBinary(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "b.tar")
 	run := func(args ...string) string {
-		cmd := exec.Command(reportdBinary(t), args...)
+		cmd := exec.Command(bins.Path(t, "reportd"), args...)
 		cmd.Env = cleanEnv()
 		b, err := cmd.CombinedOutput()
 		if err != nil {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,29 +28,14 @@ import (
 // 2-core CI machine is slow, and never asserted as a duration.
 const waitLong = 60 * time.Second
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
+// bins is cmd/reportd, built once per test run: the crash, signal and
+// notify tests need the real process, not the package in-process.
+var bins = testbin.NewLazy("reportd-bin-", "reportd")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
-}
-
-// reportdBinary builds cmd/reportd once per test run: the crash, signal and
-// notify tests need the real process, not the package in-process.
-func reportdBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() { binDir, binErr = testbin.BuildTemp("reportd-bin-", "reportd") })
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return filepath.Join(binDir, "reportd")
 }
 
 // proc is one reportd process started by a test.
@@ -69,7 +53,7 @@ func (p *proc) url(path string) string { return "http://" + p.addr + path }
 // until it logs its address. env adds variables (KEY=VALUE).
 func startReportd(t testing.TB, dataDir string, env ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(reportdBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	cmd := exec.Command(bins.Path(t, "reportd"), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
 	return startCmd(t, cmd, env...)
 }
 

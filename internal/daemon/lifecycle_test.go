@@ -177,7 +177,7 @@ func TestSocketActivation(t *testing.T) {
 	ln.Close() // f keeps the socket open for the child
 	defer f.Close()
 	// exec keeps the shell's pid, so $$ is the daemon's pid, as LISTEN_PID must be.
-	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ exec "$0" serve --addr 127.0.0.1:1 --data-dir "$1"`, reportdBinary(t), t.TempDir())
+	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ exec "$0" serve --addr 127.0.0.1:1 --data-dir "$1"`, bins.Path(t, "reportd"), t.TempDir())
 	cmd.ExtraFiles = []*os.File{f}
 	p := startCmd(t, cmd, "LISTEN_FDS=1")
 	if p.addr != addr {
