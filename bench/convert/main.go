@@ -91,7 +91,7 @@ func run() error {
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(100 * time.Millisecond):
 			}
 		}
 	}()

@@ -291,31 +291,39 @@ func (c *chromium) shutdown(b *browser) {
 // memory. A replacement starts in the background, ahead of the next job.
 func (c *chromium) release(b *browser, job bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	b.inflight--
 	if job {
 		b.jobs++
 	}
 	reason := ""
 	switch {
-	case b.retired:
-	case !job:
+	case b.retired || !job:
 	case b.jobs >= c.cfg.MaxJobsPerWorker:
 		reason = "jobs"
-	case c.cfg.MaxWorkerRSS > 0 && b.jobs%8 == 0 && treeRSS(b.pid) > c.cfg.MaxWorkerRSS:
-		reason = "memory"
 	}
-	if reason != "" {
-		c.restarts.Add(1)
-		c.met.restarted("chromium", reason)
-		c.log.Info("Chromium replaced", "reason", reason, "jobs", b.jobs)
-		c.retireLocked(b)
-		go c.warm()
-		return
-	}
-	if b.retired && b.inflight == 0 {
+	// Memory is measured every 8th job, outside the lock: reading /proc
+	// takes milliseconds that other jobs should not wait for.
+	measure := reason == "" && job && !b.retired && c.cfg.MaxWorkerRSS > 0 && b.jobs%8 == 0
+	if reason == "" && b.retired && b.inflight == 0 {
 		c.shutdown(b)
 	}
+	c.mu.Unlock()
+	if measure && overMemory(b.pid, c.cfg.MaxWorkerRSS) {
+		reason = "memory"
+	}
+	if reason == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.retired {
+		return
+	}
+	c.restarts.Add(1)
+	c.met.restarted("chromium", reason)
+	c.log.Info("Chromium replaced", "reason", reason, "jobs", b.jobs)
+	c.retireLocked(b)
+	go c.warm()
 }
 
 // ready makes t a live page of browser b.

@@ -308,7 +308,7 @@ func (w *officeWorker) run(j *officeJob) error {
 		w.o.done.Add(1)
 		if w.jobs >= w.o.cfg.MaxJobsPerWorker {
 			w.kill("jobs")
-		} else if max := w.o.cfg.MaxWorkerRSS; max > 0 && treeRSS(w.cmd.Process.Pid) > max {
+		} else if max := w.o.cfg.MaxWorkerRSS; max > 0 && overMemory(w.cmd.Process.Pid, max) {
 			w.kill("memory")
 		}
 		return nil

@@ -7,12 +7,21 @@ import (
 	"syscall"
 )
 
+// overMemory reports whether the process tree of pid uses more than limit
+// bytes. Plain RSS, which is cheap, overcounts shared pages; only when it is
+// over the limit is the exact PSS, which costs more to read, consulted.
+func overMemory(pid int, limit int64) bool {
+	return treeMem(pid, false) > limit && treeMem(pid, true) > limit
+}
+
 // treeRSS returns the memory, in bytes, of pid and all its descendants: a
 // browser or an office suite is several processes. Each process counts its
 // proportional set size (PSS: shared pages split among their users), so
 // Chromium's zygote-forked helpers are not counted many times over; plain
 // RSS is the fallback where smaps_rollup is unavailable.
-func treeRSS(pid int) int64 {
+func treeRSS(pid int) int64 { return treeMem(pid, true) }
+
+func treeMem(pid int, pss bool) int64 {
 	if pid <= 0 {
 		return 0
 	}
@@ -51,8 +60,12 @@ func treeRSS(pid int) int64 {
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if pss := pssOf(p); pss > 0 {
-			total += pss
+		var v int64
+		if pss {
+			v = pssOf(p)
+		}
+		if v > 0 {
+			total += v
 		} else {
 			total += rss[p]
 		}

@@ -5,11 +5,13 @@ package convert
 // worker's helper and soffice). For benchmarks and monitoring.
 func (m *Manager) EngineRSS() map[string]int64 {
 	out := map[string]int64{}
+	pid := 0
 	m.chrome.mu.Lock()
 	if b := m.chrome.cur; b != nil {
-		out["chromium"] = treeRSS(b.pid)
+		pid = b.pid
 	}
 	m.chrome.mu.Unlock()
+	out["chromium"] = treeRSS(pid) // outside the lock: reading /proc takes a while
 	var office int64
 	for _, w := range m.office.workers {
 		office += treeRSS(int(w.pid.Load()))
