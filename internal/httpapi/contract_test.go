@@ -44,6 +44,7 @@ import (
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // The contract test drives every operation of openapi.json against the real
@@ -804,31 +805,18 @@ func TestContractDocumentStatesDecisions(t *testing.T) {
 	}
 }
 
-// reportdBin builds cmd/reportd once per test binary, for the contract run
-// against the shipped daemon (its middleware, metrics and engines included).
-var reportdBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "reportd-contract-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "reportd")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/reportd/reportd/cmd/reportd").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 // newDaemonEnv starts `reportd serve --addr 127.0.0.1:0 --data-dir DIR`
 // exactly as an operator would, and finds its address in the serve file it
 // writes once the listener is bound.
 func newDaemonEnv(t *testing.T) *apiEnv {
 	t.Helper()
-	bin, err := reportdBin()
+	// The shipped daemon: its middleware, metrics and engines included.
+	bins, err := testbin.BuildTemp("reportd-contract-", "reportd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
+	t.Cleanup(func() { os.RemoveAll(bins) })
+	bin := filepath.Join(bins, "reportd")
 	dir := t.TempDir()
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir)
