@@ -3,7 +3,6 @@ package boltstore
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -12,24 +11,10 @@ import (
 // bumpProject adjusts the project's reportCount; NotFound if it is gone, so
 // an upload racing a project delete fails instead of leaving an orphan row.
 func (s *Store) bumpProject(tx *bolt.Tx, id int64, delta int64) error {
-	bk := tx.Bucket(bucketProjects)
-	b := bk.Get(idKey(id))
-	if b == nil {
-		return notFound("project", id)
-	}
-	var row projectRow
-	if err := unmarshalProjectRow(b, &row); err != nil {
-		return err
-	}
-	row.Count += delta
-	if row.Count < 0 {
-		row.Count = 0
-	}
-	nb, err := json.Marshal(row)
-	if err != nil {
-		return err
-	}
-	return bk.Put(idKey(id), nb)
+	_, err := updateProjectRow(tx, id, func(row *projectRow) {
+		row.Count = max(row.Count+delta, 0)
+	})
+	return err
 }
 
 func bumpDay(tx *bolt.Tx, project int64, day string, delta int64) error {

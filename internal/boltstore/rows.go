@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -26,6 +28,26 @@ type reportRow struct {
 	Uploaded int64  `json:"u"`
 	Size     int64  `json:"s"`
 	SHA256   string `json:"h"`
+}
+
+// updateProjectRow reads project id's row, lets change edit it and stores
+// it again, returning the bytes stored; NotFound if there is no such row.
+func updateProjectRow(tx *bolt.Tx, id int64, change func(*projectRow)) ([]byte, error) {
+	bk := tx.Bucket(bucketProjects)
+	b := bk.Get(idKey(id))
+	if b == nil {
+		return nil, notFound("project", id)
+	}
+	var row projectRow
+	if err := unmarshalProjectRow(b, &row); err != nil {
+		return nil, err
+	}
+	change(&row)
+	nb, err := json.Marshal(row)
+	if err != nil {
+		return nil, err
+	}
+	return nb, bk.Put(idKey(id), nb)
 }
 
 func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, error) {

@@ -132,29 +132,18 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 		old *string
 	)
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketProjects)
-		b := bk.Get(idKey(id))
-		if b == nil {
-			return notFound("project", id)
-		}
-		var row projectRow
-		if err := unmarshalProjectRow(b, &row); err != nil {
-			return err
-		}
-		if c.Name != nil {
-			row.Name = *c.Name
-		}
-		if c.Description != nil {
-			row.Description = c.Description
-		}
-		if c.CoverImage != nil {
-			old, row.Cover = row.Cover, c.CoverImage
-		}
-		nb, err := json.Marshal(row)
+		nb, err := updateProjectRow(tx, id, func(row *projectRow) {
+			if c.Name != nil {
+				row.Name = *c.Name
+			}
+			if c.Description != nil {
+				row.Description = c.Description
+			}
+			if c.CoverImage != nil {
+				old, row.Cover = row.Cover, c.CoverImage
+			}
+		})
 		if err != nil {
-			return err
-		}
-		if err := bk.Put(idKey(id), nb); err != nil {
 			return err
 		}
 		p, _, err = s.decodeProject(id, nb)
