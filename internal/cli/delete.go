@@ -30,13 +30,9 @@ func newDeleteCmd(f *Factory, k deleteKind) *cobra.Command {
 		Short:             k.short,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: k.complete,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(k.noun, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID(k.noun, func(cmd *cobra.Command, id int64) error {
 			return deleteRun(cmd.Context(), &deleteOptions{f: f, kind: k, id: id, json: wantJSON(cmd)})
-		},
+		}),
 	}
 }
 

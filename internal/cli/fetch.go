@@ -50,14 +50,10 @@ func newFetchCmd(f *Factory, k fetchKind) *cobra.Command {
 		Long:              k.long,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeReportIDs(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("report", args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID("report", func(cmd *cobra.Command, id int64) error {
 			o.id, o.json = id, wantJSON(cmd)
 			return fetchRun(cmd.Context(), o)
-		},
+		}),
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to `FILE` (a directory: the server's file name inside it; - for stdout)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite an existing file")

@@ -19,13 +19,9 @@ func newProjectsGetCmd(f *Factory) *cobra.Command {
 		Short:             "Show one project",
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeProjectIDs(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("project", args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID("project", func(cmd *cobra.Command, id int64) error {
 			return projectsGetRun(cmd.Context(), &projectsGetOptions{f: f, id: id, json: wantJSON(cmd)})
-		},
+		}),
 	}
 }
 

@@ -27,11 +27,7 @@ func newProjectsUpdateCmd(f *Factory) *cobra.Command {
 the description. --cover uploads a new cover image, replacing the old one.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeProjectIDs(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("project", args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID("project", func(cmd *cobra.Command, id int64) error {
 			o := &projectsUpdateOptions{f: f, id: id, json: wantJSON(cmd)}
 			fl := cmd.Flags()
 			if fl.Changed("name") {
@@ -54,7 +50,7 @@ the description. --cover uploads a new cover image, replacing the old one.`,
 				return usageErrorf("nothing to change: give --name, --description or --cover")
 			}
 			return projectsUpdateRun(cmd.Context(), o)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&name, "name", "", "new project name")
 	cmd.Flags().StringVar(&description, "description", "", "new description")

@@ -22,13 +22,9 @@ With --json the API's object is printed as is, including fileContent (the
 text of html and md reports).`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeReportIDs(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("report", args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID("report", func(cmd *cobra.Command, id int64) error {
 			return reportsGetRun(cmd.Context(), &reportsGetOptions{f: f, id: id, json: wantJSON(cmd)})
-		},
+		}),
 	}
 }
 

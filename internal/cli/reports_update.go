@@ -22,11 +22,7 @@ func newReportsUpdateCmd(f *Factory) *cobra.Command {
 		Short:             "Change a report's file name or type (metadata only)",
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeReportIDs(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("report", args[0])
-			if err != nil {
-				return err
-			}
+		RunE: runWithID("report", func(cmd *cobra.Command, id int64) error {
 			o := &reportsUpdateOptions{f: f, id: id, json: wantJSON(cmd)}
 			if cmd.Flags().Changed("file-name") {
 				o.in.FileName = &fileName
@@ -42,7 +38,7 @@ func newReportsUpdateCmd(f *Factory) *cobra.Command {
 				return usageErrorf("nothing to change: give --file-name or --file-type")
 			}
 			return reportsUpdateRun(cmd.Context(), o)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&fileName, "file-name", "", "new file name")
 	cmd.Flags().StringVar(&fileType, "file-type", "", "new file type: html, md, pdf, ppt or pptx")
