@@ -49,6 +49,7 @@ func (s sample) pct(p float64) time.Duration {
 func run() error {
 	n := flag.Int("n", 40, "measured conversions per type")
 	cold := flag.Int("cold", 5, "cold baseline runs per engine")
+	debug := flag.Bool("debug", false, "log each conversion's phases")
 	testdata := flag.String("testdata", "", "fixture directory (default: internal/convert/testdata)")
 	flag.Parse()
 	if *testdata == "" {
@@ -68,7 +69,11 @@ func run() error {
 
 	cfg := convert.DefaultConfig()
 	cfg.CacheDir = filepath.Join(work, "cache")
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if *debug {
+		level = slog.LevelDebug
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	m, err := convert.New(cfg)
 	if err != nil {
 		return err
