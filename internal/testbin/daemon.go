@@ -1,6 +1,7 @@
 package testbin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -111,14 +112,20 @@ func start(bin string, o Options) (*Daemon, error) {
 	if wait == 0 {
 		wait = 60 * time.Second
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
+	// A ping in flight ends when the process does: another program holding
+	// the port may accept and never answer.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	go func() {
 		select {
 		case <-d.done:
-			return nil, fmt.Errorf("%w on %s: %v\n%s", errExited, o.Addr, d.err, d.Log())
-		default:
+			cancel()
+		case <-ctx.Done():
 		}
-		resp, err := client.Get(d.URL() + "/api/reports/ping")
+	}()
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.URL()+"/api/reports/ping", nil)
+		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -126,6 +133,11 @@ func start(bin string, o Options) (*Daemon, error) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-d.done:
+		return nil, fmt.Errorf("%w on %s: %v\n%s", errExited, o.Addr, d.err, d.Log())
+	default:
 	}
 	d.Kill()
 	return nil, fmt.Errorf("reportd did not answer on %s within %v:\n%s", o.Addr, wait, d.Log())
