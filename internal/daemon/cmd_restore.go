@@ -9,15 +9,24 @@ import (
 func newRestoreCommand() *cobra.Command {
 	var in string
 	cmd := &cobra.Command{
-		Use:   "restore --in FILE --data-dir DIR",
+		Use:   "restore [FILE | --in FILE] --data-dir DIR",
 		Short: "Restore a backup archive into an empty data directory",
 		Long: `Unpack a backup archive into DIR, which must be empty or absent. Every entry's
 size and sha256 are checked against the archive's manifest before anything is
 moved into place; then the restored store is checked against its files.
 Start reportd on DIR afterwards (as the service's user: chown it, or under
 DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if in != "" && in != args[0] {
+					return fmt.Errorf("restore: give the archive once, as an argument or with --in")
+				}
+				in = args[0]
+			}
+			if in == "" {
+				return fmt.Errorf("restore: which archive? (reportd restore FILE --data-dir DIR)")
+			}
 			c, err := loadConfig(cmd.Flags())
 			if err != nil {
 				return err
@@ -39,7 +48,7 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&in, "in", "", "archive to restore (required)")
+	cmd.Flags().StringVar(&in, "in", "", "archive to restore (or give it as the argument)")
 	dataFlags(cmd)
 	return cmd
 }

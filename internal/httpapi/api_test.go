@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
+	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
@@ -436,5 +437,31 @@ func TestSymlinkToDatabaseRefused(t *testing.T) {
 	os.Symlink("../../reportd.db", filepath.Join(e.DataDir, "uploads/reports/db.md"))
 	if r := e.Get("/uploads/reports/db.md"); r.StatusCode == 200 {
 		t.Fatalf("database served through a symlink: %d bytes", len(r.Body))
+	}
+}
+
+// An unsatisfiable Range gets the API's error body, not net/http's text.
+func TestBadRangeGetsErrorBody(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	p := e.CreateProject("p")
+	rep := e.MustUpload(p.ID, "a.md", report.MD, []byte("0123456789"))
+	req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/reports/%d/preview", e.URL, rep.ID), nil)
+	req.Header.Set("Range", "bytes=100-200")
+	wantError(t, e.Send(req), report.Validation)
+}
+
+// An empty projectId filter means no filter; the Bearer scheme is case-insensitive.
+func TestEmptyProjectFilterAndBearerCase(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{AuthToken: "tok"}})
+	req, _ := http.NewRequest("POST", e.URL+"/api/projects", strings.NewReader(`{"name":"p"}`))
+	req.Header.Set("Authorization", "bearer tok")
+	if r := e.Send(req); r.StatusCode != 201 {
+		t.Fatalf("lower-case bearer: %d %s", r.StatusCode, r.Body)
+	}
+	var list []report.Report
+	if r := e.Get("/api/reports?projectId="); r.StatusCode != 200 {
+		t.Fatalf("empty projectId: %d %s", r.StatusCode, r.Body)
+	} else {
+		r.JSON(t, &list)
 	}
 }

@@ -19,7 +19,9 @@ func (s *Server) authorize(r *http.Request) error {
 	if read && (!s.cfg.AuthReads || r.URL.Path == "/api/reports/ping") {
 		return nil
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	// The scheme name is case-insensitive (RFC 7235 §2.1).
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	ok = ok && strings.EqualFold(scheme, "Bearer")
 	// Compare digests so neither the length nor the content leaks through timing.
 	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(s.cfg.AuthToken))
 	if !ok || subtle.ConstantTimeCompare(a[:], b[:]) != 1 {

@@ -12,8 +12,8 @@ import (
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 	var project *int64
-	if q := r.URL.Query(); q.Has("projectId") {
-		v := strings.TrimSpace(q.Get("projectId"))
+	// An empty projectId means no filter, as in clients that always send the field.
+	if v := strings.TrimSpace(r.URL.Query().Get("projectId")); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
 			return report.Errorf(report.Validation, "projectId must be a positive integer (got %q)", v)

@@ -385,7 +385,7 @@ func TestSecurityBearerToken(t *testing.T) {
 				return e.Send(req)
 			}
 			// Mutations need the token, whatever the form of the mistake.
-			for _, bad := range []string{"", "Bearer", "Bearer ", "Bearer t0ke", "Bearer t0ken2", "bearer t0ken", "Basic dDBrZW4=", "t0ken"} {
+			for _, bad := range []string{"", "Bearer", "Bearer ", "Bearer t0ke", "Bearer t0ken2", "Basic dDBrZW4=", "t0ken"} {
 				r := send("POST", "/api/projects", bad, strings.NewReader(`{"name":"x"}`), "application/json")
 				if typ := secErrorType(t, r); typ != string(report.Unauthorized) {
 					t.Errorf("POST with %q: %s", bad, r.Body)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -37,8 +38,45 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, f
 	}
 	h.Set("Cache-Control", "no-cache")
 	s.sandbox(h, contentType)
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	g := &rangeGuard{ResponseWriter: w}
+	http.ServeContent(g, r, "", fi.ModTime(), f)
+	if g.refused {
+		s.writeError(w, r, report.Errorf(report.Validation, "Range %q cannot be satisfied for a %d-byte file", r.Header.Get("Range"), fi.Size()))
+	}
 }
+
+// rangeGuard holds back the plain-text 416 that http.ServeContent writes
+// for a bad Range, so the client gets the API's error body instead. It
+// keeps ReadFrom, so file bodies still go out with sendfile.
+type rangeGuard struct {
+	http.ResponseWriter
+	refused bool
+}
+
+func (g *rangeGuard) WriteHeader(code int) {
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		g.refused = true
+		return
+	}
+	g.ResponseWriter.WriteHeader(code)
+}
+
+func (g *rangeGuard) Write(b []byte) (int, error) {
+	if g.refused {
+		return len(b), nil
+	}
+	return g.ResponseWriter.Write(b)
+}
+
+func (g *rangeGuard) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := g.ResponseWriter.(io.ReaderFrom); ok && !g.refused {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{g}, src)
+}
+
+// writerOnly hides ReadFrom so io.Copy does not recurse into it.
+type writerOnly struct{ io.Writer }
 
 // etagOf names the representation: the content and the file type, since a
 // PUT that changes only fileType changes the preview's Content-Type and the
