@@ -66,6 +66,7 @@ type chromium struct {
 	seq      atomic.Int64 // document URLs, unique per navigation
 	launches atomic.Int64
 	done     atomic.Int64 // prints, for tests
+	replaced atomic.Int64 // prints whose document replaced an inert page's, for tests
 	restarts atomic.Int64
 }
 
@@ -83,6 +84,11 @@ type tab struct {
 	s     *session // the open page; nil until first use or after a failure
 	doc   atomic.Pointer[servedDoc]
 	allow bool // AllowNetwork
+	// inert: the page open in s was served from docHost and could run no
+	// code (see canReuse), so the next inert document may replace its
+	// content in place instead of navigating. Only the job holding the tab
+	// touches it.
+	inert bool
 }
 
 // session is one open page of one browser. Its fields never change, so the
@@ -358,6 +364,7 @@ func (t *tab) close() {
 		go s.cancel()
 	}
 	t.s = nil
+	t.inert = false
 }
 
 // onEvent runs on the tab's reader goroutine; it must not send commands, so
@@ -500,12 +507,25 @@ func (c *chromium) printOn(ctx context.Context, t *tab, body []byte, o printOpts
 }
 
 func (c *chromium) render(ctx context.Context, t *tab, body []byte, o printOpts, out io.Writer) error {
-	d := &servedDoc{url: fmt.Sprintf("http://%s/%d/report.html", docHost, c.seq.Add(1)), body: body}
-	t.doc.Store(d)
-	defer t.doc.Store(nil)
 	t0 := time.Now()
-	if err := chromedp.Do(ctx, chromedp.Navigate(d.url)); err != nil {
-		return err
+	reuse := !o.settle && canReuse(body)
+	how := "navigate"
+	if reuse && t.inert {
+		how = "replace"
+		c.replaced.Add(1)
+		if err := replaceContent(ctx, body); err != nil {
+			return err
+		}
+	} else {
+		t.inert = false
+		d := &servedDoc{url: fmt.Sprintf("http://%s/%d/report.html", docHost, c.seq.Add(1)), body: body}
+		t.doc.Store(d)
+		err := chromedp.Do(ctx, chromedp.Navigate(d.url))
+		t.doc.Store(nil)
+		if err != nil {
+			return err
+		}
+		t.inert = reuse
 	}
 	t1 := time.Now()
 	if o.settle && c.cfg.ScriptWait > 0 {
@@ -520,7 +540,7 @@ func (c *chromium) render(ctx context.Context, t *tab, body []byte, o printOpts,
 	res, err := chromedp.Call(ctx, page.PrintToPDF, p)
 	t3 := time.Now()
 	defer func() {
-		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
+		c.log.Debug("chromium print", "how", how, "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
 	}()
 	if err != nil {
 		if strings.Contains(err.Error(), "Printing failed") {
