@@ -32,35 +32,29 @@ func appendAPIJSON(b []byte, v any) ([]byte, bool) {
 	case report.Project:
 		return appendProject(b, &v), true
 	case []report.Project:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = slices.Grow(b, len(v)*itemSizeGuess)
-		b = append(b, '[')
-		for i := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendProject(b, &v[i])
-		}
-		return append(b, ']'), true
+		return appendList(b, v, appendProject), true
 	case report.Report:
 		return appendReport(b, &v), true
 	case []report.Report:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = slices.Grow(b, len(v)*itemSizeGuess)
-		b = append(b, '[')
-		for i := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendReport(b, &v[i])
-		}
-		return append(b, ']'), true
+		return appendList(b, v, appendReport), true
 	}
 	return b, false
+}
+
+// appendList appends a JSON array of items (null for a nil slice, like encoding/json).
+func appendList[T any](b []byte, items []T, item func([]byte, *T) []byte) []byte {
+	if items == nil {
+		return append(b, "null"...)
+	}
+	b = slices.Grow(b, len(items)*itemSizeGuess)
+	b = append(b, '[')
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, &items[i])
+	}
+	return append(b, ']')
 }
 
 func appendProject(b []byte, p *report.Project) []byte {
