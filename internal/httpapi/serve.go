@@ -90,33 +90,27 @@ func etagOf(rec report.ReportRecord) string {
 	return sum + "-" + string(rec.FileType)
 }
 
-func (s *Server) preview(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
+// original serves a report's stored file, with the Content-Disposition
+// that disposition gives for it (inline for preview, attachment for download).
+func (s *Server) original(disposition func(report.ReportRecord) string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		s.serveFile(w, r, f, fi, rec.FileType.ContentType(), disposition(rec), etagOf(rec))
+		return nil
 	}
-	rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	s.serveFile(w, r, f, fi, rec.FileType.ContentType(), "inline", etagOf(rec))
-	return nil
 }
 
-func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	s.serveFile(w, r, f, fi, rec.FileType.ContentType(), ContentDisposition("attachment", rec.FileName), etagOf(rec))
-	return nil
-}
+func inline(report.ReportRecord) string { return "inline" }
+
+func attachment(rec report.ReportRecord) string { return ContentDisposition("attachment", rec.FileName) }
 
 func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)

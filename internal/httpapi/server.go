@@ -127,8 +127,8 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}", getByID(s.svc.GetReport))
 	h("PUT", "/api/reports/{id}", s.updateReport)
 	h("DELETE", "/api/reports/{id}", deleteByID(s.svc.DeleteReport))
-	h("GET", "/api/reports/{id}/preview", s.preview)
-	h("GET", "/api/reports/{id}/download", s.download)
+	h("GET", "/api/reports/{id}/preview", s.original(inline))
+	h("GET", "/api/reports/{id}/download", s.original(attachment))
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
 
 	h("GET", "/api/openapi.json", s.openAPI)
