@@ -110,7 +110,9 @@ func (s *Server) original(disposition func(report.ReportRecord) string) func(htt
 
 func inline(report.ReportRecord) string { return "inline" }
 
-func attachment(rec report.ReportRecord) string { return ContentDisposition("attachment", rec.FileName) }
+func attachment(rec report.ReportRecord) string {
+	return ContentDisposition("attachment", rec.FileName)
+}
 
 func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
