@@ -22,10 +22,9 @@ type latency struct {
 
 // endpoint is a GET whose URL may vary per request (random report ids).
 type endpoint struct {
-	name  string
-	max   int
-	url   func(i int) string
-	bytes int
+	name string
+	max  int
+	url  func(i int) string
 }
 
 // scale seeds the store step by step and measures the read endpoints and

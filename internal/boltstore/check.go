@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -340,7 +341,7 @@ func (s *Store) drift(tx *bolt.Tx, fix bool) ([]Drift, error) {
 func OpenReadOnly(path string, clock report.Clock, timeout time.Duration) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -28,7 +29,7 @@ var _ report.MetaStore = (*Store)(nil)
 func Open(path string, clock report.Clock) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: locked by another process (is reportd already running?)", path)
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -220,15 +220,6 @@ func reports(t *testing.T, svc report.Service, project int64) map[string][]repor
 	return out
 }
 
-func reportCount(t *testing.T, svc report.Service, project int64) int {
-	t.Helper()
-	list, err := svc.ListReports(context.Background(), &project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(list)
-}
-
 // download fetches a report's stored bytes through the API.
 func download(t *testing.T, base string, id int64) []byte {
 	t.Helper()

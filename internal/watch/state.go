@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // The state file's buckets. Keys of published, queue and failed are
@@ -75,7 +76,7 @@ func openStore(path string, lockWait time.Duration) (*store, error) {
 		return nil, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("state file %s is in use by another watcher", path)
 	}
 	if err != nil {
