@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
@@ -22,13 +24,16 @@ const adminPrefix = "/admin/"
 // running daemon's data. bbolt lets only one process open the file, so an
 // online backup has to come from the daemon itself.
 //
-// Access: with auth.token set, the bearer token is required (whatever
-// auth.reads says: a backup is every byte of every report). Without a
-// token only loopback and unix-socket clients are served.
+// Access: the bearer token when auth.token is set (whatever auth.reads
+// says: a backup is every byte of every report), or the per-run key the
+// daemon writes into the data directory's 0600 serve file, or a client on
+// a unix socket (its file permissions decide). Being on loopback is not
+// enough: behind a reverse proxy on the same host every client is.
 type adminHandler struct {
 	store *boltstore.Store
 	files *files.Dir
 	token string
+	key   string // per-run admin key, see servefile.go
 	log   *slog.Logger
 }
 
@@ -36,7 +41,7 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if !a.allowed(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
-		http.Error(w, "forbidden: the admin endpoints need the bearer token, or a loopback client when no token is configured", http.StatusForbidden)
+		http.Error(w, "forbidden: the admin endpoints need the bearer token or the admin key from the data directory (reportd backup --data-dir sends it)", http.StatusForbidden)
 		return
 	}
 	if r.URL.Path != adminPrefix+"backup" {
@@ -72,18 +77,31 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *adminHandler) allowed(r *http.Request) bool {
 	if a.token != "" {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		x, y := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(a.token))
-		return ok && subtle.ConstantTimeCompare(x[:], y[:]) == 1
+		if ok && equalSecret(got, a.token) {
+			return true
+		}
 	}
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la.Network() == "unix" {
-		return true // file permissions on the socket decide
+	if a.key != "" && equalSecret(r.Header.Get(adminKeyHeader), a.key) {
+		return true
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && la.Network() == "unix"
+}
+
+// adminKeyHeader carries the per-run admin key.
+const adminKeyHeader = "X-Reportd-Admin-Key"
+
+// equalSecret compares digests in constant time, so neither length nor
+// content leaks through timing.
+func equalSecret(got, want string) bool {
+	x, y := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(x[:], y[:]) == 1
+}
+
+func newAdminKey() string {
+	var b [32]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // withAdmin routes /admin/ to the admin handler and everything else, as

@@ -101,6 +101,9 @@ func backupOnline(ctx context.Context, cfg Config, server string, w io.Writer) e
 	if cfg.Auth.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+cfg.Auth.Token)
 	}
+	if si, ok := readServeInfo(cfg.DataDir); ok && si.AdminKey != "" {
+		req.Header.Set(adminKeyHeader, si.AdminKey)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("the store is locked by a running daemon, and asking it for the backup failed: %w", err)

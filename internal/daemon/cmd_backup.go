@@ -17,7 +17,8 @@ manifest of sha256 checksums, as one tar file.
 If no daemon holds the data directory the snapshot is taken directly. If a
 daemon runs, bbolt's lock keeps other processes out, so the daemon is asked
 for it over GET /admin/backup (at --server, default the configured addr on
-loopback; the auth token from the config or REPORTD_AUTH_TOKEN is sent).
+loopback), sending the admin key the daemon wrote into the data directory
+and the auth token from the config or REPORTD_AUTH_TOKEN.
 The daemon keeps serving meanwhile. The archive is verified before it is
 renamed into place, so FILE is either complete or absent.`,
 		Args: cobra.NoArgs,

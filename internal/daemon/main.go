@@ -35,8 +35,11 @@ type Server struct {
 	files *files.Dir
 	svc   *service.Service
 	conv  *convert.Manager
-	http  *http.Server
-	ln    net.Listener
+	// adminKey authorises /admin/backup for whoever can read the data
+	// directory's serve file (the daemon's user, root), token or not.
+	adminKey string
+	http     *http.Server
+	ln       net.Listener
 
 	// Metrics is the daemon's one Prometheus registry (nil until Open);
 	// engines register their collectors on Metrics.Registry.
@@ -105,7 +108,8 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	var handler http.Handler = httpapi.New(hc, m.svc, m.Log)
 	if c.Admin.Enabled {
-		handler = withAdmin(handler, &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, log: m.Log})
+		m.adminKey = newAdminKey()
+		handler = withAdmin(handler, &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log})
 	}
 	m.http = &http.Server{
 		Handler:           handler,
@@ -117,7 +121,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
-	if err := writeServeInfo(c.DataDir, m.ln); err != nil {
+	if err := writeServeInfo(c.DataDir, m.ln, m.adminKey); err != nil {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
 	}
 	return nil

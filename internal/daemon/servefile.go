@@ -19,13 +19,16 @@ type serveInfo struct {
 	PID     int       `json:"pid"`
 	URL     string    `json:"url"`
 	Started time.Time `json:"started"`
+	// AdminKey lets `reportd backup` fetch /admin/backup without the API
+	// token: reading this 0600 file already proves access to the data.
+	AdminKey string `json:"adminKey,omitempty"`
 }
 
-func writeServeInfo(dataDir string, ln net.Listener) error {
+func writeServeInfo(dataDir string, ln net.Listener, adminKey string) error {
 	if ln.Addr().Network() != "tcp" {
 		return nil // a unix socket: backup needs --server
 	}
-	b, err := json.Marshal(serveInfo{PID: os.Getpid(), URL: "http://" + loopbackAddr(ln.Addr().String()), Started: time.Now().UTC()})
+	b, err := json.Marshal(serveInfo{PID: os.Getpid(), URL: "http://" + loopbackAddr(ln.Addr().String()), Started: time.Now().UTC(), AdminKey: adminKey})
 	if err != nil {
 		return err
 	}

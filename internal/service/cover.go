@@ -160,19 +160,16 @@ var errForbiddenAddr = fmt.Errorf("address not allowed for cover downloads")
 
 // newCoverClient checks every address at dial time, so redirects and DNS
 // answers that lead to internal addresses are refused as well.
-func newCoverClient(allowPrivate bool, timeout time.Duration) *http.Client {
+func newCoverClient(allowed func(net.IP) bool, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{
 		Timeout: timeout,
 		Control: func(network, address string, _ syscall.RawConn) error {
-			if allowPrivate {
-				return nil
-			}
 			host, _, err := net.SplitHostPort(address)
 			if err != nil {
 				return err
 			}
 			ip := net.ParseIP(host)
-			if ip == nil || forbiddenIP(ip) {
+			if ip == nil || !allowed(ip) {
 				return errForbiddenAddr
 			}
 			return nil
@@ -196,6 +193,11 @@ func newCoverClient(allowPrivate bool, timeout time.Duration) *http.Client {
 		},
 	}
 }
+
+// publicIP is the default cover-download policy: no internal targets.
+func publicIP(ip net.IP) bool { return !forbiddenIP(ip) }
+
+func anyIP(net.IP) bool { return true }
 
 func forbiddenIP(ip net.IP) bool {
 	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||

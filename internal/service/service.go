@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -24,9 +25,13 @@ type Config struct {
 	MaxCoverBytes         int64
 	CoverFetchTimeout     time.Duration
 	AllowPrivateCoverURLs bool
-	ConvertOnUpload       bool
-	Clock                 report.Clock
-	Logger                *slog.Logger
+	// CoverAddrAllowed overrides which addresses cover downloads may dial
+	// (checked at every dial, redirects included). nil: any address when
+	// AllowPrivateCoverURLs, else none that is loopback, private or link-local.
+	CoverAddrAllowed func(net.IP) bool
+	ConvertOnUpload  bool
+	Clock            report.Clock
+	Logger           *slog.Logger
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
@@ -71,9 +76,17 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	if conv == nil {
 		conv = passthrough{}
 	}
+	allowed := cfg.CoverAddrAllowed
+	switch {
+	case allowed != nil:
+	case cfg.AllowPrivateCoverURLs:
+		allowed = anyIP
+	default:
+		allowed = publicIP
+	}
 	return &Service{
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
-		coverClient: newCoverClient(cfg.AllowPrivateCoverURLs, cfg.CoverFetchTimeout),
+		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
 	}
 }
 
