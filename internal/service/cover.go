@@ -138,13 +138,15 @@ func (s *Service) fetchCover(ctx context.Context, raw string) (*files.Staged, st
 	resp, err := s.coverClient.Do(req)
 	if err != nil {
 		if strings.Contains(err.Error(), errForbiddenAddr.Error()) {
-			return nil, "", report.Errorf(report.Validation, "coverImage URL points at a loopback, private or link-local address, which is not allowed")
+			return nil, "", report.Errorf(report.Validation, "coverImage URL points at an address that is not public (loopback, private, link-local or reserved), which is not allowed")
 		}
-		return nil, "", report.Wrap(report.Validation, err, "coverImage URL could not be fetched")
+		return nil, "", report.Wrap(report.Validation, err, errCoverDownload)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", report.Errorf(report.Validation, "coverImage URL answered %s", resp.Status)
+		// The remote's status and body stay in the log: echoing them would
+		// make the daemon a probe for what answers behind a URL.
+		return nil, "", report.Wrap(report.Validation, fmt.Errorf("cover URL answered %s", resp.Status), errCoverDownload)
 	}
 	return s.stageCover(resp.Body, pathBase(u.Path))
 }
@@ -155,6 +157,9 @@ func pathBase(p string) string {
 	}
 	return p
 }
+
+// errCoverDownload is all a client learns about a failed download.
+const errCoverDownload = "the coverImage URL could not be downloaded"
 
 var errForbiddenAddr = fmt.Errorf("address not allowed for cover downloads")
 
@@ -192,16 +197,4 @@ func newCoverClient(allowed func(net.IP) bool, timeout time.Duration) *http.Clie
 			return nil
 		},
 	}
-}
-
-// publicIP is the default cover-download policy: no internal targets.
-func publicIP(ip net.IP) bool { return !forbiddenIP(ip) }
-
-func anyIP(net.IP) bool { return true }
-
-func forbiddenIP(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		// 100.64.0.0/10 (carrier-grade NAT) and the IPv4-mapped forms are internal too.
-		(ip.To4() != nil && ip.To4()[0] == 100 && ip.To4()[1]&0xc0 == 64)
 }
