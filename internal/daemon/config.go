@@ -24,8 +24,9 @@ type Config struct {
 	ConvertOnUpload bool          `mapstructure:"convert_on_upload"`
 	Convert         ConvertConfig `mapstructure:"convert"`
 	Auth            struct {
-		Token string `mapstructure:"token"`
-		Reads bool   `mapstructure:"reads"`
+		Token     string `mapstructure:"token"`
+		Reads     bool   `mapstructure:"reads"`
+		Anonymous bool   `mapstructure:"anonymous"`
 	} `mapstructure:"auth"`
 	CoverFetch struct {
 		Timeout      time.Duration `mapstructure:"timeout"`
@@ -41,6 +42,15 @@ type Config struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
 	} `mapstructure:"log"`
+
+	// HTTP exposure and input bounds (docs/operations.md, "Exposing reportd").
+	PublicURL         string        `mapstructure:"public_url"`
+	AllowedHosts      []string      `mapstructure:"allowed_hosts"`
+	MaxConnections    int           `mapstructure:"max_connections"`
+	MaxInlineContent  ByteSize      `mapstructure:"max_inline_content"`
+	UploadMinRate     ByteSize      `mapstructure:"upload_min_rate"`
+	UploadRateGrace   time.Duration `mapstructure:"upload_rate_grace"`
+	UploadIdleTimeout time.Duration `mapstructure:"upload_idle_timeout"`
 }
 
 // defaults are the embedded defaults: bbolt and files under ./data.
@@ -59,6 +69,14 @@ var defaults = map[string]any{
 	"convert_on_upload":         false,
 	"auth.token":                "",
 	"auth.reads":                false,
+	"auth.anonymous":            false,
+	"public_url":                "",
+	"allowed_hosts":             []string{},
+	"max_connections":           1024,
+	"max_inline_content":        "8MiB",
+	"upload_min_rate":           "64KiB",
+	"upload_rate_grace":         "10s",
+	"upload_idle_timeout":       "30s",
 	"cover_fetch.timeout":       "10s",
 	"cover_fetch.allow_private": false,
 	"admin.enabled":             true,
@@ -82,7 +100,7 @@ func (c *Config) validate() error {
 	if _, err := c.location(); err != nil {
 		return err
 	}
-	return nil
+	return c.validateExposure()
 }
 
 func (c *Config) location() (*time.Location, error) {

@@ -47,7 +47,8 @@ func loadConfig(flags *pflag.FlagSet) (Config, error) {
 		}
 	}
 	var c Config
-	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(), byteSizeHook)
+	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(), byteSizeHook,
+		mapstructure.StringToSliceHookFunc(","))
 	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}

@@ -80,6 +80,7 @@ func (m *Server) Open(ctx context.Context) error {
 		Version:               version.String(),
 		MaxUploadBytes:        int64(c.MaxUploadBytes),
 		MaxCoverBytes:         int64(c.MaxCoverBytes),
+		MaxInlineContent:      int64(c.MaxInlineContent),
 		CoverFetchTimeout:     c.CoverFetch.Timeout,
 		AllowPrivateCoverURLs: c.CoverFetch.AllowPrivate,
 		ConvertOnUpload:       c.ConvertOnUpload,
@@ -94,11 +95,19 @@ func (m *Server) Open(ctx context.Context) error {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
 	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(filepath.Join(c.DataDir, "reportd.db"), filepath.Join(c.DataDir, "uploads")))
+	if m.ln, err = listen(c.Addr, m.Log); err != nil {
+		return err
+	}
+	if err := checkExposure(c, m.ln.Addr(), m.Log); err != nil {
+		return err
+	}
 	hc := httpapi.Config{
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
 		AuthReads:        c.Auth.Reads,
 		HTMLAllowScripts: c.HTMLScripts,
+		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
+		Pace:             c.pace(),
 	}
 	if c.Dashboard {
 		hc.Dashboard = web.Handler()
@@ -106,10 +115,12 @@ func (m *Server) Open(ctx context.Context) error {
 	if c.Metrics.Enabled {
 		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
 	}
-	var handler http.Handler = httpapi.New(hc, m.svc, m.Log)
+	api := httpapi.New(hc, m.svc, m.Log)
+	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		handler = withAdmin(handler, &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log})
+		admin := &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log}
+		handler = withAdmin(handler, api.HostGuard(admin))
 	}
 	m.http = &http.Server{
 		Handler:           handler,
@@ -117,9 +128,6 @@ func (m *Server) Open(ctx context.Context) error {
 		IdleTimeout:       c.IdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
-	}
-	if m.ln, err = listen(c.Addr, m.Log); err != nil {
-		return err
 	}
 	if err := writeServeInfo(c.DataDir, m.ln, m.adminKey); err != nil {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
@@ -137,7 +145,7 @@ func (m *Server) Addr() string { return m.ln.Addr().String() }
 // STOPPING=1 when the shutdown begins.
 func (m *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
-	go func() { errc <- m.http.Serve(m.ln) }()
+	go func() { errc <- m.http.Serve(limitConnections(m.ln, m.Config.MaxConnections)) }()
 	if m.Config.Convert.WarmOnStart {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}

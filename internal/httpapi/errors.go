@@ -14,7 +14,7 @@ type StatusMode string
 const (
 	// StatusSpec answers every error with 500, as api-spec.md §7 says.
 	StatusSpec StatusMode = "spec"
-	// StatusConventional uses 400/401/404/405/413/502/503 for monitoring that counts 5xx.
+	// StatusConventional uses 400/401/404/405/408/413/421/502/503 for monitoring that counts 5xx.
 	StatusConventional StatusMode = "conventional"
 )
 
@@ -42,6 +42,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if s.cfg.ErrorStatus == StatusConventional {
 		if c, ok := conventional[kind]; ok {
 			status = c
+		}
+		var ws withStatus
+		if errors.As(err, &ws) {
+			status = ws.status
 		}
 	}
 	var e *report.Error

@@ -76,6 +76,14 @@ func appendProject(b []byte, p *report.Project) []byte {
 }
 
 func appendReport(b []byte, r *report.Report) []byte {
+	b = appendReportHead(b, r)
+	b = appendOptString(b, r.FileContent)
+	return appendReportTail(b, r)
+}
+
+// appendReportHead writes a report up to `"fileContent":`, so the detail
+// can stream a large text in between head and tail.
+func appendReportHead(b []byte, r *report.Report) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, r.ID, 10)
 	b = append(b, `,"projectId":`...)
@@ -88,8 +96,17 @@ func appendReport(b []byte, r *report.Report) []byte {
 	b = appendJSONString(b, r.FilePath)
 	b = append(b, `,"uploadTime":`...)
 	b = appendLocalTime(b, r.UploadTime)
-	b = append(b, `,"fileContent":`...)
-	b = appendOptString(b, r.FileContent)
+	return append(b, `,"fileContent":`...)
+}
+
+func appendReportTail(b []byte, r *report.Report) []byte {
+	if r.FileContentOmitted {
+		b = append(b, `,"fileContentOmitted":true`...)
+	}
+	if r.FileContentSize != 0 {
+		b = append(b, `,"fileContentSize":`...)
+		b = strconv.AppendInt(b, r.FileContentSize, 10)
+	}
 	return append(b, '}')
 }
 
@@ -113,6 +130,12 @@ const hexDigits = "0123456789abcdef"
 // \ufffd; U+2028 and U+2029 are escaped for JavaScript's sake.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendJSONEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendJSONEscaped is appendJSONString without the quotes.
+func appendJSONEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -159,6 +182,5 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -42,6 +42,9 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		if i%3 == 0 {
 			r.FileContent = &s
 		}
+		if i%3 == 1 {
+			r.FileContentOmitted, r.FileContentSize = true, int64(i)<<30
+		}
 		ps, rs = append(ps, p), append(rs, r)
 		values = append(values, p, r)
 	}

@@ -21,6 +21,12 @@ type Config struct {
 	AuthReads        bool   // also require the token for reads
 	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
 	MaxJSONBytes     int64
+	// AllowedHosts are the Host names served besides the loopback ones
+	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
+	// "*" for any.
+	AllowedHosts []string
+	// Pace bounds how slowly request bodies may arrive.
+	Pace Pace
 	Dashboard        http.Handler // nil: none; served at "/"
 	Metrics          http.Handler // nil: none; served at "/metrics"
 	Observer         Observer     // nil: none
@@ -34,10 +40,11 @@ type Observer interface {
 
 // Server is the HTTP face of a service.Service.
 type Server struct {
-	cfg Config
-	svc *service.Service
-	log *slog.Logger
-	mux *http.ServeMux
+	cfg   Config
+	svc   *service.Service
+	log   *slog.Logger
+	mux   *http.ServeMux
+	hosts *hostPolicy
 }
 
 // New builds the handler tree.
@@ -51,7 +58,7 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 	if cfg.MaxJSONBytes == 0 {
 		cfg.MaxJSONBytes = 32 << 20 // a base64 cover fits
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, svc: svc, log: log, mux: http.NewServeMux(), hosts: newHostPolicy(cfg.AllowedHosts)}
 	s.routes()
 	return s
 }
@@ -67,6 +74,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag, Last-Modified, X-Request-Id")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if !s.hosts.allows(r.Host) {
+		s.writeError(w, r, s.hostError(r))
+		return
+	}
+	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
 		preflight(w, r)
 		return
@@ -124,7 +136,7 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/ping", s.ping)
 	h("GET", "/api/reports", s.listReports)
 	h("POST", "/api/reports", s.uploadReport)
-	h("GET", "/api/reports/{id}", getByID(s.svc.GetReport))
+	h("GET", "/api/reports/{id}", s.getReport)
 	h("PUT", "/api/reports/{id}", s.updateReport)
 	h("DELETE", "/api/reports/{id}", deleteByID(s.svc.DeleteReport))
 	h("GET", "/api/reports/{id}/preview", s.original(inline))

@@ -28,6 +28,11 @@ type Report struct {
 	FilePath    string    `json:"filePath"`
 	UploadTime  LocalTime `json:"uploadTime"`
 	FileContent *string   `json:"fileContent"`
+	// FileContentOmitted says the detail left fileContent null because the
+	// text is larger than the daemon's max_inline_content; FileContentSize
+	// is then its size in bytes (fetch it from /preview or /download).
+	FileContentOmitted bool  `json:"fileContentOmitted,omitempty"`
+	FileContentSize    int64 `json:"fileContentSize,omitempty"`
 }
 
 // Ping is the health check body.

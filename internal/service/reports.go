@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
@@ -20,22 +21,43 @@ func (s *Service) ListReports(ctx context.Context, projectID *int64) ([]report.R
 	return out, nil
 }
 
-// GetReport is the detail: fileContent holds the text of html and md files.
+// GetReport is the detail: fileContent holds the text of html and md
+// files up to MaxInlineContent; above it fileContent is null and
+// fileContentOmitted and fileContentSize say why.
 func (s *Service) GetReport(ctx context.Context, id int64) (report.Report, error) {
-	rec, f, _, err := s.OpenReport(ctx, id)
-	if err != nil {
-		return report.Report{}, err
+	r, f, size, err := s.ReportDetail(ctx, id)
+	if err != nil || f == nil {
+		return r, err
 	}
 	defer f.Close()
-	r := rec.Report
-	if r.FileType.IsText() {
-		text, err := readAllString(f)
-		if err != nil {
-			return report.Report{}, report.Wrap(report.Storage, err, "cannot read the report's file")
-		}
-		r.FileContent = &text
+	text, err := readAllString(f, size)
+	if err != nil {
+		return report.Report{}, report.Wrap(report.Storage, err, "cannot read the report's file")
 	}
+	r.FileContent = &text
 	return r, nil
+}
+
+// ReportDetail is GetReport without reading the text: when the detail
+// carries fileContent, content is the open file (size bytes) for the
+// caller to read and close (HTTP streams it into the response); otherwise
+// content is nil and r is the whole detail.
+func (s *Service) ReportDetail(ctx context.Context, id int64) (r report.Report, content *os.File, size int64, err error) {
+	rec, f, fi, err := s.OpenReport(ctx, id)
+	if err != nil {
+		return report.Report{}, nil, 0, err
+	}
+	r = rec.Report
+	switch {
+	case !r.FileType.IsText():
+		f.Close()
+		return r, nil, 0, nil
+	case fi.Size() > s.cfg.MaxInlineContent:
+		f.Close()
+		r.FileContentOmitted, r.FileContentSize = true, fi.Size()
+		return r, nil, 0, nil
+	}
+	return r, f, fi.Size(), nil
 }
 
 // Stage streams an upload's file into a temp file under the size limit.

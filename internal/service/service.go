@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/reportd/reportd/internal/files"
@@ -20,9 +21,12 @@ import (
 
 // Config holds the service's limits and switches.
 type Config struct {
-	Version               string
-	MaxUploadBytes        int64 // per report file; 0 = unlimited
-	MaxCoverBytes         int64
+	Version        string
+	MaxUploadBytes int64 // per report file; 0 = unlimited
+	MaxCoverBytes  int64
+	// MaxInlineContent is the largest html/md text the report detail
+	// carries in fileContent; larger ones are omitted (0: 8 MiB).
+	MaxInlineContent      int64
 	CoverFetchTimeout     time.Duration
 	AllowPrivateCoverURLs bool
 	// CoverAddrAllowed overrides which addresses cover downloads may dial
@@ -69,6 +73,9 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	}
 	if cfg.MaxCoverBytes == 0 {
 		cfg.MaxCoverBytes = 10 << 20
+	}
+	if cfg.MaxInlineContent == 0 {
+		cfg.MaxInlineContent = 8 << 20
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -172,9 +179,13 @@ func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
 func (passthrough) Prepare(PDFJob)     {}
 func (passthrough) Forget(int64) error { return nil }
 
-func readAllString(f io.Reader) (string, error) {
-	b, err := io.ReadAll(f)
-	return string(b), err
+// readAllString reads size bytes (more if the file grew) into one string,
+// without the extra copy of io.ReadAll and a []byte-to-string conversion.
+func readAllString(f io.Reader, size int64) (string, error) {
+	var b strings.Builder
+	b.Grow(int(size))
+	_, err := io.Copy(&b, f)
+	return b.String(), err
 }
 
 // Limits returns the upload and cover size limits (0 = unlimited).

@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/netutil"
+
+	"github.com/reportd/reportd/internal/httpapi"
+)
+
+// validateExposure checks the keys that decide who can reach the daemon.
+func (c *Config) validateExposure() error {
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("public_url must be an http(s) URL such as https://reports.example.com, not %q", c.PublicURL)
+		}
+	}
+	for _, h := range c.AllowedHosts {
+		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t@") {
+			return fmt.Errorf("allowed_hosts: %q is not a host name (want e.g. reports.example.com, *.example.com or *)", h)
+		}
+	}
+	if c.MaxConnections < 0 {
+		return fmt.Errorf("max_connections must be 0 (no cap) or more, not %d", c.MaxConnections)
+	}
+	return nil
+}
+
+// allowedHosts is the Host allow-list beyond the loopback names: the
+// configured names, public_url's host, and the listen address when it is
+// a specific IP (a wildcard such as 0.0.0.0 adds nothing).
+func (c *Config) allowedHosts(ln net.Addr) []string {
+	hosts := append([]string(nil), c.AllowedHosts...)
+	if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	if ap, err := netip.ParseAddrPort(ln.String()); err == nil && !ap.Addr().IsUnspecified() {
+		hosts = append(hosts, ap.Addr().String())
+	}
+	return hosts
+}
+
+// loopbackOnly reports whether a listener is reachable only from this host:
+// a unix socket or a loopback IP.
+func loopbackOnly(a net.Addr) bool {
+	if a.Network() == "unix" {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	return err == nil && ap.Addr().Unmap().IsLoopback()
+}
+
+// checkExposure refuses to serve beyond loopback with no token unless
+// auth.anonymous says that is meant, and says in the log what is exposed.
+func checkExposure(c Config, ln net.Addr, log *slog.Logger) error {
+	if loopbackOnly(ln) || c.Auth.Token != "" {
+		return nil
+	}
+	if !c.Auth.Anonymous {
+		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach it could read, change and delete every report. "+
+			"Set auth.token (REPORTD_AUTH_TOKEN), listen on 127.0.0.1 behind a reverse proxy, "+
+			"or set auth.anonymous: true (REPORTD_AUTH_ANONYMOUS=true) to serve without authentication on purpose", ln)
+	}
+	log.Warn("serving without authentication beyond loopback (auth.anonymous: true): anyone who can reach this address can read, upload, change and delete every project and report",
+		"addr", ln.String(), "allowed_hosts", c.allowedHosts(ln))
+	return nil
+}
+
+// limitConnections caps the connections served at once (0: no cap);
+// further ones wait in the kernel's accept queue.
+func limitConnections(ln net.Listener, max int) net.Listener {
+	if max <= 0 {
+		return ln
+	}
+	return netutil.LimitListener(ln, max)
+}
+
+// pace is the request-body pacing from config.
+func (c *Config) pace() httpapi.Pace {
+	return httpapi.Pace{MinRate: int64(c.UploadMinRate), Grace: c.UploadRateGrace, Idle: c.UploadIdleTimeout}
+}

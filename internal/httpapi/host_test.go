@@ -1,0 +1,79 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/reportd/reportd/internal/apitest"
+	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// hostGet sends GET path to e with the given Host header.
+func hostGet(e *apitest.Env, method, path, host string) *apitest.Response {
+	e.T.Helper()
+	req, err := http.NewRequest(method, e.URL+path, nil)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	req.Host = host
+	return e.Send(req)
+}
+
+func TestHostAllowList(t *testing.T) {
+	dashboard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dashboard")) })
+	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{
+		Dashboard:    dashboard,
+		AllowedHosts: []string{"reports.example.org", "*.corp.example", "[2001:db8::7]:8443", "192.0.2.10"},
+	}})
+	p := e.CreateProject("p")
+	rep := e.MustUpload(p.ID, "a.html", report.HTML, []byte("<p>hi</p>"))
+	paths := []string{"/api/reports/ping", "/api/projects", "/api/reports/1", "/uploads" + rep.FilePath[len("/uploads"):], "/", "/api/openapi.json"}
+	allowed := []string{
+		"localhost", "localhost:8080", "LOCALHOST.", "app.localhost:1", "127.0.0.1", "127.0.0.1:80", "127.9.8.7:1234",
+		"[::1]:8080", "[::1]", "[::ffff:127.0.0.1]:80",
+		"reports.example.org", "Reports.Example.Org:443", "a.corp.example", "b.a.corp.example:80", "[2001:db8::7]", "192.0.2.10:9",
+	}
+	refused := []string{
+		"evil.example:8080", "evil.example", "reports.example.org.evil.example", "corp.example", "xcorp.example",
+		"localhost.evil.example", "127.0.0.1.nip.io", "192.0.2.11", "[2001:db8::8]", "0.0.0.0", "10.0.0.1:8080",
+	}
+	for _, path := range paths {
+		for _, h := range allowed {
+			if r := hostGet(e, "GET", path, h); r.StatusCode != 200 {
+				t.Errorf("Host %s %s: %d %s", h, path, r.StatusCode, r.Body)
+			}
+		}
+		for _, h := range refused {
+			r := hostGet(e, "GET", path, h)
+			wantError(t, r, report.Validation)
+		}
+	}
+	// A refused Host is refused for every method, preflight included, and changes nothing.
+	for _, m := range []string{"DELETE", "OPTIONS", "POST", "PUT"} {
+		wantError(t, hostGet(e, m, "/api/projects/1", "evil.example:8080"), report.Validation)
+	}
+	if r := e.Get("/api/projects/1"); r.StatusCode != 200 {
+		t.Fatalf("project gone after refused requests: %d", r.StatusCode)
+	}
+}
+
+func TestHostRefusalStatusConventional(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{ErrorStatus: httpapi.StatusConventional}})
+	r := hostGet(e, "GET", "/api/reports/ping", "evil.example:8080")
+	var body httpapi.ErrorBody
+	r.JSON(t, &body)
+	if r.StatusCode != http.StatusMisdirectedRequest || body.Type != string(report.Validation) {
+		t.Fatalf("%d %s", r.StatusCode, r.Body)
+	}
+	if r := hostGet(e, "GET", "/api/reports/ping", "localhost"); r.StatusCode != 200 {
+		t.Fatalf("localhost: %d", r.StatusCode)
+	}
+}
+
+func TestHostAllowAny(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{AllowedHosts: []string{"*"}}})
+	if r := hostGet(e, "GET", "/api/reports/ping", "anything.example"); r.StatusCode != 200 {
+		t.Fatalf("%d %s", r.StatusCode, r.Body)
+	}
+}
