@@ -26,10 +26,10 @@ type Config struct {
 	// "*" for any.
 	AllowedHosts []string
 	// Pace bounds how slowly request bodies may arrive.
-	Pace Pace
-	Dashboard        http.Handler // nil: none; served at "/"
-	Metrics          http.Handler // nil: none; served at "/metrics"
-	Observer         Observer     // nil: none
+	Pace      Pace
+	Dashboard http.Handler // nil: none; served at "/"
+	Metrics   http.Handler // nil: none; served at "/metrics"
+	Observer  Observer     // nil: none
 }
 
 // Observer hears about every finished request (for metrics).
