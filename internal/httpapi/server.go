@@ -21,15 +21,16 @@ type Config struct {
 	AuthReads        bool   // also require the token for reads
 	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
 	MaxJSONBytes     int64
+	Dashboard        http.Handler // nil: none; served at "/"
+	Metrics          http.Handler // nil: none; served at "/metrics"
+	Observer         Observer     // nil: none
+
 	// AllowedHosts are the Host names served besides the loopback ones
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
 	// "*" for any.
 	AllowedHosts []string
 	// Pace bounds how slowly request bodies may arrive.
-	Pace      Pace
-	Dashboard http.Handler // nil: none; served at "/"
-	Metrics   http.Handler // nil: none; served at "/metrics"
-	Observer  Observer     // nil: none
+	Pace Pace
 }
 
 // Observer hears about every finished request (for metrics).
