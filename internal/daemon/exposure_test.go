@@ -1,12 +1,15 @@
 package daemon
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Listening on every interface without a token is refused unless
@@ -87,5 +90,51 @@ func TestDaemonHostAllowList(t *testing.T) {
 				t.Errorf("Host %s %s: %s", host, path, resp.Status)
 			}
 		}
+	}
+}
+
+// max_connections caps the connections served at once: with the cap held
+// by idle connections a request waits, and it is answered once one closes.
+func TestMaxConnections(t *testing.T) {
+	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m")
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", p.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+	}
+	// Both held connections are accepted once one of them has been served.
+	for _, c := range held[:1] {
+		if _, err := io.WriteString(c, "GET /api/reports/ping HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("held connection: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	}
+	done := make(chan int, 1)
+	go func() {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
+		resp, err := client.Get(p.url("/api/reports/ping"))
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	select {
+	case code := <-done:
+		t.Fatalf("a third connection was served (%d) while the cap of 2 was held", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	held[1].Close()
+	if code := <-done; code != http.StatusOK {
+		t.Fatalf("after a connection closed: %d", code)
 	}
 }
