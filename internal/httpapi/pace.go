@@ -77,16 +77,17 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 			b.n, time.Since(b.start).Round(time.Second), b.pace.MinRate, b.pace.Grace, b.pace.Idle), http.StatusRequestTimeout}
 		return n, b.err
 	}
-	if n > 0 && err == nil {
+	switch {
+	case err == io.EOF:
+		// The whole body is in. net/http now reads the connection in the
+		// background (to notice a client that goes away) while the handler
+		// stores the upload; a deadline there would cancel the request's
+		// context in the middle of a slow commit.
+		b.rc.SetReadDeadline(time.Time{})
+	case n > 0 && err == nil:
 		b.extend(time.Now())
 	}
 	return n, err
-}
-
-// Close lifts the deadline, so the response is not cut off by it.
-func (b *pacedBody) Close() error {
-	b.rc.SetReadDeadline(time.Time{})
-	return b.ReadCloser.Close()
 }
 
 // withStatus gives an error a conventional-mode status of its own (spec
