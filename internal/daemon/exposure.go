@@ -36,7 +36,10 @@ func (c *Config) validateExposure() error {
 // configured names, public_url's host, and the listen address when it is
 // a specific IP (a wildcard such as 0.0.0.0 adds nothing).
 func (c *Config) allowedHosts(ln net.Addr) []string {
-	hosts := append([]string(nil), c.AllowedHosts...)
+	var hosts []string
+	for _, h := range c.AllowedHosts {
+		hosts = append(hosts, strings.TrimSpace(h))
+	}
 	if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
 		hosts = append(hosts, u.Hostname())
 	}

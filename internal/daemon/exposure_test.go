@@ -138,3 +138,41 @@ func TestMaxConnections(t *testing.T) {
 		t.Fatalf("after a connection closed: %d", code)
 	}
 }
+
+func TestExposureConfig(t *testing.T) {
+	for _, env := range [][2]string{
+		{"REPORTD_PUBLIC_URL", "reports.example.com"},
+		{"REPORTD_PUBLIC_URL", "ftp://reports.example.com"},
+		{"REPORTD_ALLOWED_HOSTS", "ok.example,http://bad.example/"},
+		{"REPORTD_MAX_CONNECTIONS", "-1"},
+		{"REPORTD_MAX_INLINE_CONTENT", "plenty"},
+		{"REPORTD_UPLOAD_MIN_RATE", "fast"},
+	} {
+		t.Run(env[0]+"="+env[1], func(t *testing.T) {
+			t.Setenv(env[0], env[1])
+			cmd := newServeCommand()
+			cmd.ParseFlags(nil)
+			if _, err := loadConfig(cmd.Flags()); err == nil {
+				t.Fatalf("%s=%s accepted", env[0], env[1])
+			}
+		})
+	}
+	t.Setenv("REPORTD_PUBLIC_URL", "https://Reports.Example.com:8443/base")
+	t.Setenv("REPORTD_ALLOWED_HOSTS", "a.example, *.b.example")
+	cmd := newServeCommand()
+	cmd.ParseFlags(nil)
+	c, err := loadConfig(cmd.Flags())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(c.allowedHosts(&net.TCPAddr{IP: net.ParseIP("192.0.2.5"), Port: 80}), " ")
+	if want := "a.example *.b.example Reports.Example.com 192.0.2.5"; got != want {
+		t.Fatalf("allowed hosts %q, want %q", got, want)
+	}
+	if got := c.allowedHosts(&net.TCPAddr{IP: net.IPv4zero, Port: 80}); len(got) != 3 {
+		t.Fatalf("a wildcard listen address added a host: %v", got)
+	}
+	if c.MaxConnections != 1024 || c.MaxInlineContent != 8<<20 || c.UploadMinRate != 64<<10 {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
