@@ -70,7 +70,18 @@ func TestCoverURLFormsNeverReachLoopback(t *testing.T) {
 	hosts := []string{
 		"127.0.0.1", "localhost", "[::1]", "[::127.0.0.1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]",
 		"[64:ff9b::7f00:1]", "[2002:7f00:1::]", "[0:0:0:0:0:ffff:127.0.0.1]",
-		"2130706433", "0x7f000001", "0177.0.0.1", "127.1", "0",
+	}
+	// Decimal, hex, octal and short IPv4 forms are no IP literals to Go, so
+	// they could only reach an address through DNS, whose answers meet the
+	// same check at dial time (not dialled here: that would ask a resolver
+	// outside the machine).
+	for _, h := range []string{"2130706433", "0x7f000001", "0177.0.0.1", "127.1", "0", "017700000001"} {
+		if net.ParseIP(h) != nil {
+			t.Errorf("%s parses as an IP literal", h)
+		}
+		if _, err := netip.ParseAddr(h); err == nil {
+			t.Errorf("%s parses as an IP literal", h)
+		}
 	}
 	for _, h := range hosts {
 		_, _, err := s.fetchCover(context.Background(), "http://"+h+":"+port+"/logo.png")
