@@ -1,7 +1,12 @@
 package httpapi_test
 
 import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
@@ -75,5 +80,27 @@ func TestHostAllowAny(t *testing.T) {
 	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{AllowedHosts: []string{"*"}}})
 	if r := hostGet(e, "GET", "/api/reports/ping", "anything.example"); r.StatusCode != 200 {
 		t.Fatalf("%d %s", r.StatusCode, r.Body)
+	}
+}
+
+// HTTP/1.0 allows a request without Host; it is refused like an unknown one.
+func TestHostMissingRefused(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /api/reports/ping HTTP/1.0\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body httpapi.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 500 || body.Type != string(report.Validation) {
+		t.Fatalf("%s %+v %v", resp.Status, body, err)
 	}
 }
