@@ -26,6 +26,12 @@ func (c *Config) validateExposure() error {
 			return fmt.Errorf("allowed_hosts: %q is not a host name (want e.g. reports.example.com, *.example.com or *)", h)
 		}
 	}
+	if c.UploadMinRate > 0 && c.UploadRateGrace <= 0 {
+		return fmt.Errorf("upload_rate_grace must be positive when upload_min_rate is set (every body starts at 0 bytes/s)")
+	}
+	if c.UploadIdleTimeout < 0 || c.UploadRateGrace < 0 {
+		return fmt.Errorf("upload_idle_timeout and upload_rate_grace must not be negative")
+	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be 0 (no cap) or more, not %d", c.MaxConnections)
 	}

@@ -147,6 +147,8 @@ func TestExposureConfig(t *testing.T) {
 		{"REPORTD_MAX_CONNECTIONS", "-1"},
 		{"REPORTD_MAX_INLINE_CONTENT", "plenty"},
 		{"REPORTD_UPLOAD_MIN_RATE", "fast"},
+		{"REPORTD_UPLOAD_RATE_GRACE", "0s"},
+		{"REPORTD_UPLOAD_IDLE_TIMEOUT", "-1s"},
 	} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
 			t.Setenv(env[0], env[1])
