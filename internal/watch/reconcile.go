@@ -15,8 +15,9 @@ import (
 // lost), so that the file is not published twice. A candidate has the
 // file's name, a higher id than the report it replaces, and an upload time
 // no earlier than the attempt (with slack for clock granularity). For html
-// and md the stored text must hash to what was sent; other types have no
-// content in the API's detail, so the newest candidate is taken.
+// and md the stored text must hash to what was sent; other types, and texts
+// too large for the detail (fileContentOmitted), carry no content in the
+// API's detail, so the newest candidate is taken.
 func (p *publisher) reconcile(ctx context.Context, path string, u uploading) (report.Report, bool, error) {
 	list, err := p.svc.ListReports(ctx, &u.ProjectID)
 	if err != nil {
@@ -36,6 +37,9 @@ func (p *publisher) reconcile(ctx context.Context, path string, u uploading) (re
 		full, err := p.svc.GetReport(ctx, r.ID)
 		if err != nil {
 			return report.Report{}, false, err
+		}
+		if full.FileContentOmitted {
+			return r, true, nil
 		}
 		if full.FileContent == nil {
 			continue
