@@ -106,10 +106,11 @@ func (m *Server) Open(ctx context.Context) error {
 	if c.Metrics.Enabled {
 		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
 	}
-	var handler http.Handler = httpapi.New(hc, m.svc, m.Log)
+	api := httpapi.New(hc, m.svc, m.Log)
+	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		handler = withAdmin(handler, &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log})
+		handler = withAdmin(handler, &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log})
 	}
 	m.http = &http.Server{
 		Handler:           handler,

@@ -34,6 +34,10 @@ type ErrorBody struct {
 	Type  string `json:"type"`
 }
 
+// WriteError is writeError for handlers outside the API (the daemon's
+// admin routes), so that they answer the same {error,type} body.
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) { s.writeError(w, r, err) }
+
 // writeError is the one place error kinds become HTTP. The client sees the
 // kind and its message; wrapped internal detail goes to the log only.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/reportd/reportd/internal/report"
@@ -200,10 +199,5 @@ func deleteByID(del func(context.Context, int64) error) func(http.ResponseWriter
 
 // pathID parses the {id} segment.
 func pathID(r *http.Request) (int64, error) {
-	raw := r.PathValue("id")
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strings.HasPrefix(raw, "+") {
-		return 0, report.Errorf(report.Validation, "id must be a positive integer (got %q)", raw)
-	}
-	return id, nil
+	return report.ParseID("id", r.PathValue("id"))
 }
