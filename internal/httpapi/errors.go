@@ -36,7 +36,9 @@ type ErrorBody struct {
 
 // WriteError is writeError for handlers outside the API (the daemon's
 // admin routes), so that they answer the same {error,type} body.
-func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) { s.writeError(w, r, err) }
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeError(w, r, err)
+}
 
 // writeError is the one place error kinds become HTTP. The client sees the
 // kind and its message; wrapped internal detail goes to the log only.
