@@ -65,3 +65,77 @@ func TestPDFTrailerWindowAgrees(t *testing.T) {
 		t.Fatalf("refused upload left files: %v", got)
 	}
 }
+
+// Names that display differently from what they are (bidi controls) or
+// that differ invisibly (zero-width characters) are refused everywhere a
+// name is set, and the error names the character.
+func TestInvisibleCharactersInNames(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	p := e.CreateProject("p")
+	rep := e.MustUpload(p.ID, "ok.html", report.HTML, []byte("<p>x</p>"))
+	for _, c := range []struct {
+		r    rune
+		name string
+	}{
+		{'\u202e', "RIGHT-TO-LEFT OVERRIDE"},
+		{'\u2066', "LEFT-TO-RIGHT ISOLATE"},
+		{'\u200f', "RIGHT-TO-LEFT MARK"},
+		{'\u200b', "ZERO WIDTH SPACE"},
+		{'\u200d', "ZERO WIDTH JOINER"},
+		{'\u2060', "WORD JOINER"},
+		{'\ufeff', "ZERO WIDTH NO-BREAK SPACE"},
+	} {
+		want := fmt.Sprintf("U+%04X %s", c.r, c.name)
+		check := func(what string, r *apitest.Response) {
+			t.Helper()
+			wantError(t, r, report.Validation)
+			if !bytes.Contains(r.Body, []byte(want)) {
+				t.Errorf("%s with %s: error %s does not name the character", what, want, r.Body)
+			}
+		}
+		check("upload", e.Upload(p.ID, "rep"+string(c.r)+"lmth.pdf.html", report.HTML, []byte("<p>x</p>")))
+		check("create project", e.PostJSON("POST", "/api/projects", map[string]any{"name": "a" + string(c.r) + "b"}))
+		body, ct := apitest.Multipart(apitest.Part{Name: "name", Data: []byte("a" + string(c.r))})
+		check("rename project", e.Do("PUT", fmt.Sprintf("/api/projects/%d", p.ID), body, ct))
+		check("rename report", e.PostJSON("PUT", fmt.Sprintf("/api/reports/%d", rep.ID), map[string]any{"fileName": string(c.r) + "x.html"}))
+	}
+	var ps []report.Project
+	e.Get("/api/projects").JSON(t, &ps)
+	var rs []report.Report
+	e.Get("/api/reports").JSON(t, &rs)
+	if len(ps) != 1 || ps[0].Name != "p" || len(rs) != 1 || rs[0].FileName != "ok.html" {
+		t.Fatalf("a refused name was stored: %+v %+v", ps, rs)
+	}
+}
+
+// A type change runs every check of an upload on the stored bytes, not
+// just the signature: before, a text file starting with "%PDF-" became a
+// "PDF" without a trailer, and a PDF with NUL bytes past its first 4 KiB
+// became "HTML".
+func TestTypeChangeRunsUploadChecks(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	p := e.CreateProject("p")
+	binaryPDF := append(append(append([]byte{}, apitest.MinimalPDF()[:9]...), bytes.Repeat([]byte{'a'}, 8<<10)...), 0)
+	binaryPDF = append(binaryPDF, apitest.MinimalPDF()[9:]...)
+	for _, c := range []struct {
+		from, to string
+		ft, tt   report.FileType
+		data     []byte
+	}{
+		{"a.md", "a.pdf", report.MD, report.PDF, []byte("%PDF-1.7 but no trailer")},
+		{"b.html", "b.pptx", report.HTML, report.PPTX, []byte("PK\x03\x04 not really a zip")},
+		{"c.pdf", "c.html", report.PDF, report.HTML, binaryPDF},
+	} {
+		rep := e.MustUpload(p.ID, c.from, c.ft, c.data)
+		// The same bytes are refused as an upload of the new type...
+		wantError(t, e.Upload(p.ID, c.to, c.tt, c.data), report.Validation)
+		// ...and so as a type change.
+		path := fmt.Sprintf("/api/reports/%d", rep.ID)
+		wantError(t, e.PostJSON("PUT", path, map[string]any{"fileName": c.to, "fileType": c.tt}), report.Validation)
+		var got report.Report
+		e.Get(path).JSON(t, &got)
+		if got.FileType != c.ft || got.FileName != c.from || e.Get(got.FilePath).StatusCode != 200 {
+			t.Fatalf("%s: refused type change altered the report: %+v", c.from, got)
+		}
+	}
+}

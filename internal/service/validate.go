@@ -32,6 +32,9 @@ func BaseName(name string) (string, error) {
 			return "", report.Errorf(report.Validation, "fileName contains control characters")
 		}
 	}
+	if err := checkVisible("fileName", name); err != nil {
+		return "", err
+	}
 	return name, nil
 }
 
@@ -56,6 +59,9 @@ func checkProjectName(name string) (string, error) {
 		return "", report.Errorf(report.Validation, "name is not valid UTF-8")
 	case utf8.RuneCountInString(name) > maxProjectNameLen:
 		return "", report.Errorf(report.Validation, "name is longer than %d characters", maxProjectNameLen)
+	}
+	if err := checkVisible("name", name); err != nil {
+		return "", err
 	}
 	return name, nil
 }
