@@ -58,12 +58,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if kind == report.Unauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
 	}
-	if kind == report.MethodNotAllowed {
-		// net/http's pattern mux knows the allowed methods only by trying.
-		if allow := w.Header().Get("Allow"); allow == "" {
-			w.Header().Set("Allow", "GET, POST, PUT, DELETE, OPTIONS")
-		}
-	}
 	// Headers for a file that was about to be served must not leak into the error.
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {
 		w.Header().Del(h)

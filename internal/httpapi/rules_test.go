@@ -139,3 +139,58 @@ func TestTypeChangeRunsUploadChecks(t *testing.T) {
 		}
 	}
 }
+
+// /api/reports/ping is its own endpoint: other methods there are
+// MethodNotAllowedError, not an attempt on report "ping", and Allow lists
+// only what works.
+func TestPingMethodsAndAllow(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	e.CreateProject("p")
+	for _, c := range []struct{ method, path, allow string }{
+		{"PUT", "/api/reports/ping", "GET, HEAD, OPTIONS"},
+		{"DELETE", "/api/reports/ping", "GET, HEAD, OPTIONS"},
+		{"POST", "/api/reports/ping", "GET, HEAD, OPTIONS"},
+		{"PATCH", "/api/reports/ping", "GET, HEAD, OPTIONS"},
+		{"POST", "/api/reports/1", "GET, HEAD, PUT, DELETE, OPTIONS"},
+		{"PATCH", "/api/projects", "GET, HEAD, POST, OPTIONS"},
+		{"DELETE", "/api/openapi.json", "GET, HEAD, OPTIONS"},
+	} {
+		r := e.Do(c.method, c.path, bytes.NewReader([]byte(`{}`)), "application/json")
+		wantError(t, r, report.MethodNotAllowed)
+		if got := r.Header.Get("Allow"); got != c.allow {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+		}
+	}
+	if r := e.Get("/api/reports/ping"); r.StatusCode != 200 {
+		t.Fatalf("GET ping: %d", r.StatusCode)
+	}
+}
+
+// A JSON body must be an object: null is refused like [] (it used to
+// decode into "no changes" and answer 200).
+func TestJSONBodyMustBeObject(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	p := e.CreateProject("p")
+	rep := e.MustUpload(p.ID, "a.md", report.MD, []byte("# a"))
+	for _, path := range []string{fmt.Sprintf("PUT /api/reports/%d", rep.ID), "POST /api/projects"} {
+		method, url, _ := bytes.Cut([]byte(path), []byte(" "))
+		var msgs []string
+		for _, body := range []string{"[]", "null", " \n null ", `"x"`, "1"} {
+			r := e.Do(string(method), string(url), bytes.NewReader([]byte(body)), "application/json")
+			wantError(t, r, report.Validation)
+			var b struct{ Error string }
+			r.JSON(t, &b)
+			msgs = append(msgs, b.Error)
+		}
+		for _, m := range msgs {
+			if m != msgs[0] {
+				t.Errorf("%s: %q and %q differ", path, m, msgs[0])
+			}
+		}
+	}
+	// PUT /api/projects/{id} takes multipart; null in any dress is refused.
+	pp := fmt.Sprintf("/api/projects/%d", p.ID)
+	wantError(t, e.Do("PUT", pp, bytes.NewReader([]byte("null")), "application/json"), report.Validation)
+	wantError(t, e.Do("PUT", pp, bytes.NewReader([]byte("null")), "multipart/form-data; boundary=x"), report.Validation)
+	wantError(t, e.Do("PUT", pp, nil, "multipart/form-data; boundary=x"), report.Validation)
+}
