@@ -12,7 +12,7 @@ import (
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 	var project *int64
 	// An empty projectId means no filter, as in clients that always send the field.
-	if v := r.URL.Query().Get("projectId"); strings.TrimSpace(v) != "" {
+	if v := r.URL.Query().Get("projectId"); v != "" {
 		id, err := report.ParseID("projectId", v)
 		if err != nil {
 			return err
