@@ -432,10 +432,10 @@ func (g *propGen) undocumented(path string, item *openapi3.PathItem, method stri
 
 // propChecker sends cases and checks the answers against the document.
 type propChecker struct {
-	t                     *testing.T
-	e                     *apitest.Env
-	doc                   *openapi3.T
-	router                routers.Router
+	t                      *testing.T
+	e                      *apitest.Env
+	doc                    *openapi3.T
+	router                 routers.Router
 	sent, invalid, methods int
 }
 
