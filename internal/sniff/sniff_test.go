@@ -109,3 +109,20 @@ func TestCheckReadError(t *testing.T) {
 		}
 	}
 }
+
+func TestImageExt(t *testing.T) {
+	for head, want := range map[string]string{
+		"\x89PNG\r\n\x1a\n....":        ".png",
+		"\xFF\xD8\xFF\xE0":             ".jpg",
+		"GIF89a..":                     ".gif",
+		"GIF87a..":                     ".gif",
+		"RIFF\x00\x00\x00\x00WEBPVP8 ": ".webp",
+		"RIFF\x00\x00\x00\x00WAVE":     "",
+		"%PDF-1.7":                     "",
+		"":                             "",
+	} {
+		if got := ImageExt([]byte(head)); got != want {
+			t.Errorf("ImageExt(%q) = %q, want %q", head, got, want)
+		}
+	}
+}
