@@ -194,3 +194,23 @@ func TestJSONBodyMustBeObject(t *testing.T) {
 	wantError(t, e.Do("PUT", pp, bytes.NewReader([]byte("null")), "multipart/form-data; boundary=x"), report.Validation)
 	wantError(t, e.Do("PUT", pp, nil, "multipart/form-data; boundary=x"), report.Validation)
 }
+
+// Text uploads are checked for NUL bytes over the whole file, not just
+// the first 4 KiB, in the pass that stores them.
+func TestNULAnywhereInText(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{})
+	p := e.CreateProject("p")
+	for _, at := range []int{0, 4095, 4096, 300 << 10, 2<<20 - 1} {
+		data := bytes.Repeat([]byte("<p>x</p>\n"), (2<<20)/9+1)[:2<<20]
+		data[at] = 0
+		r := e.Upload(p.ID, "a.html", report.HTML, data)
+		wantError(t, r, report.Validation)
+		if !bytes.Contains(r.Body, []byte(fmt.Sprintf("offset %d", at))) {
+			t.Errorf("NUL at %d: %s", at, r.Body)
+		}
+	}
+	if len(e.Tree()) != 0 {
+		t.Fatalf("refused uploads left files: %v", e.Tree())
+	}
+	e.MustUpload(p.ID, "ok.html", report.HTML, bytes.Repeat([]byte("<p>x</p>\n"), 300_000))
+}
