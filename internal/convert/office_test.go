@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
 
 func TestPresentationToPDF(t *testing.T) {
@@ -58,7 +59,7 @@ func TestPresentationBrokenOrFake(t *testing.T) {
 		{"pptx garbage parts", report.PPTX, zipWith(t, map[string]string{
 			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})},
 		{"ppt text", report.PPT, []byte("plain text named .ppt")},
-		{"ppt ole2 garbage", report.PPT, append(append([]byte{}, ole2Magic...), bytes.Repeat([]byte{7}, 4096)...)},
+		{"ppt ole2 garbage", report.PPT, append(append([]byte{}, sniff.SigOLE2...), bytes.Repeat([]byte{7}, 4096)...)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

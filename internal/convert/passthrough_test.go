@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
 
 func TestPDFPassthrough(t *testing.T) {
@@ -42,5 +43,24 @@ func TestPDFFakeOrTruncated(t *testing.T) {
 				t.Error("empty message")
 			}
 		})
+	}
+}
+
+// The upload and /pdf apply one rule (package sniff): whatever PDF the
+// upload accepts is served, whatever it refuses is refused here too. The
+// %%EOF once had a 2 KiB window at upload and 1 KiB here.
+func TestPDFRuleMatchesUpload(t *testing.T) {
+	m := newManager(t, nil)
+	orig := fixture(t, "sample.pdf")
+	for _, garbage := range []int{0, 1000, sniff.TrailerWindow - 6, sniff.TrailerWindow - 4, 1500, 2000} {
+		content := append(append([]byte{}, orig...), bytes.Repeat([]byte{'\n'}, garbage)...)
+		accepted := sniff.Check(bytes.NewReader(content), int64(len(content)), report.PDF) == nil
+		f, err := m.PDF(testCtx(t), jobFor(t, report.PDF, content))
+		if f != nil {
+			f.Close()
+		}
+		if (err == nil) != accepted {
+			t.Errorf("%d bytes after %%%%EOF: upload accepts=%v, /pdf error=%v", garbage, accepted, err)
+		}
 	}
 }

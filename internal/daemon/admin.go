@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/report"
 )
 
 // adminPrefix is outside /api: the admin endpoints are for `reportd backup`,
@@ -30,6 +30,7 @@ const adminPrefix = "/admin/"
 // a unix socket (its file permissions decide). Being on loopback is not
 // enough: behind a reverse proxy on the same host every client is.
 type adminHandler struct {
+	api   *httpapi.Server // its error writer answers for the admin routes too
 	store *boltstore.Store
 	files *files.Dir
 	token string
@@ -40,24 +41,23 @@ type adminHandler struct {
 func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if !a.allowed(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
-		http.Error(w, "forbidden: the admin endpoints need the bearer token or the admin key from the data directory (reportd backup --data-dir sends it)", http.StatusForbidden)
+		a.api.WriteError(w, r, report.Errorf(report.Unauthorized,
+			"the admin endpoints need the bearer token or the admin key from the data directory (reportd backup --data-dir sends it)"))
 		return
 	}
 	if r.URL.Path != adminPrefix+"backup" {
-		http.NotFound(w, r)
+		a.api.WriteError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		a.api.WriteError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
 		return
 	}
 	start := time.Now()
 	snap, err := takeSnapshot(a.store, a.files)
 	if err != nil {
-		a.log.Error("backup snapshot failed", "err", err)
-		http.Error(w, "backup failed: see the daemon's log", http.StatusInternalServerError)
+		a.api.WriteError(w, r, report.Wrap(report.Internal, err, "backup failed: see the daemon's log"))
 		return
 	}
 	defer snap.remove()
@@ -75,13 +75,10 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *adminHandler) allowed(r *http.Request) bool {
-	if a.token != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok && equalSecret(got, a.token) {
-			return true
-		}
+	if httpapi.HasBearer(r, a.token) {
+		return true
 	}
-	if a.key != "" && equalSecret(r.Header.Get(adminKeyHeader), a.key) {
+	if a.key != "" && httpapi.SameSecret(r.Header.Get(adminKeyHeader), a.key) {
 		return true
 	}
 	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
@@ -90,13 +87,6 @@ func (a *adminHandler) allowed(r *http.Request) bool {
 
 // adminKeyHeader carries the per-run admin key.
 const adminKeyHeader = "X-Reportd-Admin-Key"
-
-// equalSecret compares digests in constant time, so neither length nor
-// content leaks through timing.
-func equalSecret(got, want string) bool {
-	x, y := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(x[:], y[:]) == 1
-}
 
 func newAdminKey() string {
 	var b [32]byte

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // TestBackupOnlineUnderLoad takes backups from a serving daemon while
@@ -266,28 +269,49 @@ func TestAdminAccess(t *testing.T) {
 	c := testConfig(t, t.TempDir())
 	c.Auth.Token = "s3cret"
 	s, _ := startServer(t, c)
-	get := func(url, token string) int {
-		req, _ := http.NewRequest("GET", url, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+	send := func(method, url, auth string) (int, []byte) {
+		req, _ := http.NewRequest(method, url, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
 		}
 		resp, err := httpClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	get := func(url, token string) int {
+		auth := ""
+		if token != "" {
+			auth = "Bearer " + token
+		}
+		st, _ := send("GET", url, auth)
+		return st
+	}
+	// Refusals are the API's {error,type} body, with the API's status mode (spec: 500).
+	wantRefused := func(what, method, url, auth string, kind report.Kind) {
+		t.Helper()
+		st, b := send(method, url, auth)
+		var body struct{ Error, Type string }
+		if err := json.Unmarshal(b, &body); err != nil || st != http.StatusInternalServerError ||
+			body.Type != string(kind) || !strings.HasPrefix(body.Error, string(kind)+": ") {
+			t.Errorf("%s: %d %s, want 500 and a %s body", what, st, b, kind)
+		}
 	}
 	url := "http://" + s.Addr() + "/admin/backup"
-	if st := get(url, ""); st != http.StatusForbidden {
-		t.Errorf("no token: %d", st)
-	}
-	if st := get(url, "wrong"); st != http.StatusForbidden {
-		t.Errorf("wrong token: %d", st)
-	}
+	wantRefused("no token", "GET", url, "", report.Unauthorized)
+	wantRefused("wrong token", "GET", url, "Bearer wrong", report.Unauthorized)
+	wantRefused("token without scheme", "GET", url, "s3cret", report.Unauthorized)
+	wantRefused("POST", "POST", url, "Bearer s3cret", report.MethodNotAllowed)
+	wantRefused("unknown admin path", "GET", url+"x", "Bearer s3cret", report.NotFound)
 	if st := get(url, "s3cret"); st != http.StatusOK {
 		t.Errorf("right token: %d", st)
+	}
+	// The scheme is case-insensitive here as in the API (one check for both).
+	if st, _ := send("GET", url, "bearer s3cret"); st != http.StatusOK {
+		t.Errorf("lower-case scheme: %d", st)
 	}
 	// `reportd backup` sends the configured token.
 	c.Addr = s.Addr()
@@ -298,9 +322,7 @@ func TestAdminAccess(t *testing.T) {
 	c2 := testConfig(t, t.TempDir())
 	s2, _ := startServer(t, c2)
 	url2 := "http://" + s2.Addr() + "/admin/backup"
-	if st := get(url2, ""); st != http.StatusForbidden {
-		t.Errorf("loopback client without token or key: %d", st)
-	}
+	wantRefused("loopback client without token or key", "GET", url2, "", report.Unauthorized)
 	si, ok := readServeInfo(c2.DataDir)
 	if !ok || si.AdminKey == "" {
 		t.Fatalf("serve file has no admin key: %+v", si)

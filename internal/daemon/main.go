@@ -119,7 +119,7 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log}
+		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
 	m.http = &http.Server{

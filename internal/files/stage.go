@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
 
 // HeadSize is how many leading bytes a Staged file keeps for sniffing.
@@ -21,7 +23,8 @@ type Staged struct {
 	tmp    string
 	Size   int64
 	SHA256 string
-	Head   []byte // the first bytes, for content checks
+	Head   []byte      // the first bytes, for content checks
+	Scan   *sniff.Scan // what the content checks learned in the same pass
 	done   bool
 }
 
@@ -38,7 +41,8 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 		os.Remove(s.tmp)
 		return nil, err
 	}
-	h := sha256.New()
+	scan := new(sniff.Scan)
+	h := scanningHash{sha256.New(), scan}
 	src := r
 	if limit > 0 {
 		src = io.LimitReader(r, limit+1)
@@ -67,8 +71,20 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 		os.Remove(s.tmp)
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
 	}
-	s.Size, s.SHA256, s.Head = n, hex.EncodeToString(h.Sum(nil)), head
+	s.Size, s.SHA256, s.Head, s.Scan = n, hex.EncodeToString(h.Sum(nil)), head, scan
 	return s, nil
+}
+
+// scanningHash feeds the content scan from the hasher's pass, so the whole
+// upload is scanned without a second read.
+type scanningHash struct {
+	hash.Hash
+	scan *sniff.Scan
+}
+
+func (h scanningHash) Write(p []byte) (int, error) {
+	h.scan.Write(p)
+	return h.Hash.Write(p)
 }
 
 // Open reads the staged bytes back (for validation that needs more than Head).

@@ -19,13 +19,23 @@ func (s *Server) authorize(r *http.Request) error {
 	if read && (!s.cfg.AuthReads || r.URL.Path == "/api/reports/ping") {
 		return nil
 	}
-	// The scheme name is case-insensitive (RFC 7235 §2.1).
-	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	ok = ok && strings.EqualFold(scheme, "Bearer")
-	// Compare digests so neither the length nor the content leaks through timing.
-	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(s.cfg.AuthToken))
-	if !ok || subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
+	if !HasBearer(r, s.cfg.AuthToken) {
 		return report.Errorf(report.Unauthorized, "a valid bearer token is required")
 	}
 	return nil
+}
+
+// HasBearer is the one bearer-token check, for the API and the admin
+// routes alike: the scheme name is case-insensitive (RFC 7235 §2.1) and
+// the token is compared in constant time. An empty want matches nothing.
+func HasBearer(r *http.Request, want string) bool {
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && want != "" && strings.EqualFold(scheme, "Bearer") && SameSecret(got, want)
+}
+
+// SameSecret compares digests, so neither the length nor the content of
+// the secret leaks through timing.
+func SameSecret(got, want string) bool {
+	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }

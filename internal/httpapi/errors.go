@@ -34,6 +34,12 @@ type ErrorBody struct {
 	Type  string `json:"type"`
 }
 
+// WriteError is writeError for handlers outside the API (the daemon's
+// admin routes), so that they answer the same {error,type} body.
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeError(w, r, err)
+}
+
 // writeError is the one place error kinds become HTTP. The client sees the
 // kind and its message; wrapped internal detail goes to the log only.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -55,12 +61,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if kind == report.Unauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
-	}
-	if kind == report.MethodNotAllowed {
-		// net/http's pattern mux knows the allowed methods only by trying.
-		if allow := w.Header().Get("Allow"); allow == "" {
-			w.Header().Set("Allow", "GET, POST, PUT, DELETE, OPTIONS")
-		}
 	}
 	// Headers for a file that was about to be served must not leak into the error.
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -42,15 +43,37 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decodeJSON reads one JSON object of at most limit bytes into v and turns
 // every way that can fail into a ValidationError that says what was wrong.
 func decodeJSON(r *http.Request, limit int64, v any) error {
-	body := http.MaxBytesReader(nil, r.Body, limit)
+	body := bufio.NewReader(http.MaxBytesReader(nil, r.Body, limit))
+	first := firstByte(body)
 	dec := json.NewDecoder(body)
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err, limit)
+	}
+	if first != '{' {
+		// Only null decodes into a struct without error; it is no more an
+		// object than [] is.
+		return report.Errorf(report.Validation, "request body must be a JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return report.Errorf(report.Validation, "request body must hold a single JSON object")
 	}
 	return nil
+}
+
+// firstByte peeks at the first byte that is not JSON white space.
+func firstByte(br *bufio.Reader) byte {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return 0
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			br.ReadByte()
+		default:
+			return b[0]
+		}
+	}
 }
 
 func jsonError(err error, limit int64) error {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/reportd/reportd/internal/files"
@@ -13,10 +12,10 @@ import (
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 	var project *int64
 	// An empty projectId means no filter, as in clients that always send the field.
-	if v := strings.TrimSpace(r.URL.Query().Get("projectId")); v != "" {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
-			return report.Errorf(report.Validation, "projectId must be a positive integer (got %q)", v)
+	if v := r.URL.Query().Get("projectId"); v != "" {
+		id, err := report.ParseID("projectId", v)
+		if err != nil {
+			return err
 		}
 		project = &id
 	}
@@ -90,9 +89,9 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if projectRaw == nil {
 		return report.Errorf(report.Validation, "projectId is required")
 	}
-	project, err := strconv.ParseInt(strings.TrimSpace(*projectRaw), 10, 64)
-	if err != nil || project <= 0 {
-		return report.Errorf(report.Validation, "projectId must be a positive integer (got %q)", *projectRaw)
+	project, err := report.ParseID("projectId", *projectRaw)
+	if err != nil {
+		return err
 	}
 	if typeRaw == nil {
 		return report.Errorf(report.Validation, "fileType is required")

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/reportd/reportd/internal/report"
@@ -46,6 +45,9 @@ type Server struct {
 	log   *slog.Logger
 	mux   *http.ServeMux
 	hosts *hostPolicy
+	// refusals are patterns registered only to refuse their method on a
+	// literal path that a {id} pattern would otherwise take.
+	refusals map[string]bool
 }
 
 // New builds the handler tree.
@@ -59,7 +61,7 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 	if cfg.MaxJSONBytes == 0 {
 		cfg.MaxJSONBytes = 32 << 20 // a base64 cover fits
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, mux: http.NewServeMux(), hosts: newHostPolicy(cfg.AllowedHosts)}
+	s := &Server{cfg: cfg, svc: svc, log: log, mux: http.NewServeMux(), hosts: newHostPolicy(cfg.AllowedHosts), refusals: map[string]bool{}}
 	s.routes()
 	return s
 }
@@ -135,6 +137,8 @@ func (s *Server) routes() {
 	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
 
 	h("GET", "/api/reports/ping", s.ping)
+	s.refuse("PUT", "/api/reports/ping")    // not PUT /api/reports/{id}
+	s.refuse("DELETE", "/api/reports/ping") // not DELETE /api/reports/{id}
 	h("GET", "/api/reports", s.listReports)
 	h("POST", "/api/reports", s.uploadReport)
 	h("GET", "/api/reports/{id}", s.getReport)
@@ -159,14 +163,22 @@ func (s *Server) routes() {
 	}
 }
 
+// refuse makes method on the literal path a MethodNotAllowedError.
+func (s *Server) refuse(method, path string) {
+	pattern := method + " " + path
+	s.refusals[pattern] = true
+	s.mux.HandleFunc(pattern, s.unrouted)
+}
+
 // unrouted answers what no route took: MethodNotAllowedError (with Allow)
-// when the path exists under another method, else NotFoundError.
+// when the path exists under another method, else NotFoundError. Allow
+// lists the methods that have a route here, refusals excluded.
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 	var allow []string
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := s.mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+		if _, pattern := s.mux.Handler(probe); strings.HasPrefix(pattern, m+" ") && !s.refusals[pattern] {
 			allow = append(allow, m)
 			if m == "GET" {
 				allow = append(allow, "HEAD")
@@ -213,10 +225,5 @@ func deleteByID(del func(context.Context, int64) error) func(http.ResponseWriter
 
 // pathID parses the {id} segment.
 func pathID(r *http.Request) (int64, error) {
-	raw := r.PathValue("id")
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strings.HasPrefix(raw, "+") {
-		return 0, report.Errorf(report.Validation, "id must be a positive integer (got %q)", raw)
-	}
-	return id, nil
+	return report.ParseID("id", r.PathValue("id"))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,5 +59,23 @@ func TestLocalTimeJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`"yesterday"`), &back); err == nil {
 		t.Fatal("bad date accepted")
+	}
+}
+
+func TestParseID(t *testing.T) {
+	for _, ok := range []struct {
+		raw  string
+		want int64
+	}{{"1", 1}, {"42", 42}, {"007", 7}, {"9223372036854775807", 1<<63 - 1}} {
+		if got, err := ParseID("id", ok.raw); err != nil || got != ok.want {
+			t.Errorf("ParseID(%q) = %d, %v; want %d", ok.raw, got, err, ok.want)
+		}
+	}
+	for _, raw := range []string{"", "0", "00", "-1", "+1", " 1", "1 ", "1\n", "1e3", "0x10", "1_000", "١", "9223372036854775808", "99999999999999999999"} {
+		_, err := ParseID("projectId", raw)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Validation || !strings.HasPrefix(e.Message, "projectId must be a positive integer") {
+			t.Errorf("ParseID(%q): got %v, want a ValidationError naming projectId", raw, err)
+		}
 	}
 }

@@ -1,52 +1,30 @@
 package service
 
 import (
-	"archive/zip"
-	"bytes"
+	"errors"
 	"io"
 
-	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
 
-// checkDeep looks past the signature where a signature alone is easy to
-// fake: a PPTX must be a zip holding a presentation, and a PDF must end
-// with its trailer (a truncated upload does not).
-func checkDeep(s *files.Staged, t report.FileType) error {
-	switch t {
-	case report.PPTX:
-		f, err := s.Open()
-		if err != nil {
-			return report.Wrap(report.Storage, err, "cannot read the upload")
-		}
-		defer f.Close()
-		zr, err := zip.NewReader(f, s.Size)
-		if err != nil {
-			return report.Errorf(report.Validation, "file content is not a PPTX (corrupt zip archive)")
-		}
-		for _, zf := range zr.File {
-			if zf.Name == "ppt/presentation.xml" {
-				return nil
-			}
-		}
-		return report.Errorf(report.Validation, "file content is not a PPTX (no ppt/presentation.xml in the archive)")
-	case report.PDF:
-		f, err := s.Open()
-		if err != nil {
-			return report.Wrap(report.Storage, err, "cannot read the upload")
-		}
-		defer f.Close()
-		n := int64(2048)
-		if s.Size < n {
-			n = s.Size
-		}
-		tail := make([]byte, n)
-		if _, err := f.ReadAt(tail, s.Size-n); err != nil && err != io.EOF {
-			return report.Wrap(report.Storage, err, "cannot read the upload")
-		}
-		if !bytes.Contains(tail, []byte("%%EOF")) {
-			return report.Errorf(report.Validation, "file content is not a complete PDF (no %%%%EOF trailer)")
-		}
+// checkContent is the content rule of an upload and of a type change
+// alike (package sniff has the rules): bytes that cannot be of type t are
+// a ValidationError. scan, when not nil, saw the bytes as they were staged
+// and spares the text rule a second read.
+func checkContent(r io.ReaderAt, size int64, t report.FileType, scan *sniff.Scan) error {
+	var err error
+	if scan != nil {
+		err = sniff.CheckScanned(r, scan, t)
+	} else {
+		err = sniff.Check(r, size, t)
 	}
-	return nil
+	var bad *sniff.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &bad):
+		return report.Errorf(report.Validation, "%s", bad.Error())
+	}
+	return report.Wrap(report.Storage, err, "cannot read the file")
 }

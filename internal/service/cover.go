@@ -17,22 +17,8 @@ import (
 
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
-
-// imageExt names the cover formats DESIGN.md accepts, by content.
-func imageExt(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
-		return ".png"
-	case bytes.HasPrefix(head, []byte("\xFF\xD8\xFF")):
-		return ".jpg"
-	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
-		return ".gif"
-	case len(head) >= 12 && bytes.Equal(head[:4], []byte("RIFF")) && bytes.Equal(head[8:12], []byte("WEBP")):
-		return ".webp"
-	}
-	return ""
-}
 
 // stageCover stages an uploaded or decoded image and checks it is one.
 func (s *Service) stageCover(r io.Reader, name string) (*files.Staged, string, error) {
@@ -43,7 +29,7 @@ func (s *Service) stageCover(r io.Reader, name string) (*files.Staged, string, e
 		}
 		return nil, "", err
 	}
-	ext := imageExt(st.Head)
+	ext := sniff.ImageExt(st.Head)
 	if ext == "" {
 		st.Discard()
 		return nil, "", report.Errorf(report.Validation, "coverImage is not a PNG, JPEG, GIF or WebP image")

@@ -90,10 +90,7 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 	if err := checkNameType(name, t); err != nil {
 		return report.Report{}, err
 	}
-	if err := checkContent(st.Head, st.Size, t); err != nil {
-		return report.Report{}, err
-	}
-	if err := checkDeep(st, t); err != nil {
+	if err := s.checkStaged(st, t); err != nil {
 		return report.Report{}, err
 	}
 	if _, err := s.meta.Project(ctx, projectID); err != nil {
@@ -171,17 +168,25 @@ func (s *Service) UpdateReport(ctx context.Context, id int64, in report.ReportUp
 	return out.Report, nil
 }
 
-// checkStoredAs applies the upload's content checks to the stored bytes
-// under a new type.
+// checkStaged applies the content rule to an upload.
+func (s *Service) checkStaged(st *files.Staged, t report.FileType) error {
+	f, err := st.Open()
+	if err != nil {
+		return report.Wrap(report.Storage, err, "cannot read the upload")
+	}
+	defer f.Close()
+	return checkContent(f, st.Size, t, st.Scan)
+}
+
+// checkStoredAs applies the upload's content rule, every check of it, to
+// the stored bytes under a new type.
 func (s *Service) checkStoredAs(rec report.ReportRecord, t report.FileType) error {
-	f, _, err := s.files.OpenFile(rec.FilePath)
+	f, info, err := s.files.OpenFile(rec.FilePath)
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report's file is missing")
 	}
 	defer f.Close()
-	head := make([]byte, files.HeadSize)
-	n, _ := io.ReadFull(f, head)
-	return checkContent(head[:n], rec.Size, t)
+	return checkContent(f, info.Size(), t, nil)
 }
 
 // DeleteReport commits the row deletion, then removes the file and its PDFs.

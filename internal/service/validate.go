@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +32,9 @@ func BaseName(name string) (string, error) {
 			return "", report.Errorf(report.Validation, "fileName contains control characters")
 		}
 	}
+	if err := checkVisible("fileName", name); err != nil {
+		return "", err
+	}
 	return name, nil
 }
 
@@ -48,42 +50,6 @@ func checkNameType(name string, t report.FileType) error {
 	return nil
 }
 
-var (
-	sigPDF  = []byte("%PDF-")
-	sigZip  = []byte("PK\x03\x04")
-	sigOLE2 = []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
-)
-
-// checkContent refuses bytes that cannot be the declared type: the
-// signature for binary types, text (no NUL, valid UTF-8 start) for text types.
-func checkContent(head []byte, size int64, t report.FileType) error {
-	if size == 0 {
-		return report.Errorf(report.Validation, "file is empty")
-	}
-	bad := func(what string) error {
-		return report.Errorf(report.Validation, "file content is not %s", what)
-	}
-	switch t {
-	case report.PDF:
-		if !bytes.HasPrefix(head, sigPDF) {
-			return bad("a PDF (no %PDF- header)")
-		}
-	case report.PPTX:
-		if !bytes.HasPrefix(head, sigZip) {
-			return bad("a PPTX (not a zip archive)")
-		}
-	case report.PPT:
-		if !bytes.HasPrefix(head, sigOLE2) {
-			return bad("a PPT (not an OLE2 compound file)")
-		}
-	case report.HTML, report.MD:
-		if bytes.IndexByte(head, 0) >= 0 {
-			return bad("text (it contains NUL bytes)")
-		}
-	}
-	return nil
-}
-
 func checkProjectName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch {
@@ -93,6 +59,9 @@ func checkProjectName(name string) (string, error) {
 		return "", report.Errorf(report.Validation, "name is not valid UTF-8")
 	case utf8.RuneCountInString(name) > maxProjectNameLen:
 		return "", report.Errorf(report.Validation, "name is longer than %d characters", maxProjectNameLen)
+	}
+	if err := checkVisible("name", name); err != nil {
+		return "", err
 	}
 	return name, nil
 }

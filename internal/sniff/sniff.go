@@ -1,0 +1,148 @@
+package sniff
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// TrailerWindow is how far from the end a PDF's %%EOF may sit. The PDF spec
+// puts it on the last line; readers such as Acrobat tolerate up to 1 KiB of
+// trailing garbage, and so do we, at upload and when serving alike.
+const TrailerWindow = 1024
+
+// Signatures of the binary types.
+var (
+	SigPDF  = []byte("%PDF-")
+	SigZip  = []byte("PK\x03\x04")
+	SigOLE2 = []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
+)
+
+// pptxMain is the part every PowerPoint Open XML package holds.
+const pptxMain = "ppt/presentation.xml"
+
+// Error says why bytes cannot be of a type, as a sentence a client can
+// read ("file content is not a PDF (no %PDF- header)"). Callers give it
+// their own error kind.
+type Error struct {
+	Type   report.FileType
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Type == "" {
+		return "file " + e.Reason
+	}
+	return fmt.Sprintf("file content is not %s (%s)", what(e.Type), e.Reason)
+}
+
+func what(t report.FileType) string {
+	switch t {
+	case report.PDF:
+		return "a PDF"
+	case report.PPT:
+		return "a PPT"
+	case report.PPTX:
+		return "a PPTX"
+	}
+	return "text"
+}
+
+// ErrRead wraps a failure to read the bytes at all (the caller's storage
+// problem, not the content's).
+var ErrRead = errors.New("cannot read the file")
+
+// Check refuses content that cannot be of type t. r holds size bytes.
+// For text types every byte is read once, in small pieces.
+func Check(r io.ReaderAt, size int64, t report.FileType) error {
+	return check(r, size, t, nil)
+}
+
+// CheckScanned is Check for bytes a Scan watched as they were written: the
+// text rule uses what the scan saw instead of reading the file again.
+func CheckScanned(r io.ReaderAt, s *Scan, t report.FileType) error {
+	return check(r, s.Size(), t, s)
+}
+
+func check(r io.ReaderAt, size int64, t report.FileType, s *Scan) error {
+	if size == 0 {
+		return &Error{Reason: "is empty"}
+	}
+	switch t {
+	case report.PDF:
+		return checkPDF(r, size)
+	case report.PPTX:
+		return checkPPTX(r, size)
+	case report.PPT:
+		if ok, err := hasPrefix(r, SigOLE2); err != nil || !ok {
+			return orRead(err, &Error{t, "not an OLE2 compound file"})
+		}
+		return nil
+	case report.HTML, report.MD:
+		if s == nil {
+			var err error
+			if s, err = scanAll(r, size); err != nil {
+				return err
+			}
+		}
+		if at, ok := s.FirstNUL(); ok {
+			return &Error{t, fmt.Sprintf("it contains NUL bytes, the first at offset %d", at)}
+		}
+		return nil
+	}
+	return &Error{t, "unknown file type"}
+}
+
+func checkPDF(r io.ReaderAt, size int64) error {
+	if ok, err := hasPrefix(r, SigPDF); err != nil || !ok {
+		return orRead(err, &Error{report.PDF, "no %PDF- header"})
+	}
+	n := min(size, TrailerWindow)
+	tail := make([]byte, n)
+	if _, err := r.ReadAt(tail, size-n); err != nil && err != io.EOF {
+		return fmt.Errorf("%w: %w", ErrRead, err)
+	}
+	if !bytes.Contains(tail, []byte("%%EOF")) {
+		return &Error{report.PDF, fmt.Sprintf("incomplete: no %%%%EOF in its last %d bytes", TrailerWindow)}
+	}
+	return nil
+}
+
+func checkPPTX(r io.ReaderAt, size int64) error {
+	if ok, err := hasPrefix(r, SigZip); err != nil || !ok {
+		return orRead(err, &Error{report.PPTX, "not a zip archive"})
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return &Error{report.PPTX, "corrupt zip archive"}
+	}
+	for _, f := range zr.File {
+		if f.Name == pptxMain {
+			return nil
+		}
+	}
+	return &Error{report.PPTX, "no " + pptxMain + " in the archive"}
+}
+
+func hasPrefix(r io.ReaderAt, sig []byte) (bool, error) {
+	head := make([]byte, len(sig))
+	n, err := r.ReadAt(head, 0)
+	if n < len(sig) {
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		return false, nil
+	}
+	return bytes.Equal(head, sig), nil
+}
+
+func orRead(err error, bad *Error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRead, err)
+	}
+	return bad
+}
