@@ -30,6 +30,7 @@ func newServeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon",
+		Long:  "Serve the API until SIGTERM or SIGINT.\n\n" + settingsHelp(),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := loadConfig(cmd.Flags())
@@ -50,10 +51,7 @@ func newServeCommand() *cobra.Command {
 			return s.Run(ctx)
 		},
 	}
-	f := cmd.Flags()
-	f.String("addr", defaults["addr"].(string), "listen address (env REPORTD_ADDR)")
-	f.String("data-dir", defaults["data_dir"].(string), "data directory: reportd.db and uploads/ (env REPORTD_DATA_DIR)")
-	f.String("config", "", "config file (env REPORTD_CONFIG; default /etc/reportd/reportd.yaml if present)")
+	settingFlags(cmd)
 	return cmd
 }
 

@@ -45,14 +45,6 @@ renamed into place, so FILE is either complete or absent.`,
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "archive to write (required)")
 	f.StringVar(&server, "server", "", "base URL of the running daemon, e.g. http://127.0.0.1:8080 (default: the configured addr)")
-	dataFlags(cmd)
+	settingFlags(cmd)
 	return cmd
-}
-
-// dataFlags are the flags every offline command shares with serve.
-func dataFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.String("addr", defaults["addr"].(string), "listen address of the daemon (env REPORTD_ADDR)")
-	f.String("data-dir", defaults["data_dir"].(string), "data directory (env REPORTD_DATA_DIR)")
-	f.String("config", "", "config file (env REPORTD_CONFIG; default /etc/reportd/reportd.yaml if present)")
 }

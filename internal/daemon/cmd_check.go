@@ -50,7 +50,7 @@ store is clean (or was repaired), 1 otherwise.`,
 	}
 	cmd.Flags().BoolVar(&repair, "repair", false, "fix what can be fixed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	dataFlags(cmd)
+	settingFlags(cmd)
 	return cmd
 }
 

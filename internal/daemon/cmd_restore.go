@@ -49,6 +49,6 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 		},
 	}
 	cmd.Flags().StringVar(&in, "in", "", "archive to restore (or give it as the argument)")
-	dataFlags(cmd)
+	settingFlags(cmd)
 	return cmd
 }

@@ -3,21 +3,35 @@ package daemon
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-// Precedence is flag > env > file > default, key by key.
-func TestConfigPrecedence(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "reportd.yaml")
-	os.WriteFile(file, []byte("addr: 127.0.0.1:1111\ndata_dir: /from/file\ntime_zone: Asia/Shanghai\nmax_upload_bytes: 5MiB\nerror_status: conventional\nshutdown_timeout: 3s\n"), 0o600)
-	t.Setenv("REPORTD_DATA_DIR", "/from/env")
-	t.Setenv("REPORTD_AUTH_TOKEN", "s3cret")
+// loadArgs loads the config as `reportd serve ARGS` would in environ.
+func loadArgs(t *testing.T, environ []string, args ...string) (Config, error) {
+	t.Helper()
 	cmd := newServeCommand()
-	if err := cmd.ParseFlags([]string{"--config", file, "--addr", "127.0.0.1:2222"}); err != nil {
+	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(cmd.Flags())
+	return load(cmd.Flags(), environ)
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "reportd.yaml")
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// Precedence is flag > env > file > default, key by key.
+func TestConfigPrecedence(t *testing.T) {
+	file := writeFile(t, "addr: 127.0.0.1:1111\ndata_dir: /from/file\ntime_zone: Asia/Shanghai\nmax_upload_bytes: 5MiB\nerror_status: conventional\nshutdown_timeout: 3s\nauth:\n  token: from-file\n")
+	env := []string{"REPORTD_DATA_DIR=/from/env", "REPORTD_AUTH_TOKEN=s3cret", "HOME=/root"}
+	c, err := loadArgs(t, env, "--config", file, "--addr", "127.0.0.1:2222")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,28 +49,138 @@ func TestConfigPrecedence(t *testing.T) {
 		{"max_cover_bytes default", c.MaxCoverBytes, ByteSize(10 << 20)},
 		{"read_header_timeout default", c.HeaderTimeout, 10 * time.Second},
 		{"dashboard default", c.Dashboard, true},
+		{"convert.queue_size default", c.Convert.QueueSize, 32},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
 			t.Errorf("%s: got %v, want %v", ch.name, ch.got, ch.want)
 		}
 	}
+	// REPORTD_CONFIG chooses the file when --config does not.
+	c, err = loadArgs(t, []string{"REPORTD_CONFIG=" + file})
+	if err != nil || c.DataDir != "/from/file" {
+		t.Fatalf("REPORTD_CONFIG: data_dir %q, %v", c.DataDir, err)
+	}
 }
 
+// A bad value names where it came from and what is allowed.
 func TestConfigRejectsBadValues(t *testing.T) {
-	for _, env := range [][2]string{
-		{"REPORTD_ERROR_STATUS", "sometimes"},
-		{"REPORTD_TIME_ZONE", "Mars/Olympus"},
-		{"REPORTD_MAX_UPLOAD_BYTES", "lots"},
+	for _, tc := range []struct{ env, want string }{
+		{"REPORTD_ERROR_STATUS=sometimes", `REPORTD_ERROR_STATUS="sometimes": error_status must be spec or conventional`},
+		{"REPORTD_TIME_ZONE=Mars/Olympus", `REPORTD_TIME_ZONE="Mars/Olympus": time_zone must be an IANA time zone`},
+		{"REPORTD_MAX_UPLOAD_BYTES=lots", `REPORTD_MAX_UPLOAD_BYTES="lots": max_upload_bytes bad size`},
+		{"REPORTD_LOG_LEVEL=verbose", `REPORTD_LOG_LEVEL="verbose": log.level must be debug, info, warn or error`},
+		{"REPORTD_AUTH_READS=maybe", `REPORTD_AUTH_READS="maybe": auth.reads must be true or false`},
+		{"REPORTD_CONVERT_QUEUE_SIZE=-1", `REPORTD_CONVERT_QUEUE_SIZE="-1": convert.queue_size must be a whole number >= 0`},
 	} {
-		t.Run(env[0], func(t *testing.T) {
-			t.Setenv(env[0], env[1])
-			cmd := newServeCommand()
-			cmd.ParseFlags(nil)
-			if _, err := loadConfig(cmd.Flags()); err == nil {
-				t.Fatalf("%s=%s accepted", env[0], env[1])
-			}
-		})
+		_, err := loadArgs(t, []string{tc.env}, "--config", os.DevNull)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.env, err, tc.want)
+		}
+	}
+	if _, err := loadArgs(t, nil, "--config", os.DevNull, "--addr", ""); err == nil || !strings.Contains(err.Error(), "--addr: must not be empty") {
+		t.Errorf("--addr '': %v", err)
+	}
+}
+
+// Unknown REPORTD_* variables stop the daemon, naming the nearest one;
+// the few that are not settings pass.
+func TestConfigUnknownVariables(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"REPORTD_LOG=/var/log/x", "REPORTD_LOG=/var/log/x: not a reportd setting (log is a section; its variables are REPORTD_LOG_LEVEL, REPORTD_LOG_FORMAT)"},
+		{"REPORTD_AUTH_TOKN=x", "REPORTD_AUTH_TOKN=x: not a reportd setting (did you mean REPORTD_AUTH_TOKEN?)"},
+		{"REPORTD_TOKEN=x", "(did you mean REPORTD_AUTH_TOKEN?)"},
+		{"REPORTD_DATADIR=/d", "(did you mean REPORTD_DATA_DIR?)"},
+	} {
+		_, err := loadArgs(t, []string{tc.env}, "--config", os.DevNull)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.env, err, tc.want)
+		}
+	}
+	env := []string{"REPORTD_ACTIVE_HELP=0", "REPORTD_CRASH_KEEP=1", "REPORTD_CONVERT_WARM_ON_START=false", "REPORTD_AUTH_TOKEN="}
+	c, err := loadArgs(t, env, "--config", os.DevNull)
+	if err != nil || c.Convert.WarmOnStart {
+		t.Fatalf("variables that are not settings, or empty ones: %v (warm_on_start %v)", err, c.Convert.WarmOnStart)
+	}
+}
+
+// A misspelt key stops the daemon with the file, the line, the key and the
+// nearest valid key; a typo under auth: must not leave the API open.
+func TestConfigUnknownKeys(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"error_stauts: conventional\n", ":1: unknown key error_stauts (did you mean error_status?)"},
+		{"auth:\n  tokn: s3cret\n", ":2: unknown key auth.tokn (did you mean auth.token?)"},
+		{"token: s3cret\n", ":1: unknown key token (did you mean auth.token?)"},
+		{"addr: 127.0.0.1:1\nfrobnicate: true\n", ":2: unknown key frobnicate (config/reportd.yaml lists every key)"},
+		{"log: debug\n", ":1: log is a section; write its keys below it (log.level, log.format)"},
+		{"addr:\n  host: x\n", ":1: addr takes a single value"},
+		{"convert:\n  paper: A5\n", `:2: convert.paper must be A4 or Letter, not "A5"`},
+	} {
+		file := writeFile(t, tc.yaml)
+		_, err := loadArgs(t, nil, "--config", file)
+		if err == nil || !strings.Contains(err.Error(), "config "+file+tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	for _, empty := range []string{"", "# only comments\n", "---\n"} {
+		if _, err := loadArgs(t, nil, "--config", writeFile(t, empty)); err != nil {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
+}
+
+// config/reportd.yaml lists exactly the settings, each at its default.
+func TestConfigFileMatchesSettings(t *testing.T) {
+	const path = "../../config/reportd.yaml"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, errs := parseFile(path, b)
+	for _, err := range errs {
+		t.Error(err) // keys the table does not have
+	}
+	inFile := map[string]bool{}
+	def := DefaultConfig()
+	for _, e := range entries {
+		inFile[e.set.key] = true
+		var c Config
+		if err := e.set.kind.set(&c, e.value); err != nil {
+			t.Errorf("%s:%d: %s: %v", path, e.line, e.set.key, err)
+			continue
+		}
+		if got, want := e.set.kind.format(&c), e.set.kind.format(&def); got != want {
+			t.Errorf("%s:%d: %s is %s in the file, %s in the table", path, e.line, e.set.key, got, want)
+		}
+	}
+	for _, s := range settings {
+		if !inFile[s.key] {
+			t.Errorf("%s: setting %s is missing", path, s.key)
+		}
+	}
+}
+
+// Every setting has a distinct key and variable, parses its own default
+// and reads back what it writes; the help lists every key.
+func TestSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	help := settingsHelp()
+	for _, s := range settings {
+		if seen[s.key] || seen[envName(s.key)] {
+			t.Errorf("%s: duplicate", s.key)
+		}
+		seen[s.key], seen[envName(s.key)] = true, true
+		var c Config
+		if err := s.kind.set(&c, s.def); err != nil {
+			t.Errorf("%s: default %q: %v", s.key, s.def, err)
+		}
+		var back Config
+		if err := s.kind.set(&back, s.kind.format(&c)); err != nil || s.kind.format(&back) != s.kind.format(&c) {
+			t.Errorf("%s: %q does not read back: %v", s.key, s.kind.format(&c), err)
+		}
+		if !strings.Contains(help, envName(s.key)) {
+			t.Errorf("serve --help lacks %s", s.key)
+		}
 	}
 }
 

@@ -15,44 +15,20 @@ import (
 
 // ConvertConfig is the `convert:` section: the PDF engines and their cache.
 type ConvertConfig struct {
-	Paper            string        `mapstructure:"paper"`
-	AllowNetwork     bool          `mapstructure:"allow_network"`
-	ScriptWait       time.Duration `mapstructure:"script_wait"`
-	ChromiumPath     string        `mapstructure:"chromium_path"`
-	SofficePath      string        `mapstructure:"soffice_path"`
-	PythonPath       string        `mapstructure:"python_path"`
-	OfficeWorkers    int           `mapstructure:"office_workers"`
-	ChromiumTabs     int           `mapstructure:"chromium_tabs"`
-	JobTimeout       time.Duration `mapstructure:"job_timeout"`
-	MaxJobsPerWorker int           `mapstructure:"max_jobs_per_worker"`
-	MaxWorkerRSS     ByteSize      `mapstructure:"max_worker_rss"`
-	QueueSize        int           `mapstructure:"queue_size"`
-	CacheMaxBytes    ByteSize      `mapstructure:"cache_max_bytes"`
-	WarmOnStart      bool          `mapstructure:"warm_on_start"`
-}
-
-// convertDefaults: zero means "the engine's default" (convert.DefaultConfig).
-var convertDefaults = map[string]any{
-	"convert.paper":               "A4",
-	"convert.allow_network":       false,
-	"convert.script_wait":         "1s",
-	"convert.chromium_path":       "",
-	"convert.soffice_path":        "soffice",
-	"convert.python_path":         "/usr/bin/python3",
-	"convert.office_workers":      0,
-	"convert.chromium_tabs":       0,
-	"convert.job_timeout":         "60s",
-	"convert.max_jobs_per_worker": 200,
-	"convert.max_worker_rss":      "1GiB",
-	"convert.queue_size":          32,
-	"convert.cache_max_bytes":     "1GiB",
-	"convert.warm_on_start":       true,
-}
-
-func init() {
-	for k, v := range convertDefaults {
-		defaults[k] = v
-	}
+	Paper            string
+	AllowNetwork     bool
+	ScriptWait       time.Duration
+	ChromiumPath     string
+	SofficePath      string
+	PythonPath       string
+	OfficeWorkers    int
+	ChromiumTabs     int
+	JobTimeout       time.Duration
+	MaxJobsPerWorker int
+	MaxWorkerRSS     ByteSize
+	QueueSize        int
+	CacheMaxBytes    ByteSize
+	WarmOnStart      bool
 }
 
 // newEngines builds the converter; it starts no process (Start does, in

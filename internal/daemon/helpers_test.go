@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -142,18 +140,7 @@ func (p *proc) stop(t testing.TB, sig syscall.Signal) error {
 // quiet logger; tests adjust the rest.
 func testConfig(t testing.TB, dataDir string) Config {
 	t.Helper()
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "REPORTD_") {
-			t.Setenv(strings.SplitN(kv, "=", 2)[0], "")
-			os.Unsetenv(strings.SplitN(kv, "=", 2)[0])
-		}
-	}
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	fs.String("config", "", "")
-	c, err := loadConfig(fs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := DefaultConfig()
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
 	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
 	return c

@@ -3,71 +3,123 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"reflect"
+	"slices"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
 
-// loadConfig merges defaults, the config file, REPORTD_* variables and the
-// flags that were set, in rising precedence. viper stays private here.
+// defaultConfigFile is read when neither --config nor REPORTD_CONFIG names
+// a file; it may be absent.
+const defaultConfigFile = "/etc/reportd/reportd.yaml"
+
+// loadConfig starts from the defaults and applies the config file, the
+// REPORTD_* variables and the flags that were set, in rising precedence.
+// An unknown key or variable, or a bad value, is an error that names it.
 func loadConfig(flags *pflag.FlagSet) (Config, error) {
-	v := viper.New()
-	for k, d := range defaults {
-		v.SetDefault(k, d)
-	}
-	v.SetEnvPrefix("REPORTD")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
-	for key, flag := range map[string]string{"addr": "addr", "data_dir": "data-dir"} {
-		if f := flags.Lookup(flag); f != nil {
-			if err := v.BindPFlag(key, f); err != nil {
-				return Config{}, err
-			}
-		}
-	}
-	file, _ := flags.GetString("config")
-	if file == "" {
-		file = os.Getenv("REPORTD_CONFIG")
-	}
+	return load(flags, os.Environ())
+}
+
+// load is loadConfig with the environment given.
+func load(flags *pflag.FlagSet, environ []string) (Config, error) {
+	c := DefaultConfig()
+	file, explicit := configFile(flags, environ)
 	if file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return Config{}, fmt.Errorf("config %s: %w", file, err)
-		}
-	} else {
-		v.SetConfigName("reportd")
-		v.SetConfigType("yaml")
-		v.AddConfigPath("/etc/reportd")
-		if err := v.ReadInConfig(); err != nil && !errors.As(err, new(viper.ConfigFileNotFoundError)) {
-			return Config{}, fmt.Errorf("config: %w", err)
+		if err := applyFile(&c, file, explicit); err != nil {
+			return Config{}, err
 		}
 	}
-	var c Config
-	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(), byteSizeHook,
-		mapstructure.StringToSliceHookFunc(","))
-	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	if err := applyEnv(&c, environ); err != nil {
+		return Config{}, err
+	}
+	if err := applyFlags(&c, flags); err != nil {
+		return Config{}, err
 	}
 	return c, c.validate()
 }
 
-func byteSizeHook(from, to reflect.Type, data any) (any, error) {
-	if to != reflect.TypeOf(ByteSize(0)) {
-		return data, nil
+func configFile(flags *pflag.FlagSet, environ []string) (path string, explicit bool) {
+	if f := flags.Lookup("config"); f != nil && f.Changed {
+		return f.Value.String(), true
 	}
-	switch d := data.(type) {
-	case string:
-		return ParseByteSize(d)
-	case int:
-		return ByteSize(d), nil
-	case int64:
-		return ByteSize(d), nil
-	case float64:
-		return ByteSize(d), nil
+	for _, kv := range environ {
+		if p, ok := strings.CutPrefix(kv, "REPORTD_CONFIG="); ok && p != "" {
+			return p, true
+		}
 	}
-	return data, nil
+	return defaultConfigFile, false
+}
+
+// applyFile sets what the file sets. A file that was asked for must exist.
+func applyFile(c *Config, file string, explicit bool) error {
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	entries, errs := parseFile(file, b)
+	for _, e := range entries {
+		if err := e.set.kind.set(c, e.value); err != nil {
+			errs = append(errs, fmt.Errorf("config %s:%d: %s %w", file, e.line, e.set.key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// applyEnv sets what REPORTD_* variables set; empty ones count as unset.
+func applyEnv(c *Config, environ []string) error {
+	byEnv := map[string]setting{}
+	for _, s := range settings {
+		byEnv[envName(s.key)] = s
+	}
+	var errs []error
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) || slices.Contains(notSettings, name) {
+			continue
+		}
+		s, ok := byEnv[name]
+		if !ok {
+			key := strings.ToLower(strings.TrimPrefix(name, envPrefix))
+			errs = append(errs, fmt.Errorf("%s=%s: not a reportd setting%s", name, value, hint(envKey(key), "variables", envName)))
+			continue
+		}
+		if value == "" {
+			continue
+		}
+		if err := s.kind.set(c, value); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %s %w", name, value, s.key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// envKey turns the lower-cased tail of a variable (auth_tokn) back into
+// the key it most likely means: a known section's prefix becomes "section.".
+func envKey(tail string) string {
+	for _, s := range settings {
+		if sec, _, ok := strings.Cut(s.key, "."); ok && strings.HasPrefix(tail, sec+"_") {
+			return sec + "." + strings.TrimPrefix(tail, sec+"_")
+		}
+	}
+	return tail
+}
+
+// applyFlags sets what the command line set.
+func applyFlags(c *Config, flags *pflag.FlagSet) error {
+	for _, s := range settings {
+		if s.flag == "" {
+			continue
+		}
+		if f := flags.Lookup(s.flag); f != nil && f.Changed {
+			if err := s.kind.set(c, f.Value.String()); err != nil {
+				return fmt.Errorf("--%s: %w", s.flag, err)
+			}
+		}
+	}
+	return nil
 }

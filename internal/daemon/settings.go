@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// setting is one configuration key: its place in reportd.yaml, its default
+// (written as in reportd.yaml), its REPORTD_* variable (see envName), an
+// optional serve flag, a line of help, and the Config field it fills.
+// Adding a key is one row here plus its field in Config.
+type setting struct {
+	key  string // reportd.yaml key; "section.key" inside a section
+	def  string
+	flag string // flag name of serve, backup, check and restore; "" for none
+	help string
+	kind kind
+}
+
+// settings lists every key of reportd.yaml, in the order of `reportd serve --help`.
+var settings = []setting{
+	{"addr", "127.0.0.1:8080", "addr", "listen address", nonEmpty(func(c *Config) *string { return &c.Addr })},
+	{"data_dir", "./data", "data-dir", "data directory: reportd.db and uploads/", nonEmpty(func(c *Config) *string { return &c.DataDir })},
+	{"time_zone", "", "", "IANA zone of createdAt and todayNewReports; empty: local", zone(func(c *Config) *string { return &c.TimeZone })},
+	{"max_upload_bytes", "2GiB", "", "largest report file accepted", size(func(c *Config) *ByteSize { return &c.MaxUploadBytes })},
+	{"max_cover_bytes", "10MiB", "", "largest cover image accepted", size(func(c *Config) *ByteSize { return &c.MaxCoverBytes })},
+	{"error_status", "spec", "", "error statuses: spec (always 500) or conventional", oneOf(func(c *Config) *string { return &c.ErrorStatus }, "spec", "conventional")},
+	{"auth.token", "", "", "bearer token required for writes (and reads with auth.reads)", text(func(c *Config) *string { return &c.Auth.Token })},
+	{"auth.reads", "false", "", "require the token for GET/HEAD too", boolean(func(c *Config) *bool { return &c.Auth.Reads })},
+	{"auth.anonymous", "false", "", "serve beyond loopback without a token, on purpose", boolean(func(c *Config) *bool { return &c.Auth.Anonymous })},
+	{"public_url", "", "", "URL clients use; its host joins the Host allow-list", text(func(c *Config) *string { return &c.PublicURL })},
+	{"allowed_hosts", "", "", "more Host names allowed (list; env: comma-separated); * allows any", words(func(c *Config) *[]string { return &c.AllowedHosts })},
+	{"max_connections", "1024", "", "connections served at once; 0: no cap", count(func(c *Config) *int { return &c.MaxConnections })},
+	{"max_inline_content", "8MiB", "", "largest html/md text inlined in fileContent", size(func(c *Config) *ByteSize { return &c.MaxInlineContent })},
+	{"upload_min_rate", "64KiB", "", "slowest request body accepted after the grace period (bytes/s); 0: none", size(func(c *Config) *ByteSize { return &c.UploadMinRate })},
+	{"upload_rate_grace", "10s", "", "time before upload_min_rate applies", duration(func(c *Config) *time.Duration { return &c.UploadRateGrace })},
+	{"upload_idle_timeout", "30s", "", "longest pause within a request body; 0: none", duration(func(c *Config) *time.Duration { return &c.UploadIdleTimeout })},
+	{"cover_fetch.timeout", "10s", "", "time limit of downloading a cover URL", duration(func(c *Config) *time.Duration { return &c.CoverFetch.Timeout })},
+	{"cover_fetch.allow_private", "false", "", "allow cover URLs on loopback, private and link-local addresses", boolean(func(c *Config) *bool { return &c.CoverFetch.AllowPrivate })},
+	{"html_allow_scripts", "false", "", "let uploaded HTML run scripts in its sandbox", boolean(func(c *Config) *bool { return &c.HTMLScripts })},
+	{"convert_on_upload", "false", "", "convert each report to PDF right after upload", boolean(func(c *Config) *bool { return &c.ConvertOnUpload })},
+	{"dashboard", "true", "", "serve the web dashboard at /", boolean(func(c *Config) *bool { return &c.Dashboard })},
+	{"metrics.enabled", "true", "", "Prometheus metrics at GET /metrics", boolean(func(c *Config) *bool { return &c.Metrics.Enabled })},
+	{"admin.enabled", "true", "", "GET /admin/backup for reportd backup", boolean(func(c *Config) *bool { return &c.Admin.Enabled })},
+	{"read_header_timeout", "10s", "", "cut off clients slower than this to send headers", duration(func(c *Config) *time.Duration { return &c.HeaderTimeout })},
+	{"idle_timeout", "2m", "", "close idle keep-alive connections after this", duration(func(c *Config) *time.Duration { return &c.IdleTimeout })},
+	{"shutdown_timeout", "25s", "", "on SIGTERM, let requests in flight finish for this long", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"log.level", "info", "", "debug, info, warn or error", oneOf(func(c *Config) *string { return &c.Log.Level }, "debug", "info", "warn", "error")},
+	{"log.format", "text", "", "text or json", oneOf(func(c *Config) *string { return &c.Log.Format }, "text", "json")},
+	{"convert.warm_on_start", "true", "", "start the PDF engines at start-up (false: on the first conversion)", boolean(func(c *Config) *bool { return &c.Convert.WarmOnStart })},
+	{"convert.paper", "A4", "", "default paper size: A4 or Letter", oneOf(func(c *Config) *string { return &c.Convert.Paper }, "A4", "Letter")},
+	{"convert.allow_network", "false", "", "let HTML fetch from other hosts while printing", boolean(func(c *Config) *bool { return &c.Convert.AllowNetwork })},
+	{"convert.script_wait", "1s", "", "wait at most this long for scripts after load", duration(func(c *Config) *time.Duration { return &c.Convert.ScriptWait })},
+	{"convert.chromium_path", "", "", "Chromium binary; empty: chromium-headless-shell, then chromium", text(func(c *Config) *string { return &c.Convert.ChromiumPath })},
+	{"convert.soffice_path", "soffice", "", "LibreOffice binary", text(func(c *Config) *string { return &c.Convert.SofficePath })},
+	{"convert.python_path", "/usr/bin/python3", "", "python3 with the uno module", text(func(c *Config) *string { return &c.Convert.PythonPath })},
+	{"convert.office_workers", "0", "", "LibreOffice workers; 0: one per two cores", count(func(c *Config) *int { return &c.Convert.OfficeWorkers })},
+	{"convert.chromium_tabs", "0", "", "Chromium tabs kept for reuse; 0: max(2, cores)", count(func(c *Config) *int { return &c.Convert.ChromiumTabs })},
+	{"convert.job_timeout", "60s", "", "time limit of one conversion", duration(func(c *Config) *time.Duration { return &c.Convert.JobTimeout })},
+	{"convert.max_jobs_per_worker", "200", "", "recycle an engine process after this many jobs", count(func(c *Config) *int { return &c.Convert.MaxJobsPerWorker })},
+	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory", size(func(c *Config) *ByteSize { return &c.Convert.MaxWorkerRSS })},
+	{"convert.queue_size", "32", "", "jobs that may wait per engine", count(func(c *Config) *int { return &c.Convert.QueueSize })},
+	{"convert.cache_max_bytes", "1GiB", "", "size cap of the PDF cache", size(func(c *Config) *ByteSize { return &c.Convert.CacheMaxBytes })},
+}
+
+const envPrefix = "REPORTD_"
+
+// envName is a key's environment variable: auth.token -> REPORTD_AUTH_TOKEN.
+func envName(key string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// notSettings are REPORTD_* variables that are not keys, so they are never
+// reported as unknown: REPORTD_CONFIG chooses the file, cobra reads
+// REPORTD_ACTIVE_HELP for shell completion, and the crash test reads
+// REPORTD_CRASH_KEEP in the test process.
+var notSettings = []string{"REPORTD_CONFIG", "REPORTD_ACTIVE_HELP", "REPORTD_CRASH_KEEP"}
+
+// DefaultConfig is every setting at its default.
+func DefaultConfig() Config { return defaultConfig() }
+
+var defaultConfig = sync.OnceValue(func() Config {
+	var c Config
+	for _, s := range settings {
+		if err := s.kind.set(&c, s.def); err != nil {
+			panic("reportd: default of " + s.key + ": " + err.Error()) // TestSettingsDefaults catches it first
+		}
+	}
+	return c
+})
+
+// lookup finds the setting of key.
+func lookup(key string) (setting, bool) {
+	for _, s := range settings {
+		if s.key == key {
+			return s, true
+		}
+	}
+	return setting{}, false
+}
+
+// isSection says whether name is a section of keys (auth, convert, ...).
+func isSection(name string) bool {
+	for _, s := range settings {
+		if strings.HasPrefix(s.key, name+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionKeys are the keys of a section, for messages.
+func sectionKeys(name string) []string {
+	var out []string
+	for _, s := range settings {
+		if strings.HasPrefix(s.key, name+".") {
+			out = append(out, s.key)
+		}
+	}
+	return out
+}
