@@ -123,9 +123,8 @@ type daemon struct {
 func (d *daemon) url() string { return "http://" + d.addr }
 
 func (d *daemon) start(extra []string) error {
-	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + d.dataDir, "REPORTD_LOG_LEVEL=warn",
-		// Most scripts convert nothing: start Chromium/LibreOffice only when asked.
-		"REPORTD_CONVERT_WARM_ON_START=false"}, extra...)
+	// testbin's environment keeps the engines cold: most scripts convert nothing.
+	env := append([]string{"REPORTD_LOG_LEVEL=warn"}, extra...)
 	p, err := testbin.Start(d.bin, testbin.Options{Addr: d.addr, DataDir: d.dataDir, Env: env})
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // TestBackupRestoreBinary is the operator's round trip with the real
@@ -17,11 +19,11 @@ import (
 func TestBackupRestoreBinary(t *testing.T) {
 	dir := t.TempDir()
 	p := startReportd(t, dir)
-	proj := createProject(t, p.url(""), "roundtrip")
+	proj := createProject(t, at(p, ""), "roundtrip")
 	sums := map[int64]string{}
 	for i := range 5 {
 		content := markdown(fmt.Sprint("rt", i), 1000*(i+1))
-		st, r, e, err := upload(httpClient, p.url(""), proj.ID, "md", fmt.Sprintf("rt%d.md", i), content)
+		st, r, e, err := upload(httpClient, at(p, ""), proj.ID, "md", fmt.Sprintf("rt%d.md", i), content)
 		if st != http.StatusCreated {
 			t.Fatalf("upload: %d %v %v", st, e, err)
 		}
@@ -29,8 +31,8 @@ func TestBackupRestoreBinary(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "b.tar")
 	run := func(args ...string) string {
-		cmd := exec.Command(bins.Path(t, "reportd"), args...)
-		cmd.Env = cleanEnv()
+		cmd := exec.Command(bins.Path(t, "reportd"), append(args, "--config", testbin.EmptyConfig)...)
+		cmd.Env = testbin.Env()
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("reportd %v: %v\n%s", args, err, b)
@@ -40,7 +42,7 @@ func TestBackupRestoreBinary(t *testing.T) {
 	if o := run("backup", "--data-dir", dir, "--out", out); !strings.Contains(o, "checksums verified") {
 		t.Errorf("backup said: %s", o)
 	}
-	if err := p.stop(t, syscall.SIGTERM); err != nil {
+	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	restored := filepath.Join(t.TempDir(), "restored")
@@ -49,12 +51,12 @@ func TestBackupRestoreBinary(t *testing.T) {
 
 	p2 := startReportd(t, restored)
 	var reps []apiReport
-	getJSON(t, p2.url("/api/reports"), &reps)
+	getJSON(t, at(p2, "/api/reports"), &reps)
 	if len(reps) != len(sums) {
 		t.Fatalf("restored %d reports, want %d", len(reps), len(sums))
 	}
 	for _, r := range reps {
-		if sum(getBody(t, p2.url(fmt.Sprintf("/api/reports/%d/download", r.ID)))) != sums[r.ID] {
+		if sum(getBody(t, at(p2, fmt.Sprintf("/api/reports/%d/download", r.ID)))) != sums[r.ID] {
 			t.Errorf("report %d differs after restore", r.ID)
 		}
 	}

@@ -94,7 +94,7 @@ func TestCrashNothingLost(t *testing.T) {
 	for cycle := range crashCycles {
 		cycleAcks.Store(0)
 		p := startReportd(t, dir, env...)
-		base := p.url("")
+		base := at(p, "")
 		if cycle == 0 {
 			project = createProject(t, base, "crash").ID
 		}
@@ -111,8 +111,8 @@ func TestCrashNothingLost(t *testing.T) {
 		target := int64(1 + rng.IntN(48))
 		waitFor(t, "uploads to be acknowledged", func() bool { return cycleAcks.Load() >= target })
 		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
+		p.Signal(syscall.SIGKILL)
+		<-p.Done()
 		cancel()
 		wg.Wait()
 		client.CloseIdleConnections()
@@ -128,7 +128,7 @@ func TestCrashNothingLost(t *testing.T) {
 
 	// The start-up sweep runs; then every promise is checked over the API.
 	p := startReportd(t, dir, env...)
-	base := p.url("")
+	base := at(p, "")
 	var reports []apiReport
 	getJSON(t, base+"/api/reports", &reports)
 	present := map[int64]bool{}
@@ -160,7 +160,7 @@ func TestCrashNothingLost(t *testing.T) {
 	if time.Now().UTC().Format("2006-01-02") == startDay && proj.TodayNewReports != int64(len(reports)) {
 		t.Errorf("todayNewReports %d, real count %d", proj.TodayNewReports, len(reports))
 	}
-	if err := p.stop(t, syscall.SIGTERM); err != nil {
+	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
 		t.Fatalf("final stop: %v", err)
 	}
 	rep, err := Check(context.Background(), cfg, false)

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -12,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,104 +34,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// proc is one reportd process started by a test.
-type proc struct {
-	cmd  *exec.Cmd
-	addr string // host:port it serves on
-	done chan struct{}
-	err  error // Wait's result, after done
-	logs *testbin.Buffer
+// startReportd runs the reportd binary on 127.0.0.1:0 with dataDir, through
+// testbin's launcher (clean environment, empty config); env adds variables.
+// Engines stay cold unless a test asks (REPORTD_CONVERT_WARM_ON_START=true):
+// 22 crash cycles must not start 22 Chromiums and LibreOffices.
+func startReportd(t testing.TB, dataDir string, env ...string) *testbin.Daemon {
+	t.Helper()
+	return testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: dataDir, Env: append([]string{"REPORTD_DASHBOARD=false"}, env...)})
 }
 
-func (p *proc) url(path string) string { return "http://" + p.addr + path }
+// at is the URL of path on the daemon.
+func at(d *testbin.Daemon, path string) string { return d.URL() + path }
 
-// startReportd runs `reportd serve` on 127.0.0.1:0 with dataDir and waits
-// until it logs its address. env adds variables (KEY=VALUE).
-func startReportd(t testing.TB, dataDir string, env ...string) *proc {
+// stopWith sends sig and waits for the process to exit.
+func stopWith(t testing.TB, d *testbin.Daemon, sig syscall.Signal) error {
 	t.Helper()
-	cmd := exec.Command(bins.Path(t, "reportd"), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
-	return startCmd(t, cmd, env...)
-}
-
-func startCmd(t testing.TB, cmd *exec.Cmd, env ...string) *proc {
-	t.Helper()
-	// Engines stay cold unless a test asks (REPORTD_CONVERT_WARM_ON_START=true):
-	// 22 crash cycles must not start 22 Chromiums and LibreOffices.
-	cmd.Env = append(cleanEnv(), append([]string{"REPORTD_LOG_FORMAT=json", "REPORTD_DASHBOARD=false", "REPORTD_CONVERT_WARM_ON_START=false"}, env...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, done: make(chan struct{}), logs: &testbin.Buffer{}}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addrc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			p.logs.Write(append(line, '\n'))
-			var rec struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
-			}
-			if json.Unmarshal(line, &rec) == nil && rec.Msg == "reportd serving" {
-				select {
-				case addrc <- rec.Addr:
-				default:
-				}
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			cmd.Process.Kill()
-			<-p.done
-		}
-	})
+	d.Signal(sig)
 	select {
-	case p.addr = <-addrc:
-	case <-p.done:
-		t.Fatalf("reportd exited before serving: %v\n%s", p.err, p.logs.String())
+	case <-d.Done():
 	case <-time.After(waitLong):
-		t.Fatalf("reportd did not start serving\n%s", p.logs.String())
+		t.Fatalf("reportd did not exit after %v\n%s", sig, d.Log())
 	}
-	return p
-}
-
-// cleanEnv is the test's environment without REPORTD_* and systemd
-// variables, so the developer's settings cannot leak into the daemon.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "REPORTD_") || strings.HasPrefix(kv, "NOTIFY_SOCKET=") ||
-			strings.HasPrefix(kv, "LISTEN_") || strings.HasPrefix(kv, "WATCHDOG_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// stop sends sig and waits for the process to exit.
-func (p *proc) stop(t testing.TB, sig syscall.Signal) error {
-	t.Helper()
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(waitLong):
-		t.Fatalf("reportd did not exit after %v\n%s", sig, p.logs.String())
-	}
-	return p.err
+	return d.Err()
 }
 
 // testConfig is the embedded defaults with dataDir, no dashboard, and a

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // notifySocket listens where the daemon will send sd_notify datagrams.
@@ -69,11 +71,11 @@ func TestNotify(t *testing.T) {
 	p := startReportd(t, t.TempDir(), "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=200000")
 	expectMsg(t, msgs, "READY=1")
 	// READY=1 comes after the listener is bound: the API answers now.
-	getBody(t, p.url("/api/reports/ping"))
+	getBody(t, at(p, "/api/reports/ping"))
 	expectMsg(t, msgs, "WATCHDOG=1")
 	expectMsg(t, msgs, "WATCHDOG=1")
-	if err := p.stop(t, syscall.SIGTERM); err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.logs.String())
+	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.Log())
 	}
 	expectMsg(t, msgs, "STOPPING=1")
 }
@@ -84,12 +86,12 @@ func TestNotify(t *testing.T) {
 func TestSIGTERMFinishesUpload(t *testing.T) {
 	dir := t.TempDir()
 	p := startReportd(t, dir)
-	proj := createProject(t, p.url(""), "shutdown")
+	proj := createProject(t, at(p, ""), "shutdown")
 
 	content := markdown("in flight", 3<<20)
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
-	req, _ := http.NewRequest("POST", p.url("/api/reports"), pr)
+	req, _ := http.NewRequest("POST", at(p, "/api/reports"), pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	type result struct {
 		status int
@@ -124,9 +126,9 @@ func TestSIGTERMFinishesUpload(t *testing.T) {
 		}
 		return false
 	})
-	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.Signal(syscall.SIGTERM)
 	waitFor(t, "the listener to close", func() bool {
-		c, err := net.DialTimeout("tcp", p.addr, time.Second)
+		c, err := net.DialTimeout("tcp", p.Addr, time.Second)
 		if err != nil {
 			return true
 		}
@@ -140,24 +142,24 @@ func TestSIGTERMFinishesUpload(t *testing.T) {
 	pw.Close()
 	res := <-resc
 	if res.err != nil || res.status != http.StatusCreated {
-		t.Fatalf("in-flight upload: status %d, err %v, body %s\n%s", res.status, res.err, res.body, p.logs.String())
+		t.Fatalf("in-flight upload: status %d, err %v, body %s\n%s", res.status, res.err, res.body, p.Log())
 	}
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(waitLong):
 		t.Fatal("daemon did not exit after the upload finished")
 	}
-	if p.err != nil {
-		t.Fatalf("exit: %v\n%s", p.err, p.logs.String())
+	if p.Err() != nil {
+		t.Fatalf("exit: %v\n%s", p.Err(), p.Log())
 	}
 
 	p2 := startReportd(t, dir)
 	var reps []apiReport
-	getJSON(t, p2.url(fmt.Sprintf("/api/reports?projectId=%d", proj.ID)), &reps)
+	getJSON(t, at(p2, fmt.Sprintf("/api/reports?projectId=%d", proj.ID)), &reps)
 	if len(reps) != 1 {
 		t.Fatalf("after restart: %d reports, want 1", len(reps))
 	}
-	if got := getBody(t, p2.url(fmt.Sprintf("/api/reports/%d/download", reps[0].ID))); sum(got) != sum(content) {
+	if got := getBody(t, at(p2, fmt.Sprintf("/api/reports/%d/download", reps[0].ID))); sum(got) != sum(content) {
 		t.Fatalf("in-flight upload read back %d bytes with another checksum", len(got))
 	}
 }
@@ -177,14 +179,17 @@ func TestSocketActivation(t *testing.T) {
 	ln.Close() // f keeps the socket open for the child
 	defer f.Close()
 	// exec keeps the shell's pid, so $$ is the daemon's pid, as LISTEN_PID must be.
-	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ exec "$0" serve --addr 127.0.0.1:1 --data-dir "$1"`, bins.Path(t, "reportd"), t.TempDir())
-	cmd.ExtraFiles = []*os.File{f}
-	p := startCmd(t, cmd, "LISTEN_FDS=1")
-	if p.addr != addr {
-		t.Fatalf("daemon serves on %s, want the passed socket %s", p.addr, addr)
+	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: t.TempDir(), Env: []string{"LISTEN_FDS=1"},
+		Command: func(bin string, args ...string) *exec.Cmd {
+			cmd := exec.Command("/bin/sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, bin}, args...)...)
+			cmd.ExtraFiles = []*os.File{f}
+			return cmd
+		}})
+	if p.Addr != addr {
+		t.Fatalf("daemon serves on %s, want the passed socket %s", p.Addr, addr)
 	}
 	getBody(t, "http://"+addr+"/api/reports/ping")
-	if err := p.stop(t, syscall.SIGTERM); err != nil {
+	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,7 +29,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -805,9 +803,8 @@ func TestContractDocumentStatesDecisions(t *testing.T) {
 	}
 }
 
-// newDaemonEnv starts `reportd serve --addr 127.0.0.1:0 --data-dir DIR`
-// exactly as an operator would, and finds its address in the serve file it
-// writes once the listener is bound.
+// newDaemonEnv starts the shipped `reportd serve` on 127.0.0.1:0 through
+// testbin's launcher, which finds its address in the serve file.
 func newDaemonEnv(t *testing.T) *apiEnv {
 	t.Helper()
 	// The shipped daemon: its middleware, metrics and engines included.
@@ -816,44 +813,9 @@ func newDaemonEnv(t *testing.T) *apiEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(bins) })
-	bin := filepath.Join(bins, "reportd")
 	dir := t.TempDir()
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.Env = append(os.Environ(), "REPORTD_LOG_LEVEL=warn")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	var info struct {
-		URL string `json:"url"`
-	}
-	deadline := time.Now().Add(90 * time.Second) // a bound for a loaded machine, not an assertion
-	for info.URL == "" {
-		select {
-		case err := <-done:
-			t.Fatalf("reportd exited: %v\n%s", err, logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, "reportd.serve.json")); err == nil {
-			json.Unmarshal(b, &info)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("reportd did not start:\n%s", logs.String())
-		}
-	}
-	e := &apiEnv{t: t, dir: dir, base: info.URL, seen: map[string]bool{}}
+	d := testbin.StartT(t, filepath.Join(bins, "reportd"), testbin.Options{DataDir: dir, Env: []string{"REPORTD_LOG_LEVEL=warn"}})
+	e := &apiEnv{t: t, dir: dir, base: d.URL(), seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
 	e.client = &http.Client{
 		Timeout:       5 * time.Minute, // a first conversion starts an engine

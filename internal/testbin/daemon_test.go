@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,10 +19,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// quiet keeps the developer's REPORTD_* settings and the engines out.
 func quiet(dataDir, addr string) Options {
-	return Options{Addr: addr, DataDir: dataDir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dataDir,
-		"REPORTD_LOG_LEVEL=warn", "REPORTD_CONVERT_WARM_ON_START=false"}}
+	return Options{Addr: addr, DataDir: dataDir, Env: []string{"REPORTD_LOG_LEVEL=warn"}}
 }
 
 func ping(t *testing.T, d *Daemon) int {
@@ -55,6 +55,12 @@ func TestStartStopRestartKill(t *testing.T) {
 	if err := d2.Err(); !errors.As(err, &exit) {
 		t.Fatalf("after SIGKILL: %v, want an exit error", err)
 	}
+	// The killed daemon's serve file is stale: a new one on port 0 must
+	// not be mistaken for it.
+	d3 := StartT(t, bin, quiet(data, ""))
+	if ping(t, d3) != http.StatusOK {
+		t.Fatal("third start does not answer")
+	}
 }
 
 func TestStartOnTakenAddrFails(t *testing.T) {
@@ -70,5 +76,41 @@ func TestStartOnTakenAddrFails(t *testing.T) {
 	}
 	if !errors.Is(err, errExited) {
 		t.Fatalf("got %v, want the daemon to have exited", err)
+	}
+}
+
+// The test process's REPORTD_* settings never reach the daemon: this one
+// would stop it.
+func TestStartCleanEnvironment(t *testing.T) {
+	t.Setenv("REPORTD_ERROR_STATUS", "bogus")
+	t.Setenv("REPORTD_CONFIG", filepath.Join(t.TempDir(), "absent.yaml"))
+	d := StartT(t, bins.Path(t, "reportd"), quiet(t.TempDir(), ""))
+	if ping(t, d) != http.StatusOK {
+		t.Fatal("no answer")
+	}
+	for _, kv := range d.Cmd.Env {
+		if strings.HasPrefix(kv, "REPORTD_ERROR_STATUS=") || strings.HasPrefix(kv, "REPORTD_CONFIG=") {
+			t.Errorf("passed to the daemon: %s", kv)
+		}
+	}
+}
+
+// A misspelt key in the config file stops the real binary with a message
+// naming the file, the key and the nearest valid one.
+func TestStartMisspeltConfigKey(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "reportd.yaml")
+	if err := os.WriteFile(conf, []byte("error_stauts: conventional\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := quiet(t.TempDir(), "")
+	o.Config = conf
+	d, err := Start(bins.Path(t, "reportd"), o)
+	if err == nil {
+		d.Stop()
+		t.Fatal("reportd started with a misspelt key")
+	}
+	want := "config " + conf + ":1: unknown key error_stauts (did you mean error_status?)"
+	if !errors.Is(err, errExited) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
 	}
 }

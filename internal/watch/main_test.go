@@ -52,7 +52,7 @@ func testMain(m *testing.M) int {
 }
 
 func daemonOptions(addr, dataDir string) testbin.Options {
-	return testbin.Options{Addr: addr, DataDir: dataDir, Env: append(os.Environ(), "REPORTD_LOG_LEVEL=warn")}
+	return testbin.Options{Addr: addr, DataDir: dataDir, Env: []string{"REPORTD_LOG_LEVEL=warn"}}
 }
 
 // startDaemon runs a daemon of the test's own, on addr ("" for a free

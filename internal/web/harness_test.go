@@ -56,12 +56,11 @@ type daemon struct {
 func startDaemon(t *testing.T, config string) *daemon {
 	t.Helper()
 	data := t.TempDir()
-	// An explicit config keeps a host's /etc/reportd/reportd.yaml out.
 	conf := filepath.Join(t.TempDir(), "reportd.yaml")
 	if err := os.WriteFile(conf, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := testbin.StartT(t, reportdBin, testbin.Options{DataDir: data, Args: []string{"--config", conf}})
+	d := testbin.StartT(t, reportdBin, testbin.Options{DataDir: data, Config: conf})
 	return &daemon{base: d.URL()}
 }
 
