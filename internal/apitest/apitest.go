@@ -1,6 +1,7 @@
-// Package apitest starts the real API stack (bbolt store, file store,
-// service, HTTP handler) on 127.0.0.1 with a temp data directory, and gives
-// tests small helpers to call it. Shared by every package's API tests.
+// Package apitest runs reportd's server (daemon.Server: bbolt store, file
+// store, service, HTTP handler, admin routes, metrics) in the test process
+// on 127.0.0.1 with a temp data directory, and gives tests small helpers to
+// call it. Shared by every package's API tests.
 package apitest
 
 import (
@@ -8,28 +9,33 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
-	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
 
-// Options tune the stack; the zero value is the daemon's defaults.
+// Options tune the stack; the zero value is reportd's defaults with a temp
+// data directory, no PDF engines and service version "test".
 type Options struct {
-	HTTP      httpapi.Config
-	Service   service.Config
-	Converter service.Converter
-	DataDir   string // reuse a data directory (e.g. to reopen); default t.TempDir()
+	// Config edits the daemon's configuration, as reportd.yaml would.
+	Config func(*daemon.Config)
+	// Service and HTTP edit what the daemon maps from the configuration,
+	// for what no key reaches (daemon.Hooks).
+	Service func(*service.Config)
+	HTTP    func(*httpapi.Config)
+	// Engines runs Chromium and LibreOffice for /pdf, started on the first
+	// conversion; without, PDFs pass through and other types fail.
+	Engines bool
+	DataDir string // reuse a data directory (e.g. to reopen); default t.TempDir()
 }
 
 // Env is a running stack.
@@ -39,54 +45,62 @@ type Env struct {
 	DataDir string
 	Svc     *service.Service
 	Store   *boltstore.Store
-	server  *httptest.Server
-	files   *files.Dir
+	Server  *daemon.Server
+	stop    func()
 }
 
-// Start starts the stack and stops it at the end of the test.
+// Start runs daemon.Server in this process, wired exactly as `reportd
+// serve` wires it (admin routes, metrics, dashboard, configuration
+// mapping), on 127.0.0.1:0, and stops it at the end of the test.
 func Start(t testing.TB, o Options) *Env {
 	t.Helper()
 	dir := o.DataDir
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	clock := o.Service.Clock
-	if clock.Location == nil {
-		clock.Location = time.Local
+	c := daemon.DefaultConfig()
+	c.DataDir, c.Addr = dir, "127.0.0.1:0"
+	c.Convert.WarmOnStart = false
+	if o.Config != nil {
+		o.Config(&c)
 	}
-	o.Service.Clock = clock
-	if o.Service.Version == "" {
-		o.Service.Version = "test"
-	}
-	fd, err := files.Open(dir)
-	if err != nil {
+	s := &daemon.Server{Config: c, Hooks: daemon.Hooks{
+		Service: func(sc *service.Config) {
+			sc.Version = "test"
+			if o.Service != nil {
+				o.Service(sc)
+			}
+		},
+		HTTP:      o.HTTP,
+		NoEngines: !o.Engines,
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Open(ctx); err != nil {
+		cancel()
+		s.Close()
 		t.Fatal(err)
 	}
-	st, err := boltstore.Open(filepath.Join(dir, "reportd.db"), clock)
-	if err != nil {
-		t.Fatal(err)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	e := &Env{T: t, URL: "http://" + s.Addr(), DataDir: s.Config.DataDir, Svc: s.Service(), Store: s.Store(), Server: s}
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("apitest: Run: %v", err)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("apitest: Close: %v", err)
+			}
+		})
 	}
-	svc := service.New(o.Service, st, fd, o.Converter)
-	if _, err := svc.Sweep(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h := httpapi.New(o.HTTP, svc, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(h)
-	e := &Env{T: t, URL: srv.URL, DataDir: dir, Svc: svc, Store: st, server: srv, files: fd}
 	t.Cleanup(e.Close)
 	return e
 }
 
 // Close stops the server and closes the stores (idempotent).
-func (e *Env) Close() {
-	if e.server == nil {
-		return
-	}
-	e.server.Close()
-	e.Store.Close()
-	e.files.Close()
-	e.server = nil
-}
+func (e *Env) Close() { e.stop() }
 
 // Response is a finished request, body read.
 type Response struct {

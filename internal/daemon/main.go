@@ -30,6 +30,7 @@ import (
 type Server struct {
 	Config Config
 	Log    *slog.Logger
+	Hooks  Hooks
 
 	store *boltstore.Store
 	files *files.Dir
@@ -69,14 +70,18 @@ func (m *Server) Open(ctx context.Context) error {
 		return err
 	}
 	m.Metrics = metrics.New()
-	if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
-		return err
+	var conv service.Converter // nil: PDFs pass through, nothing converts
+	if !m.Hooks.NoEngines {
+		if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
+			return err
+		}
+		conv = engines{m.conv}
 	}
 	clock := report.Clock{Location: loc}
 	if m.store, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
 		return err
 	}
-	m.svc = service.New(service.Config{
+	sc := service.Config{
 		Version:               version.String(),
 		MaxUploadBytes:        int64(c.MaxUploadBytes),
 		MaxCoverBytes:         int64(c.MaxCoverBytes),
@@ -86,7 +91,11 @@ func (m *Server) Open(ctx context.Context) error {
 		ConvertOnUpload:       c.ConvertOnUpload,
 		Clock:                 clock,
 		Logger:                m.Log,
-	}, m.store, m.files, engines{m.conv})
+	}
+	if m.Hooks.Service != nil {
+		m.Hooks.Service(&sc)
+	}
+	m.svc = service.New(sc, m.store, m.files, conv)
 	removed, err := m.svc.Sweep(ctx)
 	if err != nil {
 		return fmt.Errorf("start-up sweep: %w", err)
@@ -114,6 +123,9 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	if c.Metrics.Enabled {
 		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
+	}
+	if m.Hooks.HTTP != nil {
+		m.Hooks.HTTP(&hc)
 	}
 	api := httpapi.New(hc, m.svc, m.Log)
 	var handler http.Handler = api
@@ -146,7 +158,7 @@ func (m *Server) Addr() string { return m.ln.Addr().String() }
 func (m *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.http.Serve(limitConnections(m.ln, m.Config.MaxConnections)) }()
-	if m.Config.Convert.WarmOnStart {
+	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
 	m.Log.Info("reportd serving", "addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String())

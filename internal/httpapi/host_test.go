@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -27,10 +28,12 @@ func hostGet(e *apitest.Env, method, path, host string) *apitest.Response {
 
 func TestHostAllowList(t *testing.T) {
 	dashboard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dashboard")) })
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{
-		Dashboard:    dashboard,
-		AllowedHosts: []string{"reports.example.org", "*.corp.example", "[2001:db8::7]:8443", "192.0.2.10"},
-	}})
+	e := apitest.Start(t, apitest.Options{
+		Config: func(c *daemon.Config) {
+			c.AllowedHosts = []string{"reports.example.org", "*.corp.example", "[2001:db8::7]:8443", "192.0.2.10"}
+		},
+		HTTP: func(h *httpapi.Config) { h.Dashboard = dashboard },
+	})
 	p := e.CreateProject("p")
 	rep := e.MustUpload(p.ID, "a.html", report.HTML, []byte("<p>hi</p>"))
 	paths := []string{"/api/reports/ping", "/api/projects", "/api/reports/1", "/uploads" + rep.FilePath[len("/uploads"):], "/", "/api/openapi.json"}
@@ -64,7 +67,7 @@ func TestHostAllowList(t *testing.T) {
 }
 
 func TestHostRefusalStatusConventional(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{ErrorStatus: httpapi.StatusConventional}})
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.ErrorStatus = "conventional" }})
 	r := hostGet(e, "GET", "/api/reports/ping", "evil.example:8080")
 	var body httpapi.ErrorBody
 	r.JSON(t, &body)
@@ -77,7 +80,7 @@ func TestHostRefusalStatusConventional(t *testing.T) {
 }
 
 func TestHostAllowAny(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{AllowedHosts: []string{"*"}}})
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.AllowedHosts = []string{"*"} }})
 	if r := hostGet(e, "GET", "/api/reports/ping", "anything.example"); r.StatusCode != 200 {
 		t.Fatalf("%d %s", r.StatusCode, r.Body)
 	}

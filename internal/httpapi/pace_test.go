@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -91,8 +92,8 @@ func wantNothingStored(t *testing.T, e *apitest.Env) {
 }
 
 func TestUploadBelowMinimumRateIsCutOff(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{
-		Pace: httpapi.Pace{MinRate: 64 << 10, Grace: 300 * time.Millisecond, Idle: time.Minute},
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+		c.UploadMinRate, c.UploadRateGrace, c.UploadIdleTimeout = 64<<10, 300*time.Millisecond, time.Minute
 	}})
 	p := e.CreateProject("p")
 	wantSlowError(t, slowUpload(t, e, p.ID, 1000, 20*time.Millisecond), http.StatusInternalServerError)
@@ -100,9 +101,9 @@ func TestUploadBelowMinimumRateIsCutOff(t *testing.T) {
 }
 
 func TestUploadThatStallsIsCutOff(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{
-		ErrorStatus: httpapi.StatusConventional,
-		Pace:        httpapi.Pace{Idle: 300 * time.Millisecond},
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+		c.ErrorStatus = "conventional"
+		c.UploadMinRate, c.UploadIdleTimeout = 0, 300*time.Millisecond
 	}})
 	p := e.CreateProject("p")
 	wantSlowError(t, slowUpload(t, e, p.ID, 40<<10, 0), http.StatusRequestTimeout)
@@ -112,8 +113,8 @@ func TestUploadThatStallsIsCutOff(t *testing.T) {
 // A client that keeps up is not disturbed by the pacing, and the
 // connection stays usable for the next request.
 func TestPacedUploadAtFullSpeed(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{HTTP: httpapi.Config{
-		Pace: httpapi.Pace{MinRate: 64 << 10, Grace: 300 * time.Millisecond, Idle: 300 * time.Millisecond},
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+		c.UploadMinRate, c.UploadRateGrace, c.UploadIdleTimeout = 64<<10, 300*time.Millisecond, 300*time.Millisecond
 	}})
 	p := e.CreateProject("p")
 	data := bytes.Repeat([]byte("<p>fast enough</p>\n"), 200<<10)

@@ -1,0 +1,25 @@
+package daemon
+
+import (
+	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/service"
+)
+
+// Hooks let an in-process test (internal/apitest) adjust what Open wires
+// from Config; reportd itself leaves them zero.
+type Hooks struct {
+	// Service and HTTP edit the settings mapped from Config, for what no
+	// configuration key reaches (a dial filter, a JSON body limit).
+	Service func(*service.Config)
+	HTTP    func(*httpapi.Config)
+	// NoEngines leaves Chromium and LibreOffice out: PDFs pass through and
+	// other types answer ConversionError.
+	NoEngines bool
+}
+
+// Service is the service Open wired (nil before Open).
+func (m *Server) Service() *service.Service { return m.svc }
+
+// Store is the metadata store Open opened (nil before Open).
+func (m *Server) Store() *boltstore.Store { return m.store }
