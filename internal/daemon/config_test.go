@@ -191,3 +191,22 @@ func TestParseByteSize(t *testing.T) {
 		}
 	}
 }
+
+// A list key takes a YAML list in the file and comma-separated text in
+// its variable.
+func TestConfigListKey(t *testing.T) {
+	c, err := loadArgs(t, nil, "--config", writeFile(t, "allowed_hosts:\n  - a.example\n  - \"*.b.example\"\n"))
+	if err != nil || strings.Join(c.AllowedHosts, " ") != "a.example *.b.example" {
+		t.Fatalf("from the file: %q %v", c.AllowedHosts, err)
+	}
+	c, err = loadArgs(t, []string{"REPORTD_ALLOWED_HOSTS=c.example, d.example"}, "--config", writeFile(t, "allowed_hosts: [a.example]\n"))
+	if err != nil || strings.Join(c.AllowedHosts, " ") != "c.example d.example" {
+		t.Fatalf("env over file: %q %v", c.AllowedHosts, err)
+	}
+	if _, err := loadArgs(t, nil, "--config", writeFile(t, "allowed_hosts: [a.example, [b]]\n")); err == nil || !strings.Contains(err.Error(), ":1: allowed_hosts: each item must be a single value") {
+		t.Fatalf("nested list: %v", err)
+	}
+	if _, err := loadArgs(t, nil, "--config", writeFile(t, "max_connections: [1]\n")); err == nil || !strings.Contains(err.Error(), "max_connections takes a single value") {
+		t.Fatalf("list for a single value: %v", err)
+	}
+}

@@ -38,10 +38,10 @@ func vmHWM(t testing.TB, pid int) int64 {
 func TestReportDetailLargeTextMemory(t *testing.T) {
 	const limit = 8 << 20
 	p := startReportd(t, t.TempDir(), fmt.Sprintf("REPORTD_MAX_INLINE_CONTENT=%d", limit))
-	proj := createProject(t, p.url(""), "big")
+	proj := createProject(t, at(p, ""), "big")
 	post := func(name string, n int) apiReport {
 		t.Helper()
-		status, r, e, err := upload(httpClient, p.url(""), proj.ID, "md", name, bytes.Repeat([]byte{1}, n))
+		status, r, e, err := upload(httpClient, at(p, ""), proj.ID, "md", name, bytes.Repeat([]byte{1}, n))
 		if err != nil || status != http.StatusCreated {
 			t.Fatalf("upload %s: %d %v %v", name, status, e, err)
 		}
@@ -50,8 +50,8 @@ func TestReportDetailLargeTextMemory(t *testing.T) {
 	const inline = 6 << 20
 	small, big := post("inline.md", inline), post("omitted.md", limit+1)
 
-	before := vmHWM(t, p.cmd.Process.Pid)
-	resp, err := httpClient.Get(p.url(fmt.Sprintf("/api/reports/%d", small.ID)))
+	before := vmHWM(t, p.Cmd.Process.Pid)
+	resp, err := httpClient.Get(at(p, fmt.Sprintf("/api/reports/%d", small.ID)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestReportDetailLargeTextMemory(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET detail: %v %s", err, resp.Status)
 	}
-	after := vmHWM(t, p.cmd.Process.Pid)
+	after := vmHWM(t, p.Cmd.Process.Pid)
 	var got struct {
 		FileContent *string `json:"fileContent"`
 		Omitted     *bool   `json:"fileContentOmitted"`
@@ -83,13 +83,13 @@ func TestReportDetailLargeTextMemory(t *testing.T) {
 	t.Logf("peak RSS %d MiB before, %d MiB after serving a %d MiB body", before>>20, after>>20, len(body)>>20)
 
 	var omitted map[string]any
-	getJSON(t, p.url(fmt.Sprintf("/api/reports/%d", big.ID)), &omitted)
+	getJSON(t, at(p, fmt.Sprintf("/api/reports/%d", big.ID)), &omitted)
 	if omitted["fileContent"] != nil || omitted["fileContentOmitted"] != true || omitted["fileContentSize"] != float64(limit+1) {
 		t.Fatalf("over the limit: %v", omitted)
 	}
 	// The list has the spec's shape: no omitted fields there.
 	var list []map[string]any
-	getJSON(t, p.url("/api/reports"), &list)
+	getJSON(t, at(p, "/api/reports"), &list)
 	for _, r := range list {
 		if _, ok := r["fileContentOmitted"]; ok || r["fileContent"] != nil {
 			t.Fatalf("list item %v", r)

@@ -2,14 +2,15 @@ package daemon
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // Listening on every interface without a token is refused unless
@@ -18,14 +19,12 @@ import (
 // talk to it over 127.0.0.1.
 func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 	bin := bins.Path(t, "reportd")
-	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "0.0.0.0:0", "--data-dir", t.TempDir())
-	cmd.Env = append(cleanEnv(), "REPORTD_CONVERT_WARM_ON_START=false")
-	out, err := cmd.CombinedOutput()
-	if err == nil || ctx.Err() != nil {
-		t.Fatalf("reportd served on 0.0.0.0 without a token or auth.anonymous (err %v):\n%s", err, out)
+	d, err := testbin.Start(bin, testbin.Options{Addr: "0.0.0.0:0", DataDir: t.TempDir()})
+	if err == nil {
+		d.Stop()
+		t.Fatalf("reportd served on 0.0.0.0 without a token or auth.anonymous:\n%s", d.Log())
 	}
+	out := err.Error()
 	for _, want := range []string{"auth.token", "auth.anonymous: true", "REPORTD_AUTH_ANONYMOUS"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the refusal does not mention %s:\n%s", want, out)
@@ -37,9 +36,8 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 		"token":     {"REPORTD_AUTH_TOKEN=s3cret"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(bin, "serve", "--addr", "0.0.0.0:0", "--data-dir", t.TempDir())
-			p := startCmd(t, cmd, env...)
-			_, port, err := net.SplitHostPort(p.addr)
+			p := testbin.StartT(t, bin, testbin.Options{Addr: "0.0.0.0:0", DataDir: t.TempDir(), Env: env})
+			_, port, err := net.SplitHostPort(p.Addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,9 +49,9 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("ping: %s", resp.Status)
 			}
-			warned := strings.Contains(p.logs.String(), "serving without authentication beyond loopback")
+			warned := strings.Contains(p.Log(), "serving without authentication beyond loopback")
 			if warned != (name == "anonymous") {
-				t.Fatalf("anonymous warning logged: %v, want %v\n%s", warned, name == "anonymous", p.logs.String())
+				t.Fatalf("anonymous warning logged: %v, want %v\n%s", warned, name == "anonymous", p.Log())
 			}
 		})
 	}
@@ -67,7 +65,7 @@ func TestDaemonHostAllowList(t *testing.T) {
 		"REPORTD_PUBLIC_URL=https://reports.example.com/", "REPORTD_ALLOWED_HOSTS=proxy.internal.example,*.corp.example")
 	get := func(path, host string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest("GET", p.url(path), nil)
+		req, _ := http.NewRequest("GET", at(p, path), nil)
 		req.Host = host
 		resp, err := httpClient.Do(req)
 		if err != nil {
@@ -99,7 +97,7 @@ func TestMaxConnections(t *testing.T) {
 	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m")
 	var held []net.Conn
 	for range 2 {
-		c, err := net.Dial("tcp", p.addr)
+		c, err := net.Dial("tcp", p.Addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +118,7 @@ func TestMaxConnections(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
-		resp, err := client.Get(p.url("/api/reports/ping"))
+		resp, err := client.Get(at(p, "/api/reports/ping"))
 		if err != nil {
 			done <- 0
 			return
@@ -151,19 +149,12 @@ func TestExposureConfig(t *testing.T) {
 		{"REPORTD_UPLOAD_IDLE_TIMEOUT", "-1s"},
 	} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
-			t.Setenv(env[0], env[1])
-			cmd := newServeCommand()
-			cmd.ParseFlags(nil)
-			if _, err := loadConfig(cmd.Flags()); err == nil {
+			if _, err := loadArgs(t, []string{env[0] + "=" + env[1]}, "--config", os.DevNull); err == nil {
 				t.Fatalf("%s=%s accepted", env[0], env[1])
 			}
 		})
 	}
-	t.Setenv("REPORTD_PUBLIC_URL", "https://Reports.Example.com:8443/base")
-	t.Setenv("REPORTD_ALLOWED_HOSTS", "a.example, *.b.example")
-	cmd := newServeCommand()
-	cmd.ParseFlags(nil)
-	c, err := loadConfig(cmd.Flags())
+	c, err := loadArgs(t, []string{"REPORTD_PUBLIC_URL=https://Reports.Example.com:8443/base", "REPORTD_ALLOWED_HOSTS=a.example, *.b.example"}, "--config", os.DevNull)
 	if err != nil {
 		t.Fatal(err)
 	}

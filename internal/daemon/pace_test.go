@@ -18,9 +18,9 @@ import (
 // connected, and nothing is stored.
 func TestDaemonCutsOffStalledUpload(t *testing.T) {
 	p := startReportd(t, t.TempDir(), "REPORTD_UPLOAD_IDLE_TIMEOUT=300ms", "REPORTD_ERROR_STATUS=conventional")
-	proj := createProject(t, p.url(""), "slow")
+	proj := createProject(t, at(p, ""), "slow")
 	ctype, body := multipartUpload(proj.ID, "md", "slow.md", bytes.Repeat([]byte("# stalled\n"), 10<<10))
-	conn, err := net.Dial("tcp", p.addr)
+	conn, err := net.Dial("tcp", p.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestDaemonCutsOffStalledUpload(t *testing.T) {
 		t.Fatalf("%s %s", resp.Status, b)
 	}
 	var list []apiReport
-	getJSON(t, p.url("/api/reports"), &list)
+	getJSON(t, at(p, "/api/reports"), &list)
 	if len(list) != 0 {
 		t.Fatalf("stored after a cut-off upload: %+v", list)
 	}
