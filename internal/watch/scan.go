@@ -128,3 +128,17 @@ func (r *runner) rescan() {
 	}
 	r.log.emit(Event{Event: evScan, Count: n})
 }
+
+func (r *runner) rescanEvery() time.Duration {
+	d := r.opts.rescan
+	if r.opts.poll > 0 {
+		d = r.opts.poll
+	}
+	if r.fallback && (d <= 0 || d > fallbackRescan) {
+		d = fallbackRescan
+	}
+	if d <= 0 {
+		d = 100 * 365 * 24 * time.Hour // never
+	}
+	return d
+}
