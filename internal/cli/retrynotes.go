@@ -21,11 +21,15 @@ type retryNotes struct {
 func (n *retryNotes) note(r client.Retry) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	w := n.out
+	line := fmt.Sprintf("retrying in %s (attempt %d/%d): %s\n", roundWait(r.Wait), r.Attempt, r.Attempts, r.Reason())
 	if n.above != nil {
-		w = n.above // a line printed under live bars would be drawn over
+		// A line printed under live bars would be drawn over. The bars
+		// refuse writes once they are done; the line then goes below.
+		if _, err := io.WriteString(n.above, line); err == nil {
+			return
+		}
 	}
-	fmt.Fprintf(w, "retrying in %s (attempt %d/%d): %s\n", roundWait(r.Wait), r.Attempt, r.Attempts, r.Reason())
+	io.WriteString(n.out, line)
 }
 
 // printAbove sends the lines to w (progress bars) until the returned
