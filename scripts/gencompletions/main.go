@@ -80,6 +80,9 @@ func generate() (map[string][]byte, error) {
 func generateMan() (map[string][]byte, error) {
 	all := map[string][]byte{}
 	for _, root := range roots() {
+		if root.Name() == "reportctl" {
+			root.Long += "\n\n" + cli.ManSections()
+		}
 		pages, err := manPages(root)
 		if err != nil {
 			return nil, fmt.Errorf("%s man pages: %w", root.Name(), err)
