@@ -25,11 +25,11 @@ func (r *runner) tick(ctx context.Context, probeRes chan<- error) {
 		r.inflight[rd.path] = true
 		r.readyQ = append(r.readyQ, job{rd})
 	}
-	for path, at := range r.recheck {
+	for path, at := range r.dirs.recheck {
 		if now.Before(at) {
 			continue
 		}
-		delete(r.recheck, path)
+		delete(r.dirs.recheck, path)
 		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 			r.addTree(r.opts.rootOf(path), path, offerFiles)
 		}

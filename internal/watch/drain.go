@@ -35,8 +35,8 @@ wait:
 	r.bg.Wait()
 	close(r.seenCh)
 	<-persisted
-	if r.fsw != nil {
-		_ = r.fsw.Close()
+	if r.dirs.fsw != nil {
+		_ = r.dirs.fsw.Close()
 	}
 	if !r.opts.once || ctx.Err() != nil {
 		r.log.emit(Event{Event: evStopped})

@@ -26,7 +26,7 @@ func (r *runner) event(ev fsnotify.Event) {
 		if ev.Has(fsnotify.Rename) {
 			r.pub.renames.note(path, now)
 		}
-		if r.watched[path] {
+		if r.dirs.watched[path] {
 			r.unwatched(path)
 		}
 		return
@@ -44,7 +44,7 @@ func (r *runner) event(ev fsnotify.Event) {
 				// new name while fsnotify is still dropping the watch of
 				// its old name (IN_MOVE_SELF), which may take ours with
 				// it. Watch and scan it once more a moment later.
-				r.recheck[path] = now.Add(recheckAfter)
+				r.dirs.recheck[path] = now.Add(recheckAfter)
 			}
 			return
 		}
@@ -81,9 +81,9 @@ const recheckAfter = 250 * time.Millisecond
 // unwatched forgets dir and the folders below it: their watches went with
 // a rename or removal, and a folder coming back under that name is new.
 func (r *runner) unwatched(dir string) {
-	for p := range r.watched {
+	for p := range r.dirs.watched {
 		if p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			delete(r.watched, p)
+			delete(r.dirs.watched, p)
 		}
 	}
 }

@@ -19,8 +19,8 @@ type runner struct {
 	tracker *tracker
 	store   *store
 	pub     *publisher
-	fsw     *fsnotify.Watcher // nil with --poll and --once
 	now     func() time.Time
+	dirs    folders // what is watched (scan.go, fsevents.go)
 
 	known    map[string]stat      // published or given-up versions, for cheap rescans
 	inflight map[string]bool      // finished and waiting for, or with, a worker: never queued twice
@@ -28,14 +28,10 @@ type runner struct {
 	readyQ   []job                // finished, waiting for a free worker
 	retries  map[string]retryWait // waiting for a backoff or for the server
 	seenCh   chan string          // to the persister: new files for the queue bucket
-	watched  map[string]bool      // folders with a watch
-	recheck  map[string]time.Time // new folders to watch (and scan) again, see event
 
-	announce bool // log each folder as it is watched
-	fallback bool // some folder could not be watched: rescan often
-	started  bool // the start-up scan is done
-	wasIdle  bool
-	found    int // files that passed the filter (for --once's exit code 4)
+	started bool // the start-up scan is done
+	wasIdle bool
+	found   int // files that passed the filter (for --once's exit code 4)
 
 	// circuit is the outage breaker (circuit.go): while it is open nothing
 	// is sent, and a probe (Ping) decides when the server is back.
@@ -53,11 +49,20 @@ func newRunner(o *options, svc report.Service, st *store, flt *filter, log *even
 	r := &runner{
 		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
 		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
-		watched: map[string]bool{}, recheck: map[string]time.Time{},
+		dirs: folders{watched: map[string]bool{}, recheck: map[string]time.Time{}},
 	}
 	r.circuit = newCircuit(clockFunc(r.now), o.retryMin, min(o.retryMax, maxProbeInterval))
 	r.pub = &publisher{opts: o, svc: svc, store: st, projects: &projects{svc: svc, opts: o}, log: log, now: time.Now}
 	return r
+}
+
+// folders is the fsnotify side of a run.
+type folders struct {
+	fsw      *fsnotify.Watcher    // nil with --poll and --once
+	watched  map[string]bool      // folders with a watch
+	recheck  map[string]time.Time // new folders to watch (and scan) again, see event
+	announce bool                 // log each folder as it is watched
+	fallback bool                 // some folder could not be watched: rescan often
 }
 
 type retryWait struct {
@@ -102,8 +107,8 @@ func (r *runner) run(ctx context.Context) error {
 	defer rescan.Stop()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
-	if r.fsw != nil {
-		events, errs = r.fsw.Events, r.fsw.Errors
+	if r.dirs.fsw != nil {
+		events, errs = r.dirs.fsw.Events, r.dirs.fsw.Errors
 	}
 
 loop:

@@ -29,7 +29,7 @@ func (r *runner) start() {
 	if !r.opts.once && r.opts.initialScan == "skip" {
 		mode = baselineFiles
 	}
-	r.announce = true
+	r.dirs.announce = true
 	n := 0
 	for _, root := range r.opts.roots {
 		n += r.addTree(root, root, mode)
