@@ -58,7 +58,11 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 		if isAPI && !retryable(apiErr.Kind) {
 			return nil, apiErr
 		}
-		if attempt >= attempts || !safeToRepeat(cl, err) {
+		if !safeToRepeat(cl, err) {
+			// Not "unreachable": the request may well have arrived.
+			return nil, fmt.Errorf("%s %s: %w (not repeated: the server may have acted on it before the connection failed)", cl.method, cl.path, err)
+		}
+		if attempt >= attempts {
 			if isAPI {
 				return nil, apiErr
 			}
