@@ -1,5 +1,5 @@
 # Conveniences; the scripts are the source of truth (README).
-.PHONY: run build test bench bench-convert completions
+.PHONY: run build test bench bench-convert completions man
 run:
 	bash scripts/run.sh
 build:
@@ -10,5 +10,5 @@ bench:
 	bash bench/run.sh
 bench-convert:
 	go run ./bench/convert
-completions:
+completions man:
 	go run ./scripts/gencompletions

@@ -323,28 +323,3 @@ func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord
 	})
 	return r, storageErr(err)
 }
-
-func (s *Store) FilePaths(ctx context.Context, fn func(string) error) error {
-	return storageErr(s.db.View(func(tx *bolt.Tx) error {
-		err := tx.Bucket(bucketProjects).ForEach(func(k, v []byte) error {
-			var row projectRow
-			if err := unmarshalProjectRow(v, &row); err != nil {
-				return err
-			}
-			if row.Cover != nil {
-				return fn(*row.Cover)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(bucketReports).ForEach(func(k, v []byte) error {
-			var row reportRow
-			if err := unmarshalReportRow(v, &row); err != nil {
-				return err
-			}
-			return fn(row.Path)
-		})
-	}))
-}

@@ -27,6 +27,7 @@ type Config struct {
 	ConnectTimeout time.Duration `mapstructure:"connect-timeout"`
 	Retries        int           `mapstructure:"retries"`
 	RetryWait      time.Duration `mapstructure:"retry-wait"`
+	RetryMaxWait   time.Duration `mapstructure:"retry-max-wait"`
 
 	// File is the config file that was read, "" when none.
 	File string `mapstructure:"-"`
@@ -50,7 +51,8 @@ var settings = []setting{
 	{"timeout", client.DefaultTimeout, "time limit of one request attempt (streams: until headers arrive)"},
 	{"connect-timeout", client.DefaultConnectTimeout, "time limit of connecting to the server"},
 	{"retries", client.DefaultRetries, "retries of a request after a connection error or a transient server error"},
-	{"retry-wait", client.DefaultRetryWait, "first retry backoff; doubles each retry, up to 5s, with jitter"},
+	{"retry-wait", client.DefaultRetryWait, "first retry backoff; doubles each retry up to --retry-max-wait, with jitter"},
+	{"retry-max-wait", client.DefaultRetryMaxWait, "longest backoff between two retries"},
 }
 
 // configKey is the flag/env that chooses the config file; it cannot live in the file.
@@ -132,6 +134,9 @@ func loadConfig(flags *pflag.FlagSet) (*Config, error) {
 	}
 	if cfg.Retries < 0 {
 		return nil, exitcode.With(exitcode.Usage, fmt.Errorf("retries must be >= 0 (got %d)", cfg.Retries))
+	}
+	if cfg.RetryWait < 0 || cfg.RetryMaxWait < 0 {
+		return nil, exitcode.With(exitcode.Usage, fmt.Errorf("retry waits must not be negative (got %v and %v)", cfg.RetryWait, cfg.RetryMaxWait))
 	}
 	return cfg, nil
 }

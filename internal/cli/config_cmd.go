@@ -54,6 +54,7 @@ func configRun(_ context.Context, o *configOptions) error {
 		"connect-timeout": cfg.ConnectTimeout.String(),
 		"retries":         cfg.Retries,
 		"retry-wait":      cfg.RetryWait.String(),
+		"retry-max-wait":  cfg.RetryMaxWait.String(),
 	}
 	keys := []string{configKey}
 	for _, s := range settings {

@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 			// Short waits keep failure paths quick; scripts that test
 			// backoff set their own.
 			env.Setenv("REPORTCTL_RETRY_WAIT", "20ms")
+			env.Setenv("REPORTCTL_RETRY_MAX_WAIT", "200ms")
 			d := &daemon{bin: filepath.Join(bin, "reportd"), dataDir: filepath.Join(env.WorkDir, ".reportd")}
 			if err := d.start(nil); err != nil {
 				return err
@@ -301,7 +302,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR", "WORK",
 		"REPORTCTL_SERVER", "REPORTCTL_TOKEN", "REPORTCTL_CONFIG", "REPORTCTL_RETRIES",
-		"REPORTCTL_RETRY_WAIT", "REPORTCTL_TIMEOUT", "REPORTCTL_CONNECT_TIMEOUT"} {
+		"REPORTCTL_RETRY_WAIT", "REPORTCTL_RETRY_MAX_WAIT", "REPORTCTL_TIMEOUT", "REPORTCTL_CONNECT_TIMEOUT"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -18,6 +18,8 @@ type Factory struct {
 
 	flags *pflag.FlagSet // the root's persistent flags, set by NewRootCommand
 
+	retries *retryNotes
+
 	cfgOnce sync.Once
 	cfg     *Config
 	cfgErr  error
@@ -28,7 +30,9 @@ type Factory struct {
 }
 
 // NewFactory returns a factory over io.
-func NewFactory(io *IOStreams) *Factory { return &Factory{IO: io} }
+func NewFactory(io *IOStreams) *Factory {
+	return &Factory{IO: io, retries: &retryNotes{out: io.ErrOut}}
+}
 
 // Config is the effective configuration.
 func (f *Factory) Config() (*Config, error) {
@@ -62,6 +66,8 @@ func (f *Factory) Client() (*client.Client, error) {
 			ConnectTimeout: cfg.ConnectTimeout,
 			Retries:        cfg.Retries,
 			RetryWait:      cfg.RetryWait,
+			RetryMaxWait:   cfg.RetryMaxWait,
+			OnRetry:        f.retries.note,
 			UserAgent:      fmt.Sprintf("reportctl/%s (%s/%s)", Version(), runtime.GOOS, runtime.GOARCH),
 		})
 	})

@@ -23,6 +23,14 @@ func newProgress(ctx context.Context, io *IOStreams, json bool) *progress {
 		mpb.WithAutoRefresh())}
 }
 
+// writer prints lines above the bars; nil when no bars are drawn.
+func (p *progress) writer() io.Writer {
+	if p == nil {
+		return nil
+	}
+	return p.p
+}
+
 // bar tracks one transfer; total < 0 means unknown.
 func (p *progress) bar(name string, total int64) *bar {
 	if p == nil {

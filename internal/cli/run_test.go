@@ -166,7 +166,7 @@ func TestLocalCommands(t *testing.T) {
 		t.Fatalf("version: %+v", r)
 	}
 	r = run(t, false, "help", "environment")
-	for _, v := range []string{"REPORTCTL_SERVER", "REPORTCTL_TOKEN", "REPORTCTL_CONFIG", "REPORTCTL_TIMEOUT", "REPORTCTL_CONNECT_TIMEOUT", "REPORTCTL_RETRIES", "REPORTCTL_RETRY_WAIT", "EXIT STATUS"} {
+	for _, v := range []string{"REPORTCTL_SERVER", "REPORTCTL_TOKEN", "REPORTCTL_CONFIG", "REPORTCTL_TIMEOUT", "REPORTCTL_CONNECT_TIMEOUT", "REPORTCTL_RETRIES", "REPORTCTL_RETRY_WAIT", "REPORTCTL_RETRY_MAX_WAIT", "EXIT STATUS"} {
 		if !strings.Contains(r.stdout, v) {
 			t.Errorf("help environment lacks %s", v)
 		}

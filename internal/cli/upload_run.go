@@ -41,6 +41,9 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	pr := newProgress(ctx, o.f.IO, o.json)
+	if w := pr.writer(); w != nil {
+		defer o.f.retries.printAbove(w)()
+	}
 
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -36,18 +36,22 @@ type Options struct {
 	// RetryWait is the first backoff; it doubles each attempt up to RetryMaxWait.
 	RetryWait    time.Duration
 	RetryMaxWait time.Duration
+	// OnRetry, when set, is told of every wait before a retry, from the
+	// goroutine making the request.
+	OnRetry func(Retry)
 	// UserAgent is sent on every request.
 	UserAgent string
 }
 
-// Defaults, chosen so that an unreachable server is reported within a few
-// seconds while a restarting daemon still gets time to come back.
+// Defaults, chosen so that a daemon being restarted (systemd, a deploy) has
+// at least 15 s to come back: 8 retries wait 1, 2, 4, 5, 5, 5, 5, 5 s, each
+// jittered down by up to half, so 16 s to 32 s in all (RetryWindow).
 const (
 	DefaultServer         = "http://127.0.0.1:8080"
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultTimeout        = 5 * time.Minute
-	DefaultRetries        = 3
-	DefaultRetryWait      = 250 * time.Millisecond
+	DefaultRetries        = 8
+	DefaultRetryWait      = time.Second
 	DefaultRetryMaxWait   = 5 * time.Second
 )
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"time"
@@ -26,6 +25,9 @@ type call struct {
 	body   func() (r io.ReadCloser, contentType string, err error)
 	out    any  // decoded from a 2xx JSON body
 	stream bool // hand the raw body to the caller instead of decoding it
+	// retryPost marks a POST that may be repeated after a dropped
+	// connection (an upload: a duplicate report is better than a lost one).
+	retryPost bool
 }
 
 // errFinal marks an error that retrying cannot fix (a file that failed to
@@ -35,10 +37,11 @@ type errFinal struct{ error }
 func (e errFinal) Unwrap() error { return e.error }
 
 // do runs c with retries: transport errors and server errors of a retryable
-// kind are repeated with exponential backoff and jitter; anything else is
-// returned at once. A stream's response body is the caller's to close.
+// kind are repeated with exponential backoff and jitter (retry.go); anything
+// else is returned at once. A stream's response body is the caller's to close.
 func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
-	for attempt := 0; ; attempt++ {
+	attempts := c.opts.Retries + 1
+	for attempt := 1; ; attempt++ {
 		resp, err := c.attempt(ctx, cl)
 		if err == nil {
 			return resp, nil
@@ -55,38 +58,23 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 		if isAPI && !retryable(apiErr.Kind) {
 			return nil, apiErr
 		}
-		if attempt >= c.opts.Retries {
+		if !safeToRepeat(cl, err) {
+			// Not "unreachable": the request may well have arrived.
+			return nil, fmt.Errorf("%s %s: %w (not repeated: the server may have acted on it before the connection failed)", cl.method, cl.path, err)
+		}
+		if attempt >= attempts {
 			if isAPI {
 				return nil, apiErr
 			}
-			return nil, &UnreachableError{Server: c.site, Attempts: attempt + 1, Err: err}
+			return nil, &UnreachableError{Server: c.site, Attempts: attempt, Err: err}
 		}
-		if err := sleep(ctx, c.backoff(attempt)); err != nil {
+		wait := c.backoff(attempt - 1)
+		if c.opts.OnRetry != nil {
+			c.opts.OnRetry(Retry{Attempt: attempt + 1, Attempts: attempts, Wait: wait, Err: err})
+		}
+		if err := sleep(ctx, wait); err != nil {
 			return nil, err
 		}
-	}
-}
-
-// backoff is RetryWait·2^attempt capped at RetryMaxWait, then jittered into
-// [d/2, d] so that many clients retrying at once spread out.
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.opts.RetryWait
-	for i := 0; i < attempt && d < c.opts.RetryMaxWait; i++ {
-		d *= 2
-	}
-	d = min(d, c.opts.RetryMaxWait)
-	half := d / 2
-	return half + rand.N(half+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -35,7 +35,7 @@ func (c *Client) UploadReport(ctx context.Context, in report.ReportUpload) (repo
 		{name: "file", up: &in.File, ctype: in.FileType.ContentType()},
 	}
 	var out report.Report
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out, retryPost: true})
 	return out, err
 }
 

@@ -225,7 +225,7 @@ func run(parent context.Context, deps Deps, o *options) error {
 
 	r := newRunner(o, svc, st, flt, log)
 	if !o.once && o.poll == 0 {
-		if r.fsw, err = fsnotify.NewWatcher(); err != nil {
+		if r.dirs.fsw, err = fsnotify.NewWatcher(); err != nil {
 			if errors.Is(err, syscall.EMFILE) {
 				err = fmt.Errorf("%w: raise `sysctl fs.inotify.max_user_instances`, or use --poll", err)
 			}

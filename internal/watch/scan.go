@@ -56,26 +56,26 @@ func (r *runner) addTree(root, dir string, mode scanMode) int {
 // watch adds an fsnotify watch, explaining the kernel limit when it is hit
 // and falling back to frequent rescans so that nothing is missed meanwhile.
 func (r *runner) watch(dir string) {
-	if r.fsw == nil {
+	if r.dirs.fsw == nil {
 		return
 	}
-	err := r.fsw.Add(dir)
+	err := r.dirs.fsw.Add(dir)
 	if err == nil {
-		if r.announce && !r.watched[dir] {
+		if r.dirs.announce && !r.dirs.watched[dir] {
 			r.log.emit(Event{Event: evWatching, Dir: dir})
 		}
-		r.watched[dir] = true
+		r.dirs.watched[dir] = true
 		return
 	}
 	switch {
 	case errors.Is(err, syscall.ENOSPC):
 		r.log.emit(Event{Event: evError, Dir: dir, Error: err.Error(),
 			Message: "inotify watch limit reached: raise it with `sysctl fs.inotify.max_user_watches=524288` (persist in /etc/sysctl.d/); rescanning every " + fallbackRescan.String() + " meanwhile"})
-		r.fallback = true
+		r.dirs.fallback = true
 	case errors.Is(err, syscall.EMFILE):
 		r.log.emit(Event{Event: evError, Dir: dir, Error: err.Error(),
 			Message: "too many inotify instances: raise `sysctl fs.inotify.max_user_instances`; rescanning every " + fallbackRescan.String() + " meanwhile"})
-		r.fallback = true
+		r.dirs.fallback = true
 	default:
 		r.log.emit(Event{Event: evWarning, Dir: dir, Message: "cannot watch folder", Error: err.Error()})
 	}
@@ -127,4 +127,18 @@ func (r *runner) rescan() {
 		n += r.addTree(root, root, offerFiles)
 	}
 	r.log.emit(Event{Event: evScan, Count: n})
+}
+
+func (r *runner) rescanEvery() time.Duration {
+	d := r.opts.rescan
+	if r.opts.poll > 0 {
+		d = r.opts.poll
+	}
+	if r.dirs.fallback && (d <= 0 || d > fallbackRescan) {
+		d = fallbackRescan
+	}
+	if d <= 0 {
+		d = 100 * 365 * 24 * time.Hour // never
+	}
+	return d
 }

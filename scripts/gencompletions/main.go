@@ -1,10 +1,10 @@
 // Command gencompletions writes the bash, zsh, fish and PowerShell
-// completion scripts of reportctl and reportd into completions/. The output
-// depends only on the command trees, so it is committed and a test fails
-// when it drifts:
+// completion scripts of reportctl and reportd into completions/, and their
+// man pages into docs/man/. The output depends only on the command trees,
+// so it is committed and a test fails when it drifts:
 //
 //	go run ./scripts/gencompletions            # from the repository root
-//	go run ./scripts/gencompletions -o DIR
+//	go run ./scripts/gencompletions -o DIR -man DIR
 package main
 
 import (
@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,11 +24,19 @@ import (
 )
 
 func main() {
-	out := flag.String("o", "completions", "output directory")
+	out := flag.String("o", "completions", "output directory of the completion scripts")
+	manOut := flag.String("man", filepath.Join("docs", "man"), "output directory of the man pages")
 	flag.Parse()
 	files, err := generate()
 	if err == nil {
 		err = write(*out, files)
+	}
+	var pages map[string][]byte
+	if err == nil {
+		pages, err = generateMan()
+	}
+	if err == nil {
+		err = write(*manOut, pages)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gencompletions:", err)
@@ -65,6 +74,22 @@ func generate() (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// generateMan returns file name → content of every man page of both programs.
+func generateMan() (map[string][]byte, error) {
+	all := map[string][]byte{}
+	for _, root := range roots() {
+		if root.Name() == "reportctl" {
+			root.Long += "\n\n" + cli.ManSections()
+		}
+		pages, err := manPages(root)
+		if err != nil {
+			return nil, fmt.Errorf("%s man pages: %w", root.Name(), err)
+		}
+		maps.Copy(all, pages)
+	}
+	return all, nil
 }
 
 func write(dir string, files map[string][]byte) error {
