@@ -43,6 +43,7 @@ type Config struct {
 	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
 	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
 	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
+	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
 	Registerer       prometheus.Registerer
 	Logger           *slog.Logger
 }
@@ -61,6 +62,7 @@ func DefaultConfig() Config {
 		MaxWorkerRSS:     1 << 30,
 		QueueSize:        32,
 		CacheMaxBytes:    1 << 30,
+		DeckMaxBytes:     512 << 20,
 	}
 }
 
@@ -102,6 +104,9 @@ func (c *Config) fill() error {
 	}
 	if c.CacheMaxBytes == 0 {
 		c.CacheMaxBytes = d.CacheMaxBytes
+	}
+	if c.DeckMaxBytes <= 0 {
+		c.DeckMaxBytes = d.DeckMaxBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -275,7 +280,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	case report.PPT, report.PPTX:
 		tmp.Close()
 		if err = checkPresentation(job.Src, job.Type); err == nil {
-			err = m.office.convert(m.ctx, job.Type, job.Src, tmp.Name())
+			err = m.convertDeck(job, tmp.Name())
 		}
 	default:
 		tmp.Close()
@@ -291,6 +296,22 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
 	}
 	return nil
+}
+
+// convertDeck hands a presentation to LibreOffice; a .pptx first goes
+// through defuseDeck, and LibreOffice reads only the defused copy.
+func (m *Manager) convertDeck(job Job, out string) error {
+	src := job.Src
+	if job.Type == report.PPTX {
+		src = out + ".pptx"
+		defer os.Remove(src)
+		lim := deckLimits{maxBytes: m.cfg.DeckMaxBytes, maxEntries: defaultDeckEntries,
+			ratio: defaultDeckRatio, ratioFloor: defaultDeckRatioFloor}
+		if err := defuseDeck(job.Src, src, lim); err != nil {
+			return err
+		}
+	}
+	return m.office.convert(m.ctx, job.Type, src, out)
 }
 
 func (m *Manager) printDoc(job Job, out *os.File) error {
