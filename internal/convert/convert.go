@@ -127,6 +127,7 @@ type Manager struct {
 	cache   *cache
 	chrome  *chromium
 	office  *office
+	md      *mdRenderer
 	variant string
 	workDir string
 
@@ -162,6 +163,7 @@ func New(cfg Config) (*Manager, error) {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.chrome = newChromium(&m.cfg, m.log, met, work)
 	m.office = newOffice(&m.cfg, m.log, met, work)
+	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
 	return m, nil
@@ -175,6 +177,7 @@ func (m *Manager) Start(ctx context.Context) {
 		m.bg.Add(1)
 		go func() {
 			defer m.bg.Done()
+			m.md.warm()
 			m.chrome.warm()
 		}()
 	})
@@ -183,6 +186,7 @@ func (m *Manager) Start(ctx context.Context) {
 // Job is one report to convert.
 type Job struct {
 	ReportID   int64
+	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
 	Type       report.FileType
 	Src        string // absolute path of the stored original
 	ContentKey string // hex sha256 of the original's bytes
@@ -301,6 +305,14 @@ func (m *Manager) convert(job Job, path string) (err error) {
 // convertDeck hands a presentation to LibreOffice; a .pptx first goes
 // through defuseDeck, and LibreOffice reads only the defused copy.
 func (m *Manager) convertDeck(job Job, out string) error {
+	if m.office.missing != nil {
+		return m.office.missing
+	}
+	leave, err := m.office.gate.enter(m.ctx, job.ProjectID)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	src := job.Src
 	if job.Type == report.PPTX {
 		src = out + ".pptx"
@@ -319,10 +331,19 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
+	if m.chrome.missing != nil {
+		return m.chrome.missing
+	}
+	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: mayDraw(src)}
 	if job.Type == report.MD {
-		if src, err = renderMarkdown(src); err != nil {
-			return report.Wrap(report.Conversion, err, "cannot render the Markdown")
+		// Under the gate and the job's deadline, in a process that dies at it.
+		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
+			return err
 		}
 		o = printOpts{params: markdownPrintParams(m.cfg.Paper)}
 	}
@@ -384,6 +405,7 @@ func (m *Manager) Close() error {
 	go func() { defer wg.Done(); m.office.close() }()
 	wg.Wait()
 	m.bg.Wait()
+	m.md.close()
 	return os.RemoveAll(m.workDir)
 }
 

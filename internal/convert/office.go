@@ -120,19 +120,16 @@ func (o *office) close() {
 	o.wg.Wait()
 }
 
-// convert turns the presentation at in into a PDF at out.
+// convert turns the presentation at in into a PDF at out. The caller
+// holds a slot of o.gate (Manager.convertDeck).
 func (o *office) convert(ctx context.Context, typ report.FileType, in, out string) error {
 	if o.missing != nil {
 		return o.missing
 	}
 	o.start()
-	if err := o.gate.enter(); err != nil {
-		return err
-	}
-	defer o.gate.leave()
 	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
 	select {
-	case o.jobs <- j: // never blocks: the gate bounds the jobs to the channel's size
+	case o.jobs <- j: // never blocks: the gate bounds the jobs to the workers' number
 	case <-o.quit:
 		return report.Errorf(report.Unavailable, "conversion engines are shutting down")
 	}
