@@ -1,8 +1,8 @@
 package convert
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
