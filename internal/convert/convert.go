@@ -44,6 +44,7 @@ type Config struct {
 	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
 	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
 	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
+	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	Registerer       prometheus.Registerer
 	Logger           *slog.Logger
 }
@@ -63,6 +64,7 @@ func DefaultConfig() Config {
 		QueueSize:        32,
 		CacheMaxBytes:    1 << 30,
 		DeckMaxBytes:     512 << 20,
+		FailureTTL:       2 * time.Minute,
 	}
 }
 
@@ -108,6 +110,9 @@ func (c *Config) fill() error {
 	if c.DeckMaxBytes <= 0 {
 		c.DeckMaxBytes = d.DeckMaxBytes
 	}
+	if c.FailureTTL == 0 {
+		c.FailureTTL = d.FailureTTL
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -128,6 +133,7 @@ type Manager struct {
 	chrome  *chromium
 	office  *office
 	md      *mdRenderer
+	fails   *failures
 	variant string
 	workDir string
 
@@ -164,6 +170,7 @@ func New(cfg Config) (*Manager, error) {
 	m.chrome = newChromium(&m.cfg, m.log, met, work)
 	m.office = newOffice(&m.cfg, m.log, met, work)
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
+	m.fails = newFailures(m.cfg.FailureTTL)
 	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
 	return m, nil
@@ -218,6 +225,9 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 		return f, nil
 	}
 	m.met.cache(false)
+	if err := m.fails.get(path); err != nil {
+		return nil, err
+	}
 	// A put never evicts its own file, but another put may before we open it.
 	for range 3 {
 		ch := m.flight.DoChan(path, func() (any, error) { return nil, m.convert(job, path) })
@@ -265,6 +275,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 			}
 		}
 		m.met.converted(string(job.Type), result, time.Since(start))
+		m.fails.put(job.ReportID, path, err)
 		if err != nil && !report.IsKind(err, report.Unavailable) {
 			m.log.Warn("PDF conversion failed", "report", job.ReportID, "type", job.Type, "err", err)
 		}
@@ -381,8 +392,10 @@ func (m *Manager) Prepare(job Job) {
 	}()
 }
 
-// Forget deletes every cached PDF of the report.
+// Forget deletes every cached PDF of the report and the failures
+// remembered for it.
 func (m *Manager) Forget(reportID int64) error {
+	m.fails.forget(reportID)
 	if err := m.cache.forget(reportID); err != nil {
 		return report.Wrap(report.Storage, err, "cannot delete cached PDFs")
 	}

@@ -10,10 +10,12 @@ import (
 // gate is an engine's fair queue. At most slots jobs run at once (one per
 // tab or worker) and at most queue jobs wait; a job beyond that is refused
 // at once with report.Unavailable, so a burst cannot pile up goroutines and
-// memory. Waiting jobs are grouped by project and a freed slot goes to the
-// projects in turn (round robin), oldest job first within a project: one
-// project's backlog of slow or hanging reports delays another project's
-// report by at most one job per slot, never by the whole backlog.
+// memory. Waiting jobs are grouped by project, and a freed slot goes to the
+// waiting project served least recently (a project never served, or with
+// nothing left running or waiting, first; ties in order of arrival), oldest
+// job first within a project. So projects take turns, and one project's
+// backlog of slow or hanging reports delays another project's report by at
+// most the jobs already running, never by the whole backlog.
 type gate struct {
 	slots, queue int
 	onSize       func(int64) // queue-depth gauge (running + waiting); may be nil
@@ -21,8 +23,15 @@ type gate struct {
 	mu      sync.Mutex
 	running int
 	waiting int
-	byProj  map[int64][]*waiter
-	turn    []int64 // projects with waiting jobs, next to be served first
+	seq     uint64                // grants so far
+	byProj  map[int64][]*waiter   // waiting jobs
+	turn    []int64               // projects with waiting jobs, in order of arrival
+	active  map[int64]*projectUse // projects with running or waiting jobs
+}
+
+type projectUse struct {
+	running, waiting int
+	served           uint64 // seq of the project's last grant
 }
 
 type waiter struct {
@@ -31,7 +40,8 @@ type waiter struct {
 }
 
 func newGate(slots, queue int, onSize func(int64)) *gate {
-	return &gate{slots: slots, queue: queue, onSize: onSize, byProj: map[int64][]*waiter{}}
+	return &gate{slots: slots, queue: queue, onSize: onSize,
+		byProj: map[int64][]*waiter{}, active: map[int64]*projectUse{}}
 }
 
 // enter waits for a slot for a job of project and returns the function
@@ -39,15 +49,16 @@ func newGate(slots, queue int, onSize func(int64)) *gate {
 func (g *gate) enter(ctx context.Context, project int64) (leave func(), err error) {
 	g.mu.Lock()
 	if g.running < g.slots && g.waiting == 0 {
-		g.running++
+		g.grantLocked(project)
 		g.sizeLocked()
 		g.mu.Unlock()
-		return g.once(), nil
+		return g.once(project), nil
 	}
 	if g.waiting >= g.queue {
 		g.mu.Unlock()
 		return nil, report.Errorf(report.Unavailable, "conversion queue full")
 	}
+	g.use(project).waiting++
 	w := &waiter{ready: make(chan struct{})}
 	if len(g.byProj[project]) == 0 {
 		g.turn = append(g.turn, project)
@@ -59,12 +70,12 @@ func (g *gate) enter(ctx context.Context, project int64) (leave func(), err erro
 
 	select {
 	case <-w.ready:
-		return g.once(), nil
+		return g.once(project), nil
 	case <-ctx.Done():
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if w.granted {
-			g.releaseLocked() // granted as we gave up: pass it on
+			g.releaseLocked(project) // granted as we gave up: pass it on
 		} else {
 			g.removeLocked(project, w)
 		}
@@ -72,33 +83,65 @@ func (g *gate) enter(ctx context.Context, project int64) (leave func(), err erro
 	}
 }
 
-func (g *gate) once() func() {
+func (g *gate) use(project int64) *projectUse {
+	u := g.active[project]
+	if u == nil {
+		u = &projectUse{}
+		g.active[project] = u
+	}
+	return u
+}
+
+func (g *gate) grantLocked(project int64) {
+	g.seq++
+	g.running++
+	u := g.use(project)
+	u.running++
+	u.served = g.seq
+}
+
+func (g *gate) idleLocked(project int64) {
+	if u := g.active[project]; u != nil && u.running == 0 && u.waiting == 0 {
+		delete(g.active, project)
+	}
+}
+
+func (g *gate) once(project int64) func() {
 	var o sync.Once
 	return func() {
 		o.Do(func() {
 			g.mu.Lock()
 			defer g.mu.Unlock()
-			g.releaseLocked()
+			g.releaseLocked(project)
 		})
 	}
 }
 
-// releaseLocked frees a slot and hands it to the project whose turn it is.
-func (g *gate) releaseLocked() {
+// releaseLocked frees project's slot and hands free slots to the waiting
+// projects served least recently.
+func (g *gate) releaseLocked(project int64) {
 	g.running--
+	g.active[project].running--
+	g.idleLocked(project)
 	for g.running < g.slots && len(g.turn) > 0 {
-		p := g.turn[0]
+		i := 0
+		for j, p := range g.turn {
+			if g.active[p].served < g.active[g.turn[i]].served {
+				i = j
+			}
+		}
+		p := g.turn[i]
 		q := g.byProj[p]
 		w := q[0]
-		g.byProj[p] = q[1:]
-		g.turn = g.turn[1:]
-		if len(g.byProj[p]) > 0 {
-			g.turn = append(g.turn, p) // to the back of the line
+		if len(q) > 1 {
+			g.byProj[p] = q[1:]
 		} else {
 			delete(g.byProj, p)
+			g.turn = append(g.turn[:i:i], g.turn[i+1:]...)
 		}
 		g.waiting--
-		g.running++
+		g.active[p].waiting--
+		g.grantLocked(p)
 		w.granted = true
 		close(w.ready)
 	}
@@ -114,6 +157,8 @@ func (g *gate) removeLocked(project int64, w *waiter) {
 		}
 	}
 	g.waiting--
+	g.active[project].waiting--
+	g.idleLocked(project)
 	if len(q) > 0 {
 		g.byProj[project] = q
 	} else {
