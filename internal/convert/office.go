@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,6 +202,10 @@ type helperReply struct {
 	PID   int    `json:"pid"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Died: soffice exited during the job (status: its exit status, -N
+	// for signal N); the helper exits too.
+	Died   bool `json:"died"`
+	Status int  `json:"status"`
 	// Phase timings of a conversion, for debug logs.
 	LoadMS  float64 `json:"load_ms"`
 	StoreMS float64 `json:"store_ms"`
@@ -211,7 +216,7 @@ func (w *officeWorker) spawn() error {
 	defer cancel()
 	pipe := fmt.Sprintf("reportd-%d-%d-%d", os.Getpid(), w.id, w.o.seq.Add(1))
 	cmd := exec.Command(w.o.cfg.PythonPath, "-c", officeHelper,
-		w.o.cfg.SofficePath, "file://"+w.profile, pipe)
+		w.o.cfg.SofficePath, "file://"+w.profile, pipe, strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10))
 	// Its own group, so killGroup reaches soffice too; and die with reportd.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(os.Environ(), "HOME="+w.profile, "SAL_USE_VCLPLUGIN=svp")
@@ -311,8 +316,19 @@ func (w *officeWorker) run(j *officeJob) error {
 		return nil
 	}
 	var re *report.Error
-	if errors.As(err, &re) {
-		return err // the document's fault; the worker is fine
+	var died *sofficeDied
+	switch {
+	case errors.As(err, &re) || errors.As(err, &died):
+		if !w.nearMemoryCap() {
+			if died != nil {
+				w.kill("crash")
+				return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")
+			}
+			return err // the document's fault; the worker is fine
+		}
+		w.kill("memory")
+		return report.Wrap(report.Conversion, err, fmt.Sprintf(
+			"the presentation needs more memory than allowed (%d MiB, convert.max_worker_rss)", w.o.cfg.MaxWorkerRSS>>20))
 	}
 	// A hang or a crash: kill the whole group, the next job gets a fresh worker.
 	reason := "crash"
@@ -342,11 +358,25 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 		return fmt.Errorf("bad reply from LibreOffice helper: %q", line)
 	}
 	w.o.log.Debug("office convert", "worker", w.id, "load_ms", r.LoadMS, "store_ms", r.StoreMS)
+	if r.Died {
+		return &sofficeDied{status: r.Status, msg: r.Error}
+	}
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),
 			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")
 	}
 	return nil
+}
+
+// sofficeDied: soffice exited during a job (status: the helper's view of
+// its exit, 128+N or -N for signal N).
+type sofficeDied struct {
+	status int
+	msg    string
+}
+
+func (e *sofficeDied) Error() string {
+	return fmt.Sprintf("soffice exited with status %d during the job: %s", e.status, e.msg)
 }
 
 // kill ends the helper and its soffice at once, by process group.
