@@ -28,6 +28,8 @@ type ConvertConfig struct {
 	MaxWorkerRSS     ByteSize      `mapstructure:"max_worker_rss"`
 	QueueSize        int           `mapstructure:"queue_size"`
 	CacheMaxBytes    ByteSize      `mapstructure:"cache_max_bytes"`
+	DeckMaxBytes     ByteSize      `mapstructure:"deck_max_bytes"`
+	FailureTTL       time.Duration `mapstructure:"failure_ttl"`
 	WarmOnStart      bool          `mapstructure:"warm_on_start"`
 }
 
@@ -46,6 +48,8 @@ var convertDefaults = map[string]any{
 	"convert.max_worker_rss":      "1GiB",
 	"convert.queue_size":          32,
 	"convert.cache_max_bytes":     "1GiB",
+	"convert.deck_max_bytes":      "512MiB",
+	"convert.failure_ttl":         "2m",
 	"convert.warm_on_start":       true,
 }
 
@@ -74,6 +78,8 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		QueueSize:        cc.QueueSize,
 		CacheDir:         filepath.Join(c.DataDir, "cache", "pdf"),
 		CacheMaxBytes:    int64(cc.CacheMaxBytes),
+		DeckMaxBytes:     int64(cc.DeckMaxBytes),
+		FailureTTL:       cc.FailureTTL,
 		Registerer:       reg,
 		Logger:           log,
 	})
