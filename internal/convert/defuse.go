@@ -153,6 +153,7 @@ func copyPart(zw *zip.Writer, f *zip.File, total *budget, lim deckLimits) error 
 		return damaged(err)
 	}
 	h := f.FileHeader // checked: the CRC and sizes matched what was read
+	h.Extra, h.Comment = nil, "" // nothing for LibreOffice to read but the part
 	pw, err := zw.CreateRaw(&h)
 	if err != nil {
 		return report.Wrap(report.Storage, err, "cannot write a temporary file")

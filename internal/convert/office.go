@@ -318,7 +318,7 @@ func (w *officeWorker) run(j *officeJob) error {
 	var re *report.Error
 	var died *sofficeDied
 	switch {
-	case errors.As(err, &re) || errors.As(err, &died):
+	case errors.As(err, &died) || errors.As(err, &re):
 		if !w.nearMemoryCap() {
 			if died != nil {
 				w.kill("crash")

@@ -105,36 +105,46 @@ def main():
         except Exception as e:  # a UNO exception's message is the useful part
             msg = getattr(e, "Message", "") or str(e) or type(e).__name__
             msg = msg.strip().splitlines()[0] if msg.strip() else type(e).__name__
-            if not alive(proc, "dispos" in msg.lower()):
-                # Out of memory (the data limit) or a crash: reportd replaces us.
-                reply({"ok": False, "died": True, "status": proc.returncode, "error": msg})
-                return 1
+            # Tear the failed document down before answering: a soffice
+            # that ran out of memory (the data limit) may crash doing so,
+            # and then the next job must not be the one to find out.
+            close(doc)
+            doc = None
+            if not healthy(proc, smgr, ctx):
+                reply({"ok": False, "died": True, "status": proc.poll(), "error": msg})
+                return 1  # reportd replaces this worker
             reply({"ok": False, "error": msg})
         finally:
-            if doc is not None:
-                try:
-                    doc.close(True)
-                except Exception:
-                    try:
-                        doc.dispose()
-                    except Exception:
-                        pass
+            close(doc)
     proc.terminate()
     return 0
 
 
-def alive(proc, bridge_gone):
-    # The UNO bridge reports a dead peer as disposed; soffice may take a
-    # moment more to be reaped.
+def close(doc):
+    if doc is None:
+        return
+    try:
+        doc.close(True)
+    except Exception:
+        try:
+            doc.dispose()
+        except Exception:
+            pass
+
+
+def healthy(proc, smgr, ctx):
+    # A dead soffice shows as a disposed UNO bridge; probe it with a call.
     if proc.poll() is not None:
         return False
-    if not bridge_gone:
-        return True
     try:
-        proc.wait(timeout=2)
+        smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    except Exception:
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
         return False
-    except subprocess.TimeoutExpired:
-        return True
+    return True
 
 
 if __name__ == "__main__":

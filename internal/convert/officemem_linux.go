@@ -10,8 +10,8 @@ import (
 // (office_helper.py). When a deck needs more, LibreOffice catches the failed
 // allocation and reports a load error, as for a damaged file, and is left in
 // a state that crashes on a later job. peakRSS tells the two apart: a job
-// that failed after the worker's peak resident memory neared the cap ran
-// out of memory, and the worker is replaced.
+// that failed after the worker's peak resident memory reached half the cap
+// is taken to have run out of memory, and the worker is replaced.
 
 // peakRSS returns the largest peak resident set (VmHWM), in bytes, of pid
 // and its descendants.
@@ -64,8 +64,9 @@ func descendants(pid int) []int {
 	return out
 }
 
-// nearMemoryCap reports whether the worker's peak neared its cap.
+// nearMemoryCap reports whether the worker's peak reached half its cap:
+// a failed allocation is often one large request, made well below the cap.
 func (w *officeWorker) nearMemoryCap() bool {
 	limit := w.o.cfg.MaxWorkerRSS
-	return limit > 0 && w.cmd != nil && peakRSS(w.cmd.Process.Pid) >= limit*3/4
+	return limit > 0 && w.cmd != nil && peakRSS(w.cmd.Process.Pid) >= limit/2
 }

@@ -35,11 +35,20 @@ func shapesDeck(t testing.TB, n int) []byte {
 // deck converts.
 func TestOfficeMemoryCapDuringJob(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1; c.MaxWorkerRSS = 384 << 20 })
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1; c.MaxWorkerRSS = 512 << 20 })
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, shapesDeck(t, 20000)))
+	// A damaged deck on a capped worker is still just damaged.
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, zipWith(t, map[string]string{
+		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})))
+	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+		t.Errorf("damaged deck: message %q", re.Message)
+	}
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts after a damaged deck = %d, want 0", n)
+	}
+	_, err = m.PDF(testCtx(t), jobFor(t, report.PPTX, shapesDeck(t, 20000)))
 	re := wantKind(t, err, report.Conversion)
-	if !strings.Contains(re.Message, "needs more memory than allowed (384 MiB") {
+	if !strings.Contains(re.Message, "needs more memory than allowed (512 MiB") {
 		t.Errorf("message %q", re.Message)
 	}
 	if n := m.office.restarts.Load(); n != 1 {
