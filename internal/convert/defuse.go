@@ -152,7 +152,7 @@ func copyPart(zw *zip.Writer, f *zip.File, total *budget, lim deckLimits) error 
 	if err != nil {
 		return damaged(err)
 	}
-	h := f.FileHeader // checked: the CRC and sizes matched what was read
+	h := f.FileHeader            // checked: the CRC and sizes matched what was read
 	h.Extra, h.Comment = nil, "" // nothing for LibreOffice to read but the part
 	pw, err := zw.CreateRaw(&h)
 	if err != nil {
