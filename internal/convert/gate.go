@@ -47,6 +47,9 @@ func newGate(slots, queue int, onSize func(int64)) *gate {
 // enter waits for a slot for a job of project and returns the function
 // that gives it back.
 func (g *gate) enter(ctx context.Context, project int64) (leave func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, report.Wrap(report.Unavailable, err, "conversion cancelled")
+	}
 	g.mu.Lock()
 	if g.running < g.slots && g.waiting == 0 {
 		g.grantLocked(project)
