@@ -203,9 +203,10 @@ type helperReply struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
 	// Died: soffice exited during the job (status: its exit status, -N
-	// for signal N); the helper exits too.
-	Died   bool `json:"died"`
-	Status int  `json:"status"`
+	// for signal N; peak: its peak resident bytes); the helper exits too.
+	Died   bool  `json:"died"`
+	Status int   `json:"status"`
+	Peak   int64 `json:"peak"`
 	// Phase timings of a conversion, for debug logs.
 	LoadMS  float64 `json:"load_ms"`
 	StoreMS float64 `json:"store_ms"`
@@ -319,7 +320,7 @@ func (w *officeWorker) run(j *officeJob) error {
 	var died *sofficeDied
 	switch {
 	case errors.As(err, &died) || errors.As(err, &re):
-		if !w.nearMemoryCap() {
+		if !w.nearMemoryCap(died) {
 			if died != nil {
 				w.kill("crash")
 				return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")
@@ -359,7 +360,7 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 	}
 	w.o.log.Debug("office convert", "worker", w.id, "load_ms", r.LoadMS, "store_ms", r.StoreMS)
 	if r.Died {
-		return &sofficeDied{status: r.Status, msg: r.Error}
+		return &sofficeDied{status: r.Status, peak: r.Peak, msg: r.Error}
 	}
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),
@@ -372,6 +373,7 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 // its exit, 128+N or -N for signal N).
 type sofficeDied struct {
 	status int
+	peak   int64
 	msg    string
 }
 

@@ -7,7 +7,8 @@
 # over a named UNO pipe, prints one JSON line {"ready":true,"pid":N}, then reads
 # one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME} and answers
 # each with one JSON line {"ok":true} or {"ok":false,"error":TEXT}; when
-# soffice died during the job the answer has "died":true and the helper exits.
+# soffice died during the job the answer has "died":true, its exit "status" and
+# "peak" resident bytes, and the helper exits.
 import ctypes
 import json
 import os
@@ -111,7 +112,10 @@ def main():
             close(doc)
             doc = None
             if not healthy(proc, smgr, ctx):
-                reply({"ok": False, "died": True, "status": proc.poll(), "error": msg})
+                # The peak resident memory of reaped descendants (soffice.bin,
+                # reaped by its launcher): gone from /proc, kept by the kernel.
+                peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+                reply({"ok": False, "died": True, "status": proc.poll(), "peak": peak, "error": msg})
                 return 1  # reportd replaces this worker
             reply({"ok": False, "error": msg})
         finally:

@@ -66,7 +66,14 @@ func descendants(pid int) []int {
 
 // nearMemoryCap reports whether the worker's peak reached half its cap:
 // a failed allocation is often one large request, made well below the cap.
-func (w *officeWorker) nearMemoryCap() bool {
+// A soffice that died is gone from /proc; the helper reports its peak.
+func (w *officeWorker) nearMemoryCap(died *sofficeDied) bool {
 	limit := w.o.cfg.MaxWorkerRSS
-	return limit > 0 && w.cmd != nil && peakRSS(w.cmd.Process.Pid) >= limit/2
+	if limit <= 0 || w.cmd == nil {
+		return false
+	}
+	if died != nil && died.peak >= limit/2 {
+		return true
+	}
+	return peakRSS(w.cmd.Process.Pid) >= limit/2
 }
