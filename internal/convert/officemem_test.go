@@ -47,6 +47,7 @@ func TestOfficeMemoryCapDuringJob(t *testing.T) {
 		t.Errorf("restarts after a damaged deck = %d, want 0", n)
 	}
 	_, err = m.PDF(testCtx(t), jobFor(t, report.PPTX, shapesDeck(t, 20000)))
+	t.Logf("memory error: %v", err)
 	re := wantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "needs more memory than allowed (512 MiB") {
 		t.Errorf("message %q", re.Message)
