@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sniff"
 )
 
 var testLimits = deckLimits{maxBytes: 64 << 20, maxEntries: 1000, ratio: 100, ratioFloor: 1 << 20}
@@ -97,7 +98,7 @@ func linkedDeck(t testing.TB, target string) []byte {
 	return editDeck(t, base, map[string][]byte{
 		"ppt/slides/slide1.xml":            []byte(s),
 		"ppt/slides/_rels/slide1.xml.rels": []byte(rels),
-		"ppt/embeddings/oleObject1.bin":    append(append([]byte{}, ole2Magic...), "link"...),
+		"ppt/embeddings/oleObject1.bin":    append(append([]byte{}, sniff.SigOLE2...), "link"...),
 		"ppt/activeX/activeX1.bin":         []byte("control"),
 	})
 }
