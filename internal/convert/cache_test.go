@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,12 +192,14 @@ func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
 func TestQueueFullIsUnavailable(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.QueueSize = 1; c.OfficeWorkers = 1; c.ChromiumTabs = 1 })
 	// Take every slot the gates have, as running and queued jobs would.
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
 	for _, g := range []*gate{m.chrome.gate, m.office.gate} {
-		for range 2 {
-			if err := g.enter(); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := g.enter(ctx, 1); err != nil {
+			t.Fatal(err)
 		}
+		go g.enter(ctx, 1) // waits, until cancel
+		waitQueued(t, g, 1)
 	}
 	for _, typ := range []report.FileType{report.HTML, report.PPTX} {
 		content := []byte("<p>x</p>")

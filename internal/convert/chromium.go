@@ -415,15 +415,12 @@ type printOpts struct {
 	settle bool // wait for scripts to finish drawing
 }
 
-// print renders body (an HTML document) to PDF and writes it to out.
+// print renders body (an HTML document) to PDF and writes it to out. The
+// caller holds a slot of c.gate (Manager.printDoc).
 func (c *chromium) print(ctx context.Context, body []byte, o printOpts, out io.Writer) error {
 	if c.missing != nil {
 		return c.missing
 	}
-	if err := c.gate.enter(); err != nil {
-		return err
-	}
-	defer c.gate.leave()
 	var t *tab
 	select {
 	case t = <-c.tabs:

@@ -43,6 +43,8 @@ type Config struct {
 	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
 	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
 	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
+	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
+	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	Registerer       prometheus.Registerer
 	Logger           *slog.Logger
 }
@@ -61,6 +63,8 @@ func DefaultConfig() Config {
 		MaxWorkerRSS:     1 << 30,
 		QueueSize:        32,
 		CacheMaxBytes:    1 << 30,
+		DeckMaxBytes:     512 << 20,
+		FailureTTL:       2 * time.Minute,
 	}
 }
 
@@ -103,6 +107,12 @@ func (c *Config) fill() error {
 	if c.CacheMaxBytes == 0 {
 		c.CacheMaxBytes = d.CacheMaxBytes
 	}
+	if c.DeckMaxBytes <= 0 {
+		c.DeckMaxBytes = d.DeckMaxBytes
+	}
+	if c.FailureTTL == 0 {
+		c.FailureTTL = d.FailureTTL
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -122,6 +132,8 @@ type Manager struct {
 	cache   *cache
 	chrome  *chromium
 	office  *office
+	md      *mdRenderer
+	fails   *failures
 	variant string
 	workDir string
 
@@ -157,6 +169,8 @@ func New(cfg Config) (*Manager, error) {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.chrome = newChromium(&m.cfg, m.log, met, work)
 	m.office = newOffice(&m.cfg, m.log, met, work)
+	m.md = newMDRenderer(m.cfg.ChromiumTabs)
+	m.fails = newFailures(m.cfg.FailureTTL)
 	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
 	return m, nil
@@ -170,6 +184,7 @@ func (m *Manager) Start(ctx context.Context) {
 		m.bg.Add(1)
 		go func() {
 			defer m.bg.Done()
+			m.md.warm()
 			m.chrome.warm()
 		}()
 	})
@@ -178,6 +193,7 @@ func (m *Manager) Start(ctx context.Context) {
 // Job is one report to convert.
 type Job struct {
 	ReportID   int64
+	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
 	Type       report.FileType
 	Src        string // absolute path of the stored original
 	ContentKey string // hex sha256 of the original's bytes
@@ -209,6 +225,9 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 		return f, nil
 	}
 	m.met.cache(false)
+	if err := m.fails.get(path); err != nil {
+		return nil, err
+	}
 	// A put never evicts its own file, but another put may before we open it.
 	for range 3 {
 		ch := m.flight.DoChan(path, func() (any, error) { return nil, m.convert(job, path) })
@@ -256,6 +275,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 			}
 		}
 		m.met.converted(string(job.Type), result, time.Since(start))
+		m.fails.put(job.ReportID, path, err)
 		if err != nil && !report.IsKind(err, report.Unavailable) {
 			m.log.Warn("PDF conversion failed", "report", job.ReportID, "type", job.Type, "err", err)
 		}
@@ -275,7 +295,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	case report.PPT, report.PPTX:
 		tmp.Close()
 		if err = checkPresentation(job.Src, job.Type); err == nil {
-			err = m.office.convert(m.ctx, job.Type, job.Src, tmp.Name())
+			err = m.convertDeck(job, tmp.Name())
 		}
 	default:
 		tmp.Close()
@@ -293,15 +313,48 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	return nil
 }
 
+// convertDeck hands a presentation to LibreOffice; a .pptx first goes
+// through defuseDeck, and LibreOffice reads only the defused copy.
+func (m *Manager) convertDeck(job Job, out string) error {
+	if m.office.missing != nil {
+		return m.office.missing
+	}
+	leave, err := m.office.gate.enter(m.ctx, job.ProjectID)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	src := job.Src
+	if job.Type == report.PPTX {
+		src = out + ".pptx"
+		defer os.Remove(src)
+		lim := deckLimits{maxBytes: m.cfg.DeckMaxBytes, maxEntries: defaultDeckEntries,
+			ratio: defaultDeckRatio, ratioFloor: defaultDeckRatioFloor}
+		if err := defuseDeck(job.Src, src, lim); err != nil {
+			return err
+		}
+	}
+	return m.office.convert(m.ctx, job.Type, src, out)
+}
+
 func (m *Manager) printDoc(job Job, out *os.File) error {
 	src, err := os.ReadFile(job.Src)
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
+	if m.chrome.missing != nil {
+		return m.chrome.missing
+	}
+	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: mayDraw(src)}
 	if job.Type == report.MD {
-		if src, err = renderMarkdown(src); err != nil {
-			return report.Wrap(report.Conversion, err, "cannot render the Markdown")
+		// Under the gate and the job's deadline, in a process that dies at it.
+		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
+			return err
 		}
 		o = printOpts{params: markdownPrintParams(m.cfg.Paper)}
 	}
@@ -339,8 +392,10 @@ func (m *Manager) Prepare(job Job) {
 	}()
 }
 
-// Forget deletes every cached PDF of the report.
+// Forget deletes every cached PDF of the report and the failures
+// remembered for it.
 func (m *Manager) Forget(reportID int64) error {
+	m.fails.forget(reportID)
 	if err := m.cache.forget(reportID); err != nil {
 		return report.Wrap(report.Storage, err, "cannot delete cached PDFs")
 	}
@@ -363,6 +418,7 @@ func (m *Manager) Close() error {
 	go func() { defer wg.Done(); m.office.close() }()
 	wg.Wait()
 	m.bg.Wait()
+	m.md.close()
 	return os.RemoveAll(m.workDir)
 }
 

@@ -1,37 +1,183 @@
 package convert
 
 import (
-	"sync/atomic"
+	"context"
+	"sync"
 
 	"github.com/reportd/reportd/internal/report"
 )
 
-// gate bounds the jobs an engine holds: running plus waiting never exceeds
-// limit (workers + queue size). A job over the limit is refused at once with
-// report.Unavailable, so a burst cannot pile up goroutines and memory.
+// gate is an engine's fair queue. At most slots jobs run at once (one per
+// tab or worker) and at most queue jobs wait; a job beyond that is refused
+// at once with report.Unavailable, so a burst cannot pile up goroutines and
+// memory. Waiting jobs are grouped by project, and a freed slot goes to the
+// waiting project served least recently (a project never served, or with
+// nothing left running or waiting, first; ties in order of arrival), oldest
+// job first within a project. So projects take turns, and one project's
+// backlog of slow or hanging reports delays another project's report by at
+// most the jobs already running, never by the whole backlog.
 type gate struct {
-	limit  int64
-	n      atomic.Int64
-	onSize func(int64) // queue-depth gauge; may be nil
+	slots, queue int
+	onSize       func(int64) // queue-depth gauge (running + waiting); may be nil
+
+	mu      sync.Mutex
+	running int
+	waiting int
+	seq     uint64                // grants so far
+	byProj  map[int64][]*waiter   // waiting jobs
+	turn    []int64               // projects with waiting jobs, in order of arrival
+	active  map[int64]*projectUse // projects with running or waiting jobs
 }
 
-func newGate(workers, queue int, onSize func(int64)) *gate {
-	return &gate{limit: int64(workers + queue), onSize: onSize}
+type projectUse struct {
+	running, waiting int
+	served           uint64 // seq of the project's last grant
 }
 
-func (g *gate) enter() error {
-	if n := g.n.Add(1); n > g.limit {
-		g.n.Add(-1)
-		return report.Errorf(report.Unavailable, "conversion queue full")
-	} else if g.onSize != nil {
-		g.onSize(n)
+type waiter struct {
+	ready   chan struct{}
+	granted bool // under gate.mu
+}
+
+func newGate(slots, queue int, onSize func(int64)) *gate {
+	return &gate{slots: slots, queue: queue, onSize: onSize,
+		byProj: map[int64][]*waiter{}, active: map[int64]*projectUse{}}
+}
+
+// enter waits for a slot for a job of project and returns the function
+// that gives it back.
+func (g *gate) enter(ctx context.Context, project int64) (leave func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, report.Wrap(report.Unavailable, err, "conversion cancelled")
 	}
-	return nil
+	g.mu.Lock()
+	if g.running < g.slots && g.waiting == 0 {
+		g.grantLocked(project)
+		g.sizeLocked()
+		g.mu.Unlock()
+		return g.once(project), nil
+	}
+	if g.waiting >= g.queue {
+		g.mu.Unlock()
+		return nil, report.Errorf(report.Unavailable, "conversion queue full")
+	}
+	g.use(project).waiting++
+	w := &waiter{ready: make(chan struct{})}
+	if len(g.byProj[project]) == 0 {
+		g.turn = append(g.turn, project)
+	}
+	g.byProj[project] = append(g.byProj[project], w)
+	g.waiting++
+	g.sizeLocked()
+	g.mu.Unlock()
+
+	select {
+	case <-w.ready:
+		return g.once(project), nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if w.granted {
+			g.releaseLocked(project) // granted as we gave up: pass it on
+		} else {
+			g.removeLocked(project, w)
+		}
+		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+	}
 }
 
-func (g *gate) leave() {
-	n := g.n.Add(-1)
+func (g *gate) use(project int64) *projectUse {
+	u := g.active[project]
+	if u == nil {
+		u = &projectUse{}
+		g.active[project] = u
+	}
+	return u
+}
+
+func (g *gate) grantLocked(project int64) {
+	g.seq++
+	g.running++
+	u := g.use(project)
+	u.running++
+	u.served = g.seq
+}
+
+func (g *gate) idleLocked(project int64) {
+	if u := g.active[project]; u != nil && u.running == 0 && u.waiting == 0 {
+		delete(g.active, project)
+	}
+}
+
+func (g *gate) once(project int64) func() {
+	var o sync.Once
+	return func() {
+		o.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.releaseLocked(project)
+		})
+	}
+}
+
+// releaseLocked frees project's slot and hands free slots to the waiting
+// projects served least recently.
+func (g *gate) releaseLocked(project int64) {
+	g.running--
+	g.active[project].running--
+	g.idleLocked(project)
+	for g.running < g.slots && len(g.turn) > 0 {
+		i := 0
+		for j, p := range g.turn {
+			if g.active[p].served < g.active[g.turn[i]].served {
+				i = j
+			}
+		}
+		p := g.turn[i]
+		q := g.byProj[p]
+		w := q[0]
+		if len(q) > 1 {
+			g.byProj[p] = q[1:]
+		} else {
+			delete(g.byProj, p)
+			g.turn = append(g.turn[:i:i], g.turn[i+1:]...)
+		}
+		g.waiting--
+		g.active[p].waiting--
+		g.grantLocked(p)
+		w.granted = true
+		close(w.ready)
+	}
+	g.sizeLocked()
+}
+
+func (g *gate) removeLocked(project int64, w *waiter) {
+	q := g.byProj[project]
+	for i, x := range q {
+		if x == w {
+			q = append(q[:i:i], q[i+1:]...)
+			break
+		}
+	}
+	g.waiting--
+	g.active[project].waiting--
+	g.idleLocked(project)
+	if len(q) > 0 {
+		g.byProj[project] = q
+	} else {
+		delete(g.byProj, project)
+		for i, p := range g.turn {
+			if p == project {
+				g.turn = append(g.turn[:i:i], g.turn[i+1:]...)
+				break
+			}
+		}
+	}
+	g.sizeLocked()
+}
+
+func (g *gate) sizeLocked() {
 	if g.onSize != nil {
-		g.onSize(n)
+		g.onSize(int64(g.running + g.waiting))
 	}
 }

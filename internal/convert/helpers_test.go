@@ -129,7 +129,9 @@ func jobFor(t *testing.T, typ report.FileType, content []byte) Job {
 	return Job{ReportID: id, Type: typ, Src: src, ContentKey: hex.EncodeToString(sum[:])}
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t *testing.T, name string) []byte { return fixtureTB(t, name) }
+
+func fixtureTB(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

@@ -19,6 +19,8 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	m.Start(context.Background()) // returns at once; engines warm behind it
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
+	renderer := m.md.idle[0].cmd.Process.Pid
 	m.chrome.mu.Lock()
 	browser := m.chrome.cur.pid
 	m.chrome.mu.Unlock()
@@ -27,7 +29,7 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for name, pid := range map[string]int{"chromium": browser, "office helper": helper, "soffice": soffice} {
+	for name, pid := range map[string]int{"chromium": browser, "office helper": helper, "soffice": soffice, "markdown renderer": renderer} {
 		if alive(pid) {
 			t.Errorf("%s (pid %d) still running after Close", name, pid)
 		}

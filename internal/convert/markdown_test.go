@@ -1,8 +1,10 @@
 package convert
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -52,5 +54,43 @@ func TestMarkdownToPDF(t *testing.T) {
 	}
 	if got := pdfInfo(t, pdf)["Title"]; got != "Monthly summary" {
 		t.Errorf("PDF title %q, want the first heading", got)
+	}
+}
+
+// goldmark takes quadratic time on `[a](` repeated; the render is killed at
+// the job's deadline, the slot is freed, and the next report converts.
+func TestMarkdownPathologyIsBounded(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second })
+	_, err := m.PDF(testCtx(t), jobFor(t, report.MD, bytes.Repeat([]byte("[a]("), 100_000)))
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "too costly to render") {
+		t.Errorf("message %q", re.Message)
+	}
+	text := pdfText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
+	wantText(t, text, "After", "still converts")
+}
+
+// A Markdown render runs in a child process; many in a row reuse it.
+func TestMarkdownRendererReusesChild(t *testing.T) {
+	p := newMDRenderer(1)
+	defer p.close()
+	pid := 0
+	for i := range 3 {
+		html, err := p.render(testCtx(t), []byte("# Title\n\ntext"), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(html, []byte("<h1 id=\"title\">Title</h1>")) {
+			t.Fatalf("render %d: %s", i, html)
+		}
+		if len(p.idle) != 1 {
+			t.Fatalf("%d idle renderers, want 1", len(p.idle))
+		}
+		if got := p.idle[0].cmd.Process.Pid; pid != 0 && got != pid {
+			t.Fatalf("render %d ran in a new child %d, not %d", i, got, pid)
+		} else {
+			pid = got
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,19 +121,16 @@ func (o *office) close() {
 	o.wg.Wait()
 }
 
-// convert turns the presentation at in into a PDF at out.
+// convert turns the presentation at in into a PDF at out. The caller
+// holds a slot of o.gate (Manager.convertDeck).
 func (o *office) convert(ctx context.Context, typ report.FileType, in, out string) error {
 	if o.missing != nil {
 		return o.missing
 	}
 	o.start()
-	if err := o.gate.enter(); err != nil {
-		return err
-	}
-	defer o.gate.leave()
 	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
 	select {
-	case o.jobs <- j: // never blocks: the gate bounds the jobs to the channel's size
+	case o.jobs <- j: // never blocks: the gate bounds the jobs to the workers' number
 	case <-o.quit:
 		return report.Errorf(report.Unavailable, "conversion engines are shutting down")
 	}
@@ -204,6 +202,11 @@ type helperReply struct {
 	PID   int    `json:"pid"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Died: soffice exited during the job (status: its exit status, -N
+	// for signal N; peak: its peak resident bytes); the helper exits too.
+	Died   bool  `json:"died"`
+	Status int   `json:"status"`
+	Peak   int64 `json:"peak"`
 	// Phase timings of a conversion, for debug logs.
 	LoadMS  float64 `json:"load_ms"`
 	StoreMS float64 `json:"store_ms"`
@@ -214,7 +217,7 @@ func (w *officeWorker) spawn() error {
 	defer cancel()
 	pipe := fmt.Sprintf("reportd-%d-%d-%d", os.Getpid(), w.id, w.o.seq.Add(1))
 	cmd := exec.Command(w.o.cfg.PythonPath, "-c", officeHelper,
-		w.o.cfg.SofficePath, "file://"+w.profile, pipe)
+		w.o.cfg.SofficePath, "file://"+w.profile, pipe, strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10))
 	// Its own group, so killGroup reaches soffice too; and die with reportd.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(os.Environ(), "HOME="+w.profile, "SAL_USE_VCLPLUGIN=svp")
@@ -314,8 +317,19 @@ func (w *officeWorker) run(j *officeJob) error {
 		return nil
 	}
 	var re *report.Error
-	if errors.As(err, &re) {
-		return err // the document's fault; the worker is fine
+	var died *sofficeDied
+	switch {
+	case errors.As(err, &died) || errors.As(err, &re):
+		if !w.nearMemoryCap(died) {
+			if died != nil {
+				w.kill("crash")
+				return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")
+			}
+			return err // the document's fault; the worker is fine
+		}
+		w.kill("memory")
+		return report.Wrap(report.Conversion, err, fmt.Sprintf(
+			"the presentation needs more memory than allowed (%d MiB, convert.max_worker_rss)", w.o.cfg.MaxWorkerRSS>>20))
 	}
 	// A hang or a crash: kill the whole group, the next job gets a fresh worker.
 	reason := "crash"
@@ -345,11 +359,26 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 		return fmt.Errorf("bad reply from LibreOffice helper: %q", line)
 	}
 	w.o.log.Debug("office convert", "worker", w.id, "load_ms", r.LoadMS, "store_ms", r.StoreMS)
+	if r.Died {
+		return &sofficeDied{status: r.Status, peak: r.Peak, msg: r.Error}
+	}
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),
 			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")
 	}
 	return nil
+}
+
+// sofficeDied: soffice exited during a job (status: the helper's view of
+// its exit, 128+N or -N for signal N).
+type sofficeDied struct {
+	status int
+	peak   int64
+	msg    string
+}
+
+func (e *sofficeDied) Error() string {
+	return fmt.Sprintf("soffice exited with status %d during the job: %s", e.status, e.msg)
 }
 
 // kill ends the helper and its soffice at once, by process group.

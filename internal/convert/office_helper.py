@@ -1,14 +1,18 @@
 # reportd office helper: keeps one LibreOffice warm and converts slides to PDF.
 #
 # Runs on Debian's /usr/bin/python3 (the one with python3-uno). reportd starts
-# it in its own process group with: helper.py SOFFICE PROFILE_URL PIPE_NAME.
+# it in its own process group with: helper.py SOFFICE PROFILE_URL PIPE_NAME
+# [DATA_LIMIT]: soffice's heap is capped at DATA_LIMIT bytes (0: no cap).
 # It starts soffice as its child (same group, so one kill ends both), connects
 # over a named UNO pipe, prints one JSON line {"ready":true,"pid":N}, then reads
 # one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME} and answers
-# each with one JSON line {"ok":true} or {"ok":false,"error":TEXT}.
+# each with one JSON line {"ok":true} or {"ok":false,"error":TEXT}; when
+# soffice died during the job the answer has "died":true, its exit "status" and
+# "peak" resident bytes, and the helper exits.
 import ctypes
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -33,20 +37,28 @@ def reply(obj):
     sys.stdout.flush()
 
 
-def die_with_parent():
-    # soffice must not outlive this helper when reportd kills it or dies.
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+def start_hook(data_limit):
+    def hook():
+        # soffice must not outlive this helper when reportd kills it or dies.
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        # RLIMIT_DATA, not RLIMIT_AS: soffice reserves ~0.5 GB of address
+        # space it never touches, while the data segment (heap and private
+        # mappings) is what a huge picture or a bomb deck really grows.
+        if data_limit > 0:
+            resource.setrlimit(resource.RLIMIT_DATA, (data_limit, data_limit))
+    return hook
 
 
 def main():
     soffice, profile_url, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
+    data_limit = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     proc = subprocess.Popen(
         [soffice, "--headless", "--invisible", "--nologo", "--norestore",
          "--nodefault", "--nolockcheck", "--nofirststartwizard",
          "-env:UserInstallation=" + profile_url,
          "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % pipe],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=die_with_parent)
+        preexec_fn=start_hook(data_limit))
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext(
         "com.sun.star.bridge.UnoUrlResolver", local)
@@ -93,18 +105,50 @@ def main():
                    "store_ms": round((time.monotonic() - t1) * 1000, 1)})
         except Exception as e:  # a UNO exception's message is the useful part
             msg = getattr(e, "Message", "") or str(e) or type(e).__name__
-            reply({"ok": False, "error": msg.strip().splitlines()[0] if msg.strip() else type(e).__name__})
+            msg = msg.strip().splitlines()[0] if msg.strip() else type(e).__name__
+            # Tear the failed document down before answering: a soffice
+            # that ran out of memory (the data limit) may crash doing so,
+            # and then the next job must not be the one to find out.
+            close(doc)
+            doc = None
+            if not healthy(proc, smgr, ctx):
+                # The peak resident memory of reaped descendants (soffice.bin,
+                # reaped by its launcher): gone from /proc, kept by the kernel.
+                peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+                reply({"ok": False, "died": True, "status": proc.poll(), "peak": peak, "error": msg})
+                return 1  # reportd replaces this worker
+            reply({"ok": False, "error": msg})
         finally:
-            if doc is not None:
-                try:
-                    doc.close(True)
-                except Exception:
-                    try:
-                        doc.dispose()
-                    except Exception:
-                        pass
+            close(doc)
     proc.terminate()
     return 0
+
+
+def close(doc):
+    if doc is None:
+        return
+    try:
+        doc.close(True)
+    except Exception:
+        try:
+            doc.dispose()
+        except Exception:
+            pass
+
+
+def healthy(proc, smgr, ctx):
+    # A dead soffice shows as a disposed UNO bridge; probe it with a call.
+    if proc.poll() is not None:
+        return False
+    try:
+        smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    except Exception:
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        return False
+    return True
 
 
 if __name__ == "__main__":

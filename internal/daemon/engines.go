@@ -28,6 +28,8 @@ type ConvertConfig struct {
 	MaxWorkerRSS     ByteSize
 	QueueSize        int
 	CacheMaxBytes    ByteSize
+	DeckMaxBytes     ByteSize
+	FailureTTL       time.Duration
 	WarmOnStart      bool
 }
 
@@ -50,6 +52,8 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		QueueSize:        cc.QueueSize,
 		CacheDir:         filepath.Join(c.DataDir, "cache", "pdf"),
 		CacheMaxBytes:    int64(cc.CacheMaxBytes),
+		DeckMaxBytes:     int64(cc.DeckMaxBytes),
+		FailureTTL:       failureTTL(cc.FailureTTL),
 		Registerer:       reg,
 		Logger:           log,
 	})
@@ -59,7 +63,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 type engines struct{ m *convert.Manager }
 
 func (e engines) job(j service.PDFJob) convert.Job {
-	return convert.Job{ReportID: j.ReportID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey}
+	return convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey}
 }
 
 func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {
@@ -67,3 +71,12 @@ func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {
 }
 func (e engines) Prepare(j service.PDFJob)    { e.m.Prepare(e.job(j)) }
 func (e engines) Forget(reportID int64) error { return e.m.Forget(reportID) }
+
+// failureTTL maps the config's "0s: never remember failures" onto the
+// engine's convention, where zero means its default.
+func failureTTL(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}

@@ -41,6 +41,7 @@ type Config struct {
 // PDFJob asks a Converter for the PDF of one stored report.
 type PDFJob struct {
 	ReportID   int64
+	ProjectID  int64 // the engines' queue serves projects in turn
 	Type       report.FileType
 	Src        string // absolute path of the original
 	ContentKey string // sha256 of the original
@@ -143,7 +144,7 @@ func (s *Service) PDF(ctx context.Context, id int64) (report.ReportRecord, *os.F
 
 func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
 	src, err := s.files.Abs(rec.FilePath)
-	return PDFJob{ReportID: rec.ID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
+	return PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
 }
 
 func (s *Service) forget(id int64) {

@@ -1,0 +1,93 @@
+package convert
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func (g *gate) queued() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
+}
+
+// waitQueued returns once n jobs wait at g.
+func waitQueued(t *testing.T, g *gate, n int) {
+	t.Helper()
+	ctx := testCtx(t)
+	for g.queued() != n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d jobs wait, want %d", g.queued(), n)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Project 1 runs a job and queues five more before project 2 queues one:
+// project 2's job gets the first freed slot, not the sixth.
+func TestGateServesProjectsInTurn(t *testing.T) {
+	g := newGate(1, 10, nil)
+	ctx := testCtx(t)
+	leave, err := g.enter(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int64
+	var wg sync.WaitGroup
+	queue := func(p int64) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := g.enter(ctx, p)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, p)
+			mu.Unlock()
+			l()
+		}()
+	}
+	for i := range 5 {
+		queue(1)
+		waitQueued(t, g, i+1)
+	}
+	queue(2)
+	waitQueued(t, g, 6)
+	leave()
+	wg.Wait()
+	if len(order) != 6 || order[0] != 2 {
+		t.Fatalf("order %v, want project 2 first", order)
+	}
+}
+
+func TestGateFullAndCancelled(t *testing.T) {
+	g := newGate(1, 1, nil)
+	ctx := testCtx(t)
+	leave, _ := g.enter(ctx, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { _, err := g.enter(wctx, 2); done <- err }()
+	waitQueued(t, g, 1)
+	_, err := g.enter(ctx, 3)
+	wantKind(t, err, report.Unavailable)
+	cancel()
+	wantKind(t, <-done, report.Unavailable)
+	if g.queued() != 0 {
+		t.Fatal("a cancelled job still waits")
+	}
+	leave()
+	leave() // a second call is harmless
+	l, err := g.enter(ctx, 3)
+	if err != nil {
+		t.Fatalf("the slot was not freed: %v", err)
+	}
+	l()
+}

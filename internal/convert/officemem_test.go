@@ -1,0 +1,62 @@
+package convert
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// shapesDeck is the fixture deck with n text boxes of random text added to
+// slide one: 20,000 make a 1.7 MB deck that passes the defuser (it
+// compresses only ~6:1) and that LibreOffice grows to ~2.7 GB loading.
+func shapesDeck(t testing.TB, n int) []byte {
+	t.Helper()
+	base := fixtureTB(t, "deck.pptx")
+	slide := readParts(t, base)["ppt/slides/slide1.xml"]
+	var b strings.Builder
+	text := make([]byte, 60)
+	for i := range n {
+		rand.Read(text)
+		fmt.Fprintf(&b, `<p:sp><p:nvSpPr><p:cNvPr id="%d" name=""/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr>`+
+			`<p:spPr><a:xfrm><a:off x="%d" y="%d"/><a:ext cx="900000" cy="300000"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr>`+
+			`<p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US" sz="%d"/><a:t>%x</a:t></a:r></a:p></p:txBody></p:sp>`,
+			1000+i, (i*7919)%9000000, (i*104729)%6000000, 800+i%2000, text)
+	}
+	return editDeck(t, base, map[string][]byte{
+		"ppt/slides/slide1.xml": []byte(strings.Replace(slide, "</p:spTree>", b.String()+"</p:spTree>", 1)),
+	})
+}
+
+// A deck that needs more memory than max_worker_rss fails with a clear
+// error during the job, not after it; the worker is replaced and the next
+// deck converts.
+func TestOfficeMemoryCapDuringJob(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1; c.MaxWorkerRSS = 512 << 20 })
+	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	// A damaged deck on a capped worker is still just damaged.
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, zipWith(t, map[string]string{
+		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})))
+	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+		t.Errorf("damaged deck: message %q", re.Message)
+	}
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts after a damaged deck = %d, want 0", n)
+	}
+	_, err = m.PDF(testCtx(t), jobFor(t, report.PPTX, shapesDeck(t, 20000)))
+	t.Logf("memory error: %v", err)
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "needs more memory than allowed (512 MiB") {
+		t.Errorf("message %q", re.Message)
+	}
+	if n := m.office.restarts.Load(); n != 1 {
+		t.Errorf("restarts = %d, want 1", n)
+	}
+	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(fixture(t, "deck.pptx"), 0)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("after the cap: pages %q, want 3", pages)
+	}
+}
