@@ -35,6 +35,8 @@ type Config struct {
 	ChromiumPath     string        // default: chromium-headless-shell, then chromium, from PATH
 	SofficePath      string        // default "soffice"
 	PythonPath       string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
+	BwrapPath        string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
+	Unsandboxed      bool          // where the sandbox cannot run, run engines without it instead of refusing
 	OfficeWorkers    int           // default max(1, NumCPU/2)
 	ChromiumTabs     int           // tab pool size, default max(2, NumCPU)
 	JobTimeout       time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
