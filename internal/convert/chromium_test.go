@@ -143,17 +143,3 @@ func TestHTMLLegacyCharset(t *testing.T) {
 	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
 	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
 }
-
-func TestMayDraw(t *testing.T) {
-	for doc, want := range map[string]bool{
-		"<p>static, based on the data</p>":           false,
-		"<SCRIPT>x()</SCRIPT>":                       true,
-		`<img src="a.png" onerror="draw()">`:         true,
-		`<body onload = "init()">`:                   true,
-		"<p>one, two</p><style>p{color:red}</style>": false,
-	} {
-		if got := mayDraw([]byte(doc)); got != want {
-			t.Errorf("mayDraw(%q) = %v, want %v", doc, got, want)
-		}
-	}
-}

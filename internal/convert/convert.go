@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -126,6 +125,12 @@ func (c *Config) fill() error {
 // shape output are hashed into the cache key too (Manager.variant).
 const renderVersion = "1"
 
+// engineGeneration changes whenever what an engine may do while rendering
+// changes, so PDFs rendered under weaker isolation stop matching. 2: engines
+// sandboxed, one browser context per HTML job (PDFs cached before could hold
+// another report's content).
+const engineGeneration = "2"
+
 // Manager owns the engines and the cache.
 type Manager struct {
 	cfg     Config
@@ -169,11 +174,12 @@ func New(cfg Config) (*Manager, error) {
 	m := &Manager{cfg: cfg, log: cfg.Logger, met: met, cache: c, workDir: work,
 		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	m.chrome = newChromium(&m.cfg, m.log, met, work)
-	m.office = newOffice(&m.cfg, m.log, met, work)
+	box := newSandbox(&m.cfg, m.log)
+	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
+	m.office = newOffice(&m.cfg, m.log, met, box, work)
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
-	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
+	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, engineGeneration, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
 	m.variant = hex.EncodeToString(h[:4])
 	return m, nil
 }
@@ -318,8 +324,8 @@ func (m *Manager) convert(job Job, path string) (err error) {
 // convertDeck hands a presentation to LibreOffice; a .pptx first goes
 // through defuseDeck, and LibreOffice reads only the defused copy.
 func (m *Manager) convertDeck(job Job, out string) error {
-	if m.office.missing != nil {
-		return m.office.missing
+	if err := m.office.usable(); err != nil {
+		return err
 	}
 	leave, err := m.office.gate.enter(m.ctx, job.ProjectID)
 	if err != nil {
@@ -344,21 +350,22 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	if m.chrome.missing != nil {
-		return m.chrome.missing
+	if err := m.chrome.usable(); err != nil {
+		return err
 	}
 	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper), settle: mayDraw(src)}
+	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
 	if job.Type == report.MD {
 		// Under the gate and the job's deadline, in a process that dies at it.
 		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
 		}
-		o = printOpts{params: markdownPrintParams(m.cfg.Paper)}
+		// Markdown's output may hold raw HTML: the engine runs none of its script.
+		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
 	}
 	return m.chrome.print(m.ctx, src, o, out)
 }
@@ -442,11 +449,3 @@ func makeWorkDir() (string, error) {
 	dir := filepath.Join(tmp, fmt.Sprintf("reportd-convert-%d-%d", os.Getpid(), workSeq.Add(1)))
 	return dir, os.MkdirAll(dir, 0o700)
 }
-
-// scriptMarker finds what can run script in HTML: a script element or an
-// inline event handler attribute (onload=, onerror=, ...).
-var scriptMarker = regexp.MustCompile(`(?i)<script|\son[a-z]+\s*=`)
-
-// mayDraw reports whether an HTML document can change after load: only a
-// script can, so a page without one prints without the settle round trip.
-func mayDraw(doc []byte) bool { return scriptMarker.Match(doc) }

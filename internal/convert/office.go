@@ -39,15 +39,18 @@ var warmupPPTX []byte
 const officeStartTimeout = 90 * time.Second
 
 // office is the LibreOffice pool: cfg.OfficeWorkers workers, each a helper
-// process with its own soffice and its own profile directory (a shared
-// profile makes parallel jobs fail), each in its own process group so a
-// timeout kills the helper and soffice together.
+// process with its own soffice and its own directory (profile and job; a
+// shared profile makes parallel jobs fail), each in its own sandbox (or,
+// unsandboxed, process group) so a timeout kills the helper and soffice
+// together.
 type office struct {
 	cfg      *Config
 	log      *slog.Logger
 	met      *metrics
+	box      *sandbox
 	workDir  string
-	missing  error // set when the engine cannot run here at all
+	soffice  string // absolute: the sandbox has no PATH of the daemon's
+	missing  error  // set when the engine cannot run here at all
 	gate     *gate
 	workers  []*officeWorker
 	jobs     chan *officeJob
@@ -75,20 +78,25 @@ var officeFilters = map[report.FileType]string{
 	report.PPT:  "MS PowerPoint 97",
 }
 
-func newOffice(cfg *Config, log *slog.Logger, met *metrics, workDir string) *office {
+func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir string) *office {
 	o := &office{
 		cfg:     cfg,
 		log:     log,
 		met:     met,
+		box:     box,
 		workDir: workDir,
 		gate:    newGate(cfg.OfficeWorkers, cfg.QueueSize, met.queueDepth("office")),
 		jobs:    make(chan *officeJob, cfg.OfficeWorkers+cfg.QueueSize),
 		quit:    make(chan struct{}),
 	}
 	for i := range cfg.OfficeWorkers {
-		o.workers = append(o.workers, &officeWorker{o: o, id: i, profile: filepath.Join(workDir, fmt.Sprintf("office-%d", i))})
+		dir := filepath.Join(workDir, fmt.Sprintf("office-%d", i))
+		o.workers = append(o.workers, &officeWorker{o: o, id: i, dir: dir,
+			profile: filepath.Join(dir, "profile"), job: filepath.Join(dir, "job")})
 	}
-	if _, err := exec.LookPath(cfg.SofficePath); err != nil {
+	soffice, err := absPath(cfg.SofficePath)
+	o.soffice = soffice
+	if err != nil {
 		o.missing = report.Wrap(report.Conversion, err,
 			"PowerPoint conversion needs LibreOffice, which is not installed: install libreoffice-impress-nogui")
 	} else if _, err := os.Stat(cfg.PythonPath); err != nil {
@@ -98,11 +106,19 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, workDir string) *off
 	return o
 }
 
+// usable reports why the engine cannot run, or nil.
+func (o *office) usable() error {
+	if o.missing != nil {
+		return o.missing
+	}
+	return o.box.ready()
+}
+
 // start launches the workers; each warms its soffice at once.
 func (o *office) start() {
 	o.startOne.Do(func() {
-		if o.missing != nil {
-			o.log.Warn("PowerPoint conversion disabled", "err", o.missing)
+		if err := o.usable(); err != nil {
+			o.log.Warn("PowerPoint conversion disabled", "err", err)
 			return
 		}
 		for _, w := range o.workers {
@@ -124,8 +140,8 @@ func (o *office) close() {
 // convert turns the presentation at in into a PDF at out. The caller
 // holds a slot of o.gate (Manager.convertDeck).
 func (o *office) convert(ctx context.Context, typ report.FileType, in, out string) error {
-	if o.missing != nil {
-		return o.missing
+	if err := o.usable(); err != nil {
+		return err
 	}
 	o.start()
 	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
@@ -146,18 +162,25 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 
 // officeWorker owns one helper process at a time and replaces it after a
 // crash, a timeout, MaxJobsPerWorker jobs, or MaxWorkerRSS of memory.
+//
+// A worker's directory is all of the host its sandbox may write (and, below
+// /usr and a few /etc files, see): profile/ for soffice, job/ for the one
+// job at hand, which gets a copy of the input and leaves the PDF there.
 type officeWorker struct {
 	o       *office
 	id      int
+	dir     string
 	profile string
+	job     string
 
 	cmd     *exec.Cmd
+	exited  <-chan struct{} // closes when cmd has exited and been reaped
 	stdin   io.WriteCloser
 	replies chan string // lines from the helper; closed when it exits
 	jobs    int
 
-	pid        atomic.Int64 // the helper's, which leads the process group; 0 when down
-	sofficePID atomic.Int64
+	pid        atomic.Int64 // bwrap's (or unsandboxed the helper's), which leads the process group; 0 when down
+	sofficePID atomic.Int64 // as seen from here, not from inside the sandbox
 }
 
 func (w *officeWorker) loop() {
@@ -216,37 +239,52 @@ func (w *officeWorker) spawn() error {
 	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
 	defer cancel()
 	pipe := fmt.Sprintf("reportd-%d-%d-%d", os.Getpid(), w.id, w.o.seq.Add(1))
-	cmd := exec.Command(w.o.cfg.PythonPath, "-c", officeHelper,
-		w.o.cfg.SofficePath, "file://"+w.profile, pipe, strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10))
-	// Its own group, so killGroup reaches soffice too; and die with reportd.
+	env := engineEnv(w.profile, "SAL_USE_VCLPLUGIN=svp")
+	path, args := w.o.box.command(jail{
+		argv: []string{w.o.cfg.PythonPath, "-c", officeHelper, w.o.soffice, "file://" + w.profile, pipe,
+			strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10)},
+		rw:   []string{w.dir},
+		env:  env,
+	})
+	cmd := &exec.Cmd{Path: path, Args: args, Env: env}
+	// Its own group, so killGroup reaches bwrap (whose PID namespace ends
+	// with it) or, unsandboxed, the helper and soffice; and die with reportd.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Env = append(os.Environ(), "HOME="+w.profile, "SAL_USE_VCLPLUGIN=svp")
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Not StdoutPipe: Wait, which runs as soon as the helper exits, would
+	// close it under the reader before the last reply is read.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(w.profile, 0o755); err != nil {
-		return err
+	cmd.Stdout = stdoutW
+	for _, d := range []string{w.profile, w.job} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
 	}
-	if err := cmd.Start(); err != nil {
+	exited, err := startLocked(cmd)
+	stdoutW.Close()
+	if err != nil {
+		stdout.Close()
 		return err
 	}
 	replies := make(chan string, 1)
 	go func() {
 		defer close(replies)
+		defer stdout.Close()
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
 			replies <- sc.Text()
 		}
 	}()
-	w.cmd, w.stdin, w.replies, w.jobs = cmd, stdin, replies, 0
+	w.cmd, w.exited, w.stdin, w.replies, w.jobs = cmd, exited, stdin, replies, 0
 
 	line, err := w.await(ctx)
 	if err != nil {
@@ -265,7 +303,8 @@ func (w *officeWorker) spawn() error {
 		return fmt.Errorf("LibreOffice helper did not start: %s", line)
 	}
 	w.pid.Store(int64(cmd.Process.Pid))
-	w.sofficePID.Store(int64(r.PID))
+	// The helper names soffice by its PID inside the sandbox's namespace.
+	w.sofficePID.Store(int64(hostPID(cmd.Process.Pid, r.PID)))
 	w.warmup()
 	w.o.log.Debug("LibreOffice worker ready", "worker", w.id, "pid", cmd.Process.Pid)
 	return nil
@@ -273,8 +312,9 @@ func (w *officeWorker) spawn() error {
 
 // warmup converts a tiny deck so the filters are loaded before a user waits.
 func (w *officeWorker) warmup() {
-	in := filepath.Join(w.profile, "warmup.pptx")
-	if err := os.WriteFile(in, warmupPPTX, 0o644); err != nil {
+	defer w.clearJob()
+	in := filepath.Join(w.job, "warmup.pptx")
+	if err := os.WriteFile(in, warmupPPTX, 0o600); err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
@@ -305,7 +345,9 @@ func (w *officeWorker) run(j *officeJob) error {
 	timeout := w.o.cfg.JobTimeout
 	ctx, cancel := context.WithTimeout(j.ctx, timeout)
 	defer cancel()
-	err := w.exchange(ctx, j)
+	err := w.staged(j, func(in, out string) error {
+		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter})
+	})
 	if err == nil {
 		w.jobs++
 		w.o.done.Add(1)
@@ -381,16 +423,18 @@ func (e *sofficeDied) Error() string {
 	return fmt.Sprintf("soffice exited with status %d during the job: %s", e.status, e.msg)
 }
 
-// kill ends the helper and its soffice at once, by process group.
+// kill ends the helper and its soffice at once: by killing bwrap, whose
+// PID namespace dies with it, or unsandboxed by process group.
 func (w *officeWorker) kill(reason string) {
 	if w.cmd == nil {
 		return
 	}
 	killGroup(w.cmd.Process.Pid)
-	w.cmd.Wait()
+	<-w.exited
 	for range w.replies { // drain until the reader sees EOF
 	}
-	w.cmd, w.stdin, w.replies = nil, nil, nil
+	w.clearJob()
+	w.cmd, w.exited, w.stdin, w.replies = nil, nil, nil, nil
 	w.pid.Store(0)
 	w.sofficePID.Store(0)
 	if reason != "start" && reason != "close" {

@@ -3,6 +3,8 @@ package convert
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 )
@@ -118,4 +120,83 @@ func shmLarge() bool {
 		return false
 	}
 	return int64(st.Blocks)*int64(st.Bsize) >= 1<<30
+}
+
+// startLocked starts cmd from a goroutine locked to its OS thread, which
+// then waits for it: Pdeathsig fires when the thread that forked the child
+// exits, and the Go runtime may end an unlocked thread at any time. The
+// thread stays until the process has exited; the channel closes then.
+func startLocked(cmd *exec.Cmd) (<-chan struct{}, error) {
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		close(exited)
+	}()
+	return exited, <-started
+}
+
+// hostPID returns the PID, as seen here, of the process among root and its
+// descendants whose PID in its own namespace is nspid (a sandboxed helper
+// reports PIDs of its namespace); 0 if there is none.
+func hostPID(root, nspid int) int {
+	children := procChildren()
+	stack := []int{root}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
+		if err == nil {
+			for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+				if rest, ok := bytes.CutPrefix(line, []byte("NSpid:")); ok {
+					f := bytes.Fields(rest)
+					if len(f) > 0 && string(f[len(f)-1]) == strconv.Itoa(nspid) {
+						return p
+					}
+				}
+			}
+		}
+		stack = append(stack, children[p]...)
+	}
+	return 0
+}
+
+// procChildren maps each process to its children.
+func procChildren() map[int][]int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid := parentOf(p); ppid > 0 {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	return children
+}
+
+// parentOf returns a process's parent PID, or 0.
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return ppid
 }

@@ -1,0 +1,225 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// disabledFeatures: a print farm never goes back (no back-forward cache),
+// and a page's one navigation needs no new browsing instance.
+const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache," +
+	"ProactivelySwapBrowsingInstance,RenderDocument,MediaRouter,OptimizationHints"
+
+// browser is one Chromium process tree (under its bwrap when sandboxed).
+type browser struct {
+	ctx      context.Context // the browser's root chromedp context
+	cancel   func()          // kills the browser and removes its profile
+	pid      int             // the process chromedp started: bwrap, or Chromium unsandboxed
+	jobs     int             // under chromium.mu
+	inflight int             // jobs and page creations using it, under chromium.mu
+	retired  bool            // under chromium.mu
+	stopOnce sync.Once
+}
+
+// browserFor returns the current browser, starting one if there is none or
+// the last one died. It counts the caller as in flight; release undoes that.
+func (c *chromium) browserFor() (*browser, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.cur; b != nil {
+		select {
+		case <-b.ctx.Done():
+			c.retireLocked(b, "crash", fmt.Errorf("Chromium exited"))
+		default:
+			b.inflight++
+			return b, nil
+		}
+	}
+	select {
+	case <-c.quit:
+		return nil, report.Errorf(report.Unavailable, "conversion engines are shutting down")
+	default:
+	}
+	b, err := c.launch()
+	if err != nil {
+		return nil, err
+	}
+	c.cur = b
+	b.inflight++
+	return b, nil
+}
+
+// launchOptions are Chromium's flags; profile is its user data directory.
+func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(c.path),
+		// Chromium's own sandbox needs privileges it does not get inside
+		// bubblewrap (which is the sandbox here), and refuses to run as root.
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("font-render-hinting", "none"),
+		// window.open and target=_blank open nothing: a page cannot keep a
+		// window of its own, nor get a handle on another.
+		chromedp.Flag("block-new-web-contents", true),
+		// WebRTC's STUN/TURN traffic is UDP that no request interception
+		// sees: allow no UDP that does not go through the (absent) proxy.
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("disable-features", disabledFeatures),
+		chromedp.UserDataDir(profile),
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			cmd.Path, cmd.Args = c.box.command(jail{
+				argv:    cmd.Args,
+				rw:      []string{profile},
+				env:     engineEnv(profile),
+				network: c.cfg.AllowNetwork,
+			})
+			// Its own group, so a kill reaches it and, unsandboxed, its
+			// helpers; and die with reportd. chromedp starts the browser
+			// from a goroutine locked to its thread, so the death signal
+			// follows the daemon, not a thread the Go runtime retires.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		}),
+	)
+	if shmLarge() {
+		// chromedp's defaults move shared memory to /tmp for containers
+		// whose /dev/shm is tiny; where it is big, memory beats a disk.
+		opts = append(opts, chromedp.Flag("disable-dev-shm-usage", false))
+	}
+	if c.cfg.AllowNetwork {
+		// The document's origin is a made-up public host; Chromium's Private
+		// Network Access checks would then refuse intranet and loopback
+		// addresses, which is where an intranet report's assets live.
+		opts = append(opts, chromedp.Flag("disable-features", disabledFeatures+
+			",BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,"+
+			"PrivateNetworkAccessRespectPreflightResults,LocalNetworkAccessChecks"))
+	} else {
+		// Belt and braces beside the request interception and the empty
+		// network namespace: WebSockets are not seen by the Fetch domain,
+		// so send everything to a dead proxy.
+		opts = append(opts,
+			chromedp.ProxyServer("http://127.0.0.1:9"),
+			chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	}
+	return opts
+}
+
+func (c *chromium) launch() (*browser, error) {
+	// A fresh profile per browser, under the manager's work directory, so a
+	// killed daemon leaves nothing behind that the next start does not sweep.
+	profile := filepath.Join(c.workDir, fmt.Sprintf("chromium-%d", c.launches.Add(1)))
+	if err := os.MkdirAll(profile, 0o700); err != nil {
+		return nil, report.Wrap(report.Conversion, err, "Chromium could not start")
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), c.launchOptions(profile)...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	err := withDeadline(browserStartTimeout, bcancel, func() error { return chromedp.Do(bctx) })
+	if err != nil {
+		bcancel()
+		acancel()
+		os.RemoveAll(profile)
+		return nil, report.Wrap(report.Conversion, err, "Chromium could not start")
+	}
+	b := &browser{ctx: bctx}
+	if p := chromedp.FromContext(bctx).Browser.Process(); p != nil {
+		b.pid = p.Pid
+	}
+	b.cancel = func() {
+		// Kill first: a graceful close waits on the browser, which may be
+		// the thing that hangs. Killing bwrap kills the PID namespace and
+		// so every process of the browser. The profile is throwaway anyway.
+		killGroup(b.pid)
+		bcancel()
+		acancel()
+		os.RemoveAll(profile)
+	}
+	c.log.Debug("Chromium ready", "pid", b.pid, "path", c.path, "sandboxed", c.box.path != "")
+	return b, nil
+}
+
+// retire stops handing out b, counting a restart for reason; b shuts down
+// once its last job ends. It reports false when b was retired already.
+func (c *chromium) retire(b *browser, reason string, err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.retireLocked(b, reason, err)
+}
+
+func (c *chromium) retireLocked(b *browser, reason string, err error) bool {
+	if b.retired {
+		return false
+	}
+	c.restarts.Add(1)
+	c.met.restarted("chromium", reason)
+	if err != nil {
+		c.log.Warn("Chromium replaced", "reason", reason, "jobs", b.jobs, "err", err)
+	} else {
+		c.log.Info("Chromium replaced", "reason", reason, "jobs", b.jobs)
+	}
+	if c.cur == b {
+		c.cur = nil
+	}
+	b.retired = true
+	if b.inflight == 0 {
+		c.shutdown(b)
+	}
+	return true
+}
+
+func (c *chromium) shutdown(b *browser) {
+	b.stopOnce.Do(func() {
+		select {
+		case <-c.quit: // closing: close waits for it right here
+			b.cancel()
+			return
+		default:
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			b.cancel()
+		}()
+	})
+}
+
+// release ends a use of b, and retires b after too many jobs or too much
+// memory. A replacement starts in the background, ahead of the next job.
+func (c *chromium) release(b *browser, job bool) {
+	c.mu.Lock()
+	b.inflight--
+	if job {
+		b.jobs++
+	}
+	reason := ""
+	if job && !b.retired && b.jobs >= c.cfg.MaxJobsPerWorker {
+		reason = "jobs"
+	}
+	// Memory is measured every 8th job, outside the lock: reading /proc
+	// takes milliseconds that other jobs should not wait for.
+	measure := reason == "" && job && !b.retired && c.cfg.MaxWorkerRSS > 0 && b.jobs%8 == 0
+	if b.retired && b.inflight == 0 {
+		c.shutdown(b)
+	}
+	c.mu.Unlock()
+	if measure && overMemory(b.pid, c.cfg.MaxWorkerRSS) {
+		reason = "memory"
+	}
+	if reason != "" && c.retire(b, reason, nil) {
+		go c.warm()
+	}
+}

@@ -1,0 +1,180 @@
+package convert
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// jobPage is a single-use tab: a target in a browser context of its own, with
+// request interception on and quiet.js installed. One job uses it, then it is
+// disposed with its context, so nothing a document leaves behind (windows,
+// timers, storage, cache, service workers) meets another document.
+type jobPage struct {
+	b      *browser
+	ctx    context.Context
+	cancel context.CancelFunc
+	allow  bool // AllowNetwork
+	doc    atomic.Pointer[servedDoc]
+}
+
+type servedDoc struct {
+	url  string
+	body []byte
+}
+
+// newPage makes a page in browser b, which the caller holds in flight.
+func (c *chromium) newPage(b *browser) (*jobPage, error) {
+	p := &jobPage{b: b, allow: c.cfg.AllowNetwork}
+	p.ctx, p.cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(p.onEvent))
+	err := withDeadline(browserStartTimeout, p.cancel, func() error {
+		return chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{}); err != nil {
+				return err
+			}
+			_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: quietJS})
+			return err
+		}))
+	})
+	if err != nil {
+		go p.cancel()
+		return nil, report.Wrap(report.Conversion, err, "Chromium could not open a page")
+	}
+	return p, nil
+}
+
+// dispose closes the page and its browser context, in the background:
+// closing a page whose renderer hangs waits on the browser.
+func (p *jobPage) dispose() { go p.cancel() }
+
+// take returns a page for one job, holding its browser in flight: a spare
+// if one is ready, else a new one made now.
+func (c *chromium) take() (*jobPage, error) {
+	for {
+		var p *jobPage
+		select {
+		case p = <-c.spare:
+			c.spares.Add(-1)
+		default:
+		}
+		if p == nil {
+			break
+		}
+		c.refill()
+		if c.claim(p) {
+			return p, nil
+		}
+		p.dispose()
+	}
+	b, err := c.browserFor()
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.newPage(b)
+	if err != nil {
+		// A browser that cannot open a page is wedged: replace it as a whole.
+		c.retire(b, "hang", err)
+		c.release(b, false)
+		return nil, err
+	}
+	c.refill()
+	return p, nil
+}
+
+// claim counts a job in flight on p's browser, unless that browser is gone.
+func (c *chromium) claim(p *jobPage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.b.retired || p.b.ctx.Err() != nil || p.ctx.Err() != nil {
+		return false
+	}
+	p.b.inflight++
+	return true
+}
+
+// refill makes pages in the background until cap(spare) are ready or on
+// their way. A failure only leaves a gap, which the next job fills itself
+// (and so reports the error).
+func (c *chromium) refill() {
+	for {
+		n := c.spares.Load()
+		if n >= int64(cap(c.spare)) {
+			return
+		}
+		if !c.spares.CompareAndSwap(n, n+1) {
+			continue
+		}
+		go func() {
+			b, err := c.browserFor()
+			if err != nil {
+				c.spares.Add(-1)
+				return
+			}
+			p, err := c.newPage(b)
+			c.release(b, false)
+			if err != nil {
+				c.spares.Add(-1)
+				c.log.Debug("Chromium spare page failed", "err", err)
+				return
+			}
+			c.spare <- p // never blocks: spares bounds what is in the channel
+		}()
+	}
+}
+
+// onEvent runs on the page's reader goroutine; it must not send commands,
+// so answers go out from their own goroutines.
+func (p *jobPage) onEvent(ev any) {
+	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
+		go p.answer(e)
+	case *page.EventJavascriptDialogOpening:
+		// alert() and friends would stall the page until answered.
+		go chromedp.Call(p.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+	}
+}
+
+// answer serves the document itself from memory, lets other requests out
+// only when AllowNetwork is set and only to http(s), and fails the rest.
+func (p *jobPage) answer(e *fetch.EventRequestPaused) {
+	ctx := p.ctx
+	if d := p.doc.Load(); d != nil && e.Request.URL == d.url {
+		ct := "text/html"
+		if utf8.Valid(d.body) {
+			ct += "; charset=utf-8"
+		}
+		chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+			RequestID:    e.RequestID,
+			ResponseCode: 200,
+			ResponseHeaders: []*fetch.HeaderEntry{
+				{Name: "Content-Type", Value: ct},
+				{Name: "Cache-Control", Value: "no-store"},
+			},
+			Body: d.body,
+		})
+		return
+	}
+	if u, err := url.Parse(e.Request.URL); err == nil && p.allow &&
+		(u.Scheme == "http" || u.Scheme == "https") && !isDocHost(u.Hostname()) {
+		chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+		return
+	}
+	chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{
+		RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
+	})
+}
+
+func isDocHost(h string) bool {
+	h = strings.ToLower(h)
+	return h == docHost || strings.HasSuffix(h, "."+docHost)
+}

@@ -1,0 +1,118 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdpio "github.com/chromedp/cdproto/io"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// printOpts are the Page.printToPDF settings of one job.
+type printOpts struct {
+	params   page.PrintToPDFParams
+	noScript bool // the engine runs no script in the document (Markdown output)
+}
+
+// printOnce runs one attempt on a page of its own; crashed reports that the
+// browser died.
+func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out io.Writer) (crashed bool, err error) {
+	p, err := c.take()
+	if err != nil {
+		return false, err
+	}
+	b := p.b
+	defer c.release(b, true)
+	defer p.dispose() // whatever the document did ends with its page
+
+	timeout := c.cfg.JobTimeout
+	jctx, cancel := context.WithTimeout(p.ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	err = c.render(jctx, p, body, o, out)
+	if err == nil {
+		c.done.Add(1)
+		return false, nil
+	}
+	var re *report.Error
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) || b.ctx.Err() != nil && ctx.Err() == nil:
+		c.retire(b, "crash", err)
+		return true, report.Wrap(report.Conversion, err, "Chromium crashed while rendering the document")
+	case errors.As(err, &re):
+		return false, err
+	case errors.Is(err, context.DeadlineExceeded) || jctx.Err() != nil && ctx.Err() == nil:
+		c.met.restarted("chromium-tab", "timeout")
+		return false, report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
+	case ctx.Err() != nil:
+		return false, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+	}
+	return false, report.Wrap(report.Conversion, err, "Chromium failed to render the document")
+}
+
+// render loads body into p from its own origin, waits for scripts that still
+// draw, prints, and streams the PDF to out.
+func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printOpts, out io.Writer) error {
+	t0 := time.Now()
+	if o.noScript {
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled,
+			emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			return err
+		}
+	}
+	// An origin per job: even the same browser context would give two
+	// documents nothing to share.
+	d := &servedDoc{url: fmt.Sprintf("http://j%d.%s/report.html", c.seq.Add(1), docHost), body: body}
+	p.doc.Store(d)
+	err := chromedp.Do(ctx, chromedp.Navigate(d.url))
+	p.doc.Store(nil)
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	if !o.noScript && c.cfg.ScriptWait > 0 {
+		// Resolves at once on a page with nothing pending.
+		expr := fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", c.cfg.ScriptWait.Milliseconds())
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err != nil {
+			return err
+		}
+	}
+	t2 := time.Now()
+	params := o.params
+	params.TransferMode = page.PrintToPDFTransferModeReturnAsStream
+	res, err := chromedp.Call(ctx, page.PrintToPDF, params)
+	t3 := time.Now()
+	defer func() {
+		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
+	}()
+	if err != nil {
+		if strings.Contains(err.Error(), "Printing failed") {
+			return report.Wrap(report.Conversion, err, "Chromium could not print the document")
+		}
+		return err
+	}
+	defer chromedp.Call(ctx, cdpio.Close, cdpio.CloseParams{Handle: res.Stream})
+	for {
+		r, err := chromedp.Call(ctx, cdpio.Read, cdpio.ReadParams{Handle: res.Stream, Size: 1 << 20})
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(r.Data); err != nil {
+			return err
+		}
+		if r.EOF {
+			return nil
+		}
+	}
+}
