@@ -46,8 +46,8 @@ type chromium struct {
 	path    string
 	missing error
 	gate    *gate
-	spare   chan *jobPage   // pages made ahead, each for one job
-	spares  atomic.Int64 // pages ready in spare or being made
+	spare   chan *jobPage // pages made ahead, each for one job
+	spares  atomic.Int64  // pages ready in spare or being made
 	quit    chan struct{}
 	wg      sync.WaitGroup // browser shutdowns in flight
 
