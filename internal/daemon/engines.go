@@ -31,6 +31,8 @@ type ConvertConfig struct {
 	DeckMaxBytes     ByteSize
 	FailureTTL       time.Duration
 	WarmOnStart      bool
+	BwrapPath        string
+	Unsandboxed      bool
 }
 
 // newEngines builds the converter; it starts no process (Start does, in
@@ -44,6 +46,8 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		ChromiumPath:     cc.ChromiumPath,
 		SofficePath:      cc.SofficePath,
 		PythonPath:       cc.PythonPath,
+		BwrapPath:        cc.BwrapPath,
+		Unsandboxed:      cc.Unsandboxed,
 		OfficeWorkers:    cc.OfficeWorkers,
 		ChromiumTabs:     cc.ChromiumTabs,
 		JobTimeout:       cc.JobTimeout,
