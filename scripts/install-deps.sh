@@ -4,9 +4,9 @@
 # is missing.
 set -euo pipefail
 
-# runtime: the PDF engines and fonts; test: poppler (pdftotext/pdfinfo);
+# runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo);
 # bench: nginx and wrk for side-by-side serving figures.
-runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno
+runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito)
 test=(poppler-utils)
 bench=(nginx-light wrk)
