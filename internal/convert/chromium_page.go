@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -23,7 +24,8 @@ type jobPage struct {
 	b      *browser
 	ctx    context.Context
 	cancel context.CancelFunc
-	allow  bool // AllowNetwork
+	allow  bool   // AllowNetwork
+	origin string // http://j<n>.reportd.invalid, this page's alone
 	doc    atomic.Pointer[servedDoc]
 }
 
@@ -34,16 +36,21 @@ type servedDoc struct {
 
 // newPage makes a page in browser b, which the caller holds in flight.
 func (c *chromium) newPage(b *browser) (*jobPage, error) {
-	p := &jobPage{b: b, allow: c.cfg.AllowNetwork}
+	p := &jobPage{b: b, allow: c.cfg.AllowNetwork, origin: fmt.Sprintf("http://j%d.%s", c.seq.Add(1), docHost)}
 	p.ctx, p.cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(p.onEvent))
 	err := withDeadline(browserStartTimeout, p.cancel, func() error {
 		return chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 			if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{}); err != nil {
 				return err
 			}
-			_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-				page.AddScriptToEvaluateOnNewDocumentParams{Source: quietJS})
-			return err
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: quietJS}); err != nil {
+				return err
+			}
+			// Open the page's origin now, with an empty document: the job's
+			// navigation is then same-origin and reuses this renderer
+			// process, instead of starting one while the user waits.
+			return p.load(ctx, "/", []byte("<!DOCTYPE html>"))
 		}))
 	})
 	if err != nil {
@@ -51,6 +58,14 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 		return nil, report.Wrap(report.Conversion, err, "Chromium could not open a page")
 	}
 	return p, nil
+}
+
+// load navigates p to path on its origin, serving body from memory.
+func (p *jobPage) load(ctx context.Context, path string, body []byte) error {
+	d := &servedDoc{url: p.origin + path, body: body}
+	p.doc.Store(d)
+	defer p.doc.Store(nil)
+	return chromedp.Do(ctx, chromedp.Navigate(d.url))
 }
 
 // dispose closes the page and its browser context, in the background:

@@ -71,13 +71,9 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 			return err
 		}
 	}
-	// An origin per job: even the same browser context would give two
-	// documents nothing to share.
-	d := &servedDoc{url: fmt.Sprintf("http://j%d.%s/report.html", c.seq.Add(1), docHost), body: body}
-	p.doc.Store(d)
-	err := chromedp.Do(ctx, chromedp.Navigate(d.url))
-	p.doc.Store(nil)
-	if err != nil {
+	// The page's own origin: even within one browser context two
+	// documents would share nothing.
+	if err := p.load(ctx, "/report.html", body); err != nil {
 		return err
 	}
 	t1 := time.Now()
