@@ -203,7 +203,7 @@ func (w *officeWorker) loop() {
 				j.result <- report.Wrap(report.Unavailable, j.ctx.Err(), "conversion cancelled")
 				continue
 			}
-			if w.cmd != nil && !alive(int(w.sofficePID.Load())) {
+			if p := w.sofficePID.Load(); w.cmd != nil && p != 0 && !alive(int(p)) {
 				// soffice died while idle (OOM killer, a crash): the helper
 				// would only notice mid-job. Replace it before this job.
 				w.kill("crash")
@@ -304,7 +304,11 @@ func (w *officeWorker) spawn() error {
 	}
 	w.pid.Store(int64(cmd.Process.Pid))
 	// The helper names soffice by its PID inside the sandbox's namespace.
-	w.sofficePID.Store(int64(hostPID(cmd.Process.Pid, r.PID)))
+	soffice := hostPID(cmd.Process.Pid, r.PID)
+	if soffice == 0 {
+		w.o.log.Warn("LibreOffice worker: soffice not found among its sandbox's processes; an idle crash shows only at the next job", "worker", w.id)
+	}
+	w.sofficePID.Store(int64(soffice))
 	w.warmup()
 	w.o.log.Debug("LibreOffice worker ready", "worker", w.id, "pid", cmd.Process.Pid)
 	return nil
