@@ -143,7 +143,7 @@ func (c *chromium) launch() (*browser, error) {
 		// Kill first: a graceful close waits on the browser, which may be
 		// the thing that hangs. Killing bwrap kills the PID namespace and
 		// so every process of the browser. The profile is throwaway anyway.
-		killGroup(b.pid)
+		killTree(b.pid)
 		bcancel()
 		acancel()
 		os.RemoveAll(profile)

@@ -141,7 +141,7 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	browsers := 0
-	for _, pid := range descendants(root) {
+	for _, pid := range descendantsOf(root) {
 		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 		if !bytes.Contains(cmd, []byte("chrom")) || bytes.HasPrefix(cmd, []byte(m.chrome.box.path)) {
 			continue
@@ -154,18 +154,4 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 	if browsers == 0 {
 		t.Fatalf("no Chromium process under bwrap %d", root)
 	}
-}
-
-// descendants lists the processes under root, root excluded.
-func descendants(root int) []int {
-	children := procChildren()
-	var out []int
-	stack := []int{root}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		out = append(out, children[p]...)
-		stack = append(stack, children[p]...)
-	}
-	return out
 }

@@ -433,7 +433,7 @@ func (w *officeWorker) kill(reason string) {
 	if w.cmd == nil {
 		return
 	}
-	killGroup(w.cmd.Process.Pid)
+	killTree(w.cmd.Process.Pid)
 	<-w.exited
 	for range w.replies { // drain until the reader sees EOF
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // overMemory reports whether the process tree of pid uses more than limit
@@ -199,4 +200,41 @@ func parentOf(pid int) int {
 	}
 	ppid, _ := strconv.Atoi(string(f[1]))
 	return ppid
+}
+
+// killTree kills the process group that pid leads and every descendant of
+// pid (a sandbox's processes are in no group of ours), then waits, a few
+// seconds at most, until they are gone: when it returns, no engine process
+// writes in a directory about to be removed.
+func killTree(pid int) {
+	if pid <= 0 {
+		return
+	}
+	tree := append([]int{pid}, descendantsOf(pid)...)
+	killGroup(pid)
+	for _, p := range tree {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	for _, p := range tree {
+		for range 500 {
+			if !alive(p) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// descendantsOf lists the processes under root, root excluded.
+func descendantsOf(root int) []int {
+	children := procChildren()
+	var out []int
+	stack := []int{root}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, children[p]...)
+		stack = append(stack, children[p]...)
+	}
+	return out
 }
