@@ -1,7 +1,9 @@
-// Package convert turns stored reports into PDFs with warm, supervised
-// engines: one Chromium with a tab pool for HTML and Markdown, a pool of
-// LibreOffice workers for PPT and PPTX, and a validated passthrough for PDF.
-// Results are cached on disk by report and content, with an LRU size cap.
+// Package convert turns stored reports into PDFs with warm, supervised,
+// sandboxed engines: one Chromium giving each HTML and Markdown job a fresh
+// browser context, a pool of LibreOffice workers for PPT and PPTX, and a
+// validated passthrough for PDF. Every engine process runs in a bubblewrap
+// sandbox (sandbox.go). Results are cached on disk by report and content,
+// with an LRU size cap.
 package convert
 
 import (
@@ -37,7 +39,7 @@ type Config struct {
 	BwrapPath        string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
 	Unsandboxed      bool          // where the sandbox cannot run, run engines without it instead of refusing
 	OfficeWorkers    int           // default max(1, NumCPU/2)
-	ChromiumTabs     int           // tab pool size, default max(2, NumCPU)
+	ChromiumTabs     int           // pages printing at once, and spare pages made ahead; default max(2, NumCPU)
 	JobTimeout       time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
 	MaxJobsPerWorker int           // restart an engine process after this many jobs, default 200
 	MaxWorkerRSS     int64         // restart an engine process above this resident memory, default 1 GiB
