@@ -8,9 +8,11 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/reportd/reportd/internal/report"
@@ -50,7 +52,13 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 			// Open the page's origin now, with an empty document: the job's
 			// navigation is then same-origin and reuses this renderer
 			// process, instead of starting one while the user waits.
-			return p.load(ctx, "/", []byte("<!DOCTYPE html>"))
+			if err := p.load(ctx, "/", []byte(warmDoc)); err != nil {
+				return err
+			}
+			// A renderer's first print pays for fonts and the print
+			// pipeline; pay it here, ahead of the job.
+			_, err := chromedp.Call(ctx, page.PrintToPDF, page.PrintToPDFParams{})
+			return err
 		}))
 	})
 	if err != nil {
@@ -60,12 +68,42 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	return p, nil
 }
 
+// warmDoc is what a spare page prints once, ahead of its job.
+const warmDoc = `<!DOCTYPE html><meta charset="utf-8"><p>Warm 你好</p><p style="font-family:sans-serif">Warm</p><p style="font-family:monospace">Warm</p>`
+
 // load navigates p to path on its origin, serving body from memory.
 func (p *jobPage) load(ctx context.Context, path string, body []byte) error {
 	d := &servedDoc{url: p.origin + path, body: body}
 	p.doc.Store(d)
 	defer p.doc.Store(nil)
 	return chromedp.Do(ctx, chromedp.Navigate(d.url))
+}
+
+// loadedJS resolves once a document written with Page.setDocumentContent
+// and its fonts are loaded, as a navigation would have waited for load.
+const loadedJS = `new Promise(r => {
+  const done = () => document.fonts.ready.then(() => r(true));
+  document.readyState === 'complete' ? done() : addEventListener('load', done, {once: true});
+})`
+
+// put makes body the page's document. The page is fresh and holds only
+// warmDoc, which runs nothing, so writing body over it in place
+// (Page.setDocumentContent) leaves body alone in the page as surely as a
+// navigation, and skips the navigation's cost. The protocol carries the
+// markup as a string, so a document that is not UTF-8 is navigated to
+// instead, served with the bytes as they are, for its own charset to apply.
+func (p *jobPage) put(ctx context.Context, body []byte) error {
+	if !utf8.Valid(body) {
+		return p.load(ctx, "/report.html", body)
+	}
+	frame := cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID) // a tab's main frame has its target's id
+	if _, err := chromedp.Call(ctx, page.SetDocumentContent,
+		page.SetDocumentContentParams{FrameID: frame, HTML: string(body)}); err != nil {
+		return err
+	}
+	_, err := chromedp.Call(ctx, runtime.Evaluate,
+		runtime.EvaluateParams{Expression: loadedJS, AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+	return err
 }
 
 // dispose closes the page and its browser context, in the background:

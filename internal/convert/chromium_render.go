@@ -71,9 +71,7 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 			return err
 		}
 	}
-	// The page's own origin: even within one browser context two
-	// documents would share nothing.
-	if err := p.load(ctx, "/report.html", body); err != nil {
+	if err := p.put(ctx, body); err != nil {
 		return err
 	}
 	t1 := time.Now()

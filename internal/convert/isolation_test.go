@@ -155,3 +155,21 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 		t.Fatalf("no Chromium process under bwrap %d", root)
 	}
 }
+
+// TestHTMLCannotReadFiles: the document, written into its page in place,
+// has its page's http origin, never file://.
+func TestHTMLCannotReadFiles(t *testing.T) {
+	needChromium(t)
+	secret := t.TempDir() + "/secret.txt"
+	if err := os.WriteFile(secret, []byte("TOP-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := fmt.Sprintf(`<p>local</p><iframe src="file://%[1]s"></iframe><script>
+fetch("file://%[1]s").then(r => r.text()).then(t => document.body.append(t), () => document.body.append("fetch-refused"));
+</script>`, secret)
+	text := pdfText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, []byte(doc))))
+	wantText(t, text, "local", "fetch-refused")
+	if strings.Contains(text, "TOP-SECRET") {
+		t.Error("a report read a local file")
+	}
+}
