@@ -243,8 +243,8 @@ func (w *officeWorker) spawn() error {
 	path, args := w.o.box.command(jail{
 		argv: []string{w.o.cfg.PythonPath, "-c", officeHelper, w.o.soffice, "file://" + w.profile, pipe,
 			strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10)},
-		rw:   []string{w.dir},
-		env:  env,
+		rw:  []string{w.dir},
+		env: env,
 	})
 	cmd := &exec.Cmd{Path: path, Args: args, Env: env}
 	// Its own group, so killGroup reaches bwrap (whose PID namespace ends

@@ -17,11 +17,11 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// linkedDeck builds a binary .ppt (which no OOXML defusing reaches) whose
+// linkedPPT builds a binary .ppt (which no OOXML defusing reaches) whose
 // first slide links, not embeds, two images: one at url, one at the local
 // file path. A cold soffice outside the sandbox writes it; linked images it
 // cannot load while saving stay links.
-func linkedDeck(t *testing.T, url, path string) []byte {
+func linkedPPT(t *testing.T, url, path string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	src := strings.Replace(string(fixture(t, "deck.fodp")), "<office:document ",
@@ -72,19 +72,6 @@ func redPNG(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// pdfImages counts the images poppler finds in pdf.
-func pdfImages(t *testing.T, pdf []byte) int {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "x.pdf")
-	os.WriteFile(f, pdf, 0o644)
-	out, err := exec.Command("pdfimages", "-list", f).Output()
-	if err != nil {
-		t.Fatalf("pdfimages: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return max(0, len(lines)-2) // two header lines
-}
-
 // TestOfficeLinksStayOutside: a deck's links to a loopback URL and to a
 // local file reach neither from inside the sandbox. Unsandboxed (the
 // control), the same deck does reach them, so the test can tell.
@@ -106,7 +93,7 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 	}))
 	defer srv.Close()
 	secret := filepath.Join(t.TempDir(), "secret.png")
-	ppt := linkedDeck(t, srv.URL+"/linked.png", secret)
+	ppt := linkedPPT(t, srv.URL+"/linked.png", secret)
 	if err := os.WriteFile(secret, pic, 0o644); err != nil {
 		t.Fatal(err)
 	}
