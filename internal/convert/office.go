@@ -366,12 +366,18 @@ func (w *officeWorker) run(j *officeJob) error {
 	var died *sofficeDied
 	switch {
 	case errors.As(err, &died) || errors.As(err, &re):
-		if !w.nearMemoryCap(died) {
-			if died != nil {
+		if !w.nearMemoryCap(died) && !strings.Contains(err.Error(), "bad_alloc") {
+			switch {
+			case died != nil:
 				w.kill("crash")
 				return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")
+			case w.o.cfg.MaxWorkerRSS > 0:
+				// Under the memory cap a failed load may be a failed
+				// allocation that left soffice unsound, whatever the
+				// peak says: start the next job on a fresh worker.
+				w.kill("failed")
 			}
-			return err // the document's fault; the worker is fine
+			return err // the document's fault
 		}
 		w.kill("memory")
 		return report.Wrap(report.Conversion, err, fmt.Sprintf(
@@ -424,7 +430,7 @@ type sofficeDied struct {
 }
 
 func (e *sofficeDied) Error() string {
-	return fmt.Sprintf("soffice exited with status %d during the job: %s", e.status, e.msg)
+	return fmt.Sprintf("soffice exited with status %d during the job (peak %d MiB): %s", e.status, e.peak>>20, e.msg)
 }
 
 // kill ends the helper and its soffice at once: by killing bwrap, whose

@@ -114,8 +114,13 @@ def main():
             if not healthy(proc, smgr, ctx):
                 # The peak resident memory of reaped descendants (soffice.bin,
                 # reaped by its launcher): gone from /proc, kept by the kernel.
+                # Reap the launcher first, so its figures are counted.
+                try:
+                    status = proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    status = None
                 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-                reply({"ok": False, "died": True, "status": proc.poll(), "peak": peak, "error": msg})
+                reply({"ok": False, "died": True, "status": status, "peak": peak, "error": msg})
                 return 1  # reportd replaces this worker
             reply({"ok": False, "error": msg})
         finally:
