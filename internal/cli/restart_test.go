@@ -24,8 +24,7 @@ func TestUploadRidesOutDaemonRestart(t *testing.T) {
 	bin := bins.Dir(t)
 	work := t.TempDir()
 	data := filepath.Join(work, "data")
-	daemonOpts := testbin.Options{DataDir: data, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + data,
-		"REPORTD_LOG_LEVEL=warn", "REPORTD_CONVERT_WARM_ON_START=false"}}
+	daemonOpts := testbin.Options{DataDir: data, Env: []string{"REPORTD_LOG_LEVEL=warn"}}
 	d := testbin.StartT(t, filepath.Join(bin, "reportd"), daemonOpts)
 
 	// Only the server is set: every retry setting is the default.
