@@ -45,6 +45,7 @@ type Config struct {
 	MaxWorkerRSS     int64         // restart an engine process above this resident memory, default 1 GiB
 	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
 	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
+	HideDirs         []string      // never visible to an engine, even under a system path it reads (the data directory)
 	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
 	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
 	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never

@@ -18,8 +18,9 @@ import (
 // capabilities, a clean environment, and one writable directory of their own.
 // The data directory (database, uploads, the serve key) is not in their view.
 type sandbox struct {
-	path    string // bwrap, "" when the engines run unsandboxed
-	allowed bool   // Config.Unsandboxed
+	path    string   // bwrap, "" when the engines run unsandboxed
+	allowed bool     // Config.Unsandboxed
+	hide    []string // absolute directories masked by an empty tmpfs (Config.HideDirs, the cache)
 	log     *slog.Logger
 
 	once sync.Once
@@ -53,6 +54,11 @@ var mergedUsr = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 func newSandbox(cfg *Config, log *slog.Logger) *sandbox {
 	s := &sandbox{allowed: cfg.Unsandboxed, log: log}
+	for _, d := range append([]string{cfg.CacheDir}, cfg.HideDirs...) {
+		if abs, err := filepath.Abs(d); err == nil && d != "" {
+			s.hide = append(s.hide, abs)
+		}
+	}
 	path := cfg.BwrapPath
 	if path == "" {
 		path = "bwrap"
@@ -124,6 +130,13 @@ func (s *sandbox) command(j jail) (string, []string) {
 			a = append(a, "--ro-bind-try", p, p)
 		}
 	}
+	// A data directory that lies below a bound path (/opt/reportd/data,
+	// say) is masked; elsewhere it is not in the view to begin with.
+	for _, d := range s.hide {
+		if underAny(d, roPaths) {
+			a = append(a, "--tmpfs", d)
+		}
+	}
 	a = append(a,
 		"--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -143,6 +156,16 @@ func (s *sandbox) command(j jail) (string, []string) {
 	}
 	a = append(a, "--chdir", "/", "--")
 	return s.path, append(a, j.argv...)
+}
+
+// underAny reports whether dir is one of roots or below one.
+func underAny(dir string, roots []string) bool {
+	for _, r := range roots {
+		if dir == r || strings.HasPrefix(dir, r+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(b []byte) string {

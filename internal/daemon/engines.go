@@ -55,6 +55,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		MaxWorkerRSS:     int64(cc.MaxWorkerRSS),
 		QueueSize:        cc.QueueSize,
 		CacheDir:         filepath.Join(c.DataDir, "cache", "pdf"),
+		HideDirs:         []string{c.DataDir},
 		CacheMaxBytes:    int64(cc.CacheMaxBytes),
 		DeckMaxBytes:     int64(cc.DeckMaxBytes),
 		FailureTTL:       failureTTL(cc.FailureTTL),
