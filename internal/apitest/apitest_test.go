@@ -20,7 +20,7 @@ func TestStartWiresLikeTheDaemon(t *testing.T) {
 	if r := e.Get("/api/reports/999"); r.StatusCode != http.StatusNotFound {
 		t.Errorf("missing report under error_status conventional: %d %s", r.StatusCode, r.Body)
 	}
-	if r := e.Get("/metrics"); r.StatusCode != http.StatusOK || !strings.Contains(string(r.Body), `reportd_http_requests_total{route="GET /api/reports/ping",status="200"} 1`) {
+	if r := e.Get("/metrics"); r.StatusCode != http.StatusOK || !strings.Contains(string(r.Body), `reportd_http_requests_total{class="ok",route="GET /api/reports/ping",status="200"} 1`) {
 		t.Errorf("metrics did not observe the ping: %d\n%s", r.StatusCode, r.Body)
 	}
 	if r := e.Get("/admin/backup"); r.StatusCode != http.StatusUnauthorized || !strings.Contains(string(r.Body), `"type":"UnauthorizedError"`) {

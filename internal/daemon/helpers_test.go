@@ -72,7 +72,12 @@ func testConfig(t testing.TB, dataDir string) Config {
 // and closes it (idempotent).
 func startServer(t testing.TB, c Config) (*Server, func()) {
 	t.Helper()
-	s := &Server{Config: c}
+	return startServerWith(t, &Server{Config: c})
+}
+
+// startServerWith is startServer for a Server set up by the caller (a logger).
+func startServerWith(t testing.TB, s *Server) (*Server, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := s.Open(ctx); err != nil {
 		cancel()

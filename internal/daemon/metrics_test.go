@@ -29,8 +29,8 @@ func TestMetrics(t *testing.T) {
 	}
 	text := string(getBody(t, base+"/metrics"))
 	for _, want := range []string{
-		`reportd_http_requests_total{route="POST /api/reports",status="201"} 1`,
-		`reportd_http_requests_total{route="GET /api/reports/ping",status="200"} 1`,
+		`reportd_http_requests_total{class="ok",route="POST /api/reports",status="201"} 1`,
+		`reportd_http_requests_total{class="ok",route="GET /api/reports/ping",status="200"} 1`,
 		`reportd_http_request_duration_seconds_count{route="POST /api/projects"} 1`,
 		`reportd_upload_bytes_total 1234`,
 		`reportd_uploads_total 1`,

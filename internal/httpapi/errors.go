@@ -44,6 +44,7 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 // kind and its message; wrapped internal detail goes to the log only.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := report.KindOf(err)
+	noteError(r.Context(), kind)
 	status := http.StatusInternalServerError
 	if s.cfg.ErrorStatus == StatusConventional {
 		if c, ok := conventional[kind]; ok {

@@ -8,15 +8,33 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 type ctxKey int
 
-const requestIDKey ctxKey = 0
+const (
+	requestIDKey ctxKey = iota
+	outcomeKey
+)
 
 func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
+}
+
+// outcome is what writeError leaves for the request's log line and
+// metrics: the error type the client was answered with.
+type outcome struct {
+	errType report.Kind
+}
+
+// noteError records the error type answered for the request in ctx.
+func noteError(ctx context.Context, k report.Kind) {
+	if o, ok := ctx.Value(outcomeKey).(*outcome); ok {
+		o.errType = k
+	}
 }
 
 // statusWriter records what a handler sent, for the log line and metrics.
@@ -67,7 +85,7 @@ func (w *statusWriter) ReadFrom(r io.Reader) (int64, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // logged gives each request an id and writes one line when it ends:
-// id, method, route, status, bytes, duration.
+// id, method, route, status, class, the error type if any, bytes, duration.
 func (s *Server) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -78,7 +96,9 @@ func (s *Server) logged(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		out := &outcome{}
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		r = r.WithContext(context.WithValue(ctx, outcomeKey, out))
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.status == 0 {
@@ -89,12 +109,17 @@ func (s *Server) logged(next http.Handler) http.Handler {
 			route = "unmatched"
 		}
 		d := time.Since(start)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("id", id), slog.String("method", r.Method), slog.String("route", route),
-			slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
-			slog.Duration("duration", d))
+		class := classOf(out.errType, sw.status)
+		attrs := []slog.Attr{slog.String("id", id), slog.String("method", r.Method), slog.String("route", route),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.String("class", string(class))}
+		if out.errType != "" {
+			attrs = append(attrs, slog.String("type", string(out.errType)))
+		}
+		attrs = append(attrs, slog.Int64("bytes", sw.bytes), slog.Duration("duration", d))
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		if s.cfg.Observer != nil {
-			s.cfg.Observer.ObserveRequest(route, sw.status, sw.bytes, d.Seconds())
+			s.cfg.Observer.ObserveRequest(Request{Route: route, Status: sw.status, Class: class,
+				ErrorType: out.errType, Bytes: sw.bytes, Seconds: d.Seconds()})
 		}
 	})
 }

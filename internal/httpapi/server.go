@@ -34,7 +34,7 @@ type Config struct {
 
 // Observer hears about every finished request (for metrics).
 type Observer interface {
-	ObserveRequest(route string, status int, bytes int64, seconds float64)
+	ObserveRequest(r Request)
 	ObserveUpload(bytes int64)
 }
 

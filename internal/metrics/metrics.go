@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/reportd/reportd/internal/httpapi"
 )
 
 // Metrics owns one registry; pass Registry to every package that registers
@@ -17,7 +19,8 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	requests *prometheus.CounterVec   // route, status
+	requests *prometheus.CounterVec   // route, status, class
+	errors   *prometheus.CounterVec   // route, type
 	duration *prometheus.HistogramVec // route
 	respSize *prometheus.CounterVec   // route
 	uploads  prometheus.Counter
@@ -31,8 +34,12 @@ func New() *Metrics {
 		Registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reportd_http_requests_total",
-			Help: "HTTP requests by route pattern and status code.",
-		}, []string{"route", "status"}),
+			Help: "HTTP requests by route pattern, status code and class (ok, client_error, server_error).",
+		}, []string{"route", "status", "class"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "reportd_http_errors_total",
+			Help: "HTTP requests answered with an API error, by route pattern and error type.",
+		}, []string{"route", "type"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "reportd_http_request_duration_seconds",
 			Help:    "Time from request start to the last byte of the response, by route pattern.",
@@ -54,7 +61,7 @@ func New() *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.respSize, m.uploads, m.upBytes,
+		m.requests, m.errors, m.duration, m.respSize, m.uploads, m.upBytes,
 	)
 	return m
 }
@@ -67,10 +74,15 @@ func (m *Metrics) Handler() http.Handler {
 // ObserveRequest implements httpapi.Observer. route is the mux pattern
 // ("GET /api/reports/{id}"), never the raw path, so label cardinality stays
 // bounded no matter what clients send.
-func (m *Metrics) ObserveRequest(route string, status int, bytes int64, seconds float64) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(seconds)
-	m.respSize.WithLabelValues(route).Add(float64(bytes))
+// The class and the error type come from the {error,type} body the
+// request was answered with, so they mean the same in either status mode.
+func (m *Metrics) ObserveRequest(r httpapi.Request) {
+	m.requests.WithLabelValues(r.Route, strconv.Itoa(r.Status), string(r.Class)).Inc()
+	if r.ErrorType != "" {
+		m.errors.WithLabelValues(r.Route, string(r.ErrorType)).Inc()
+	}
+	m.duration.WithLabelValues(r.Route).Observe(r.Seconds)
+	m.respSize.WithLabelValues(r.Route).Add(float64(r.Bytes))
 }
 
 // ObserveUpload implements httpapi.Observer.

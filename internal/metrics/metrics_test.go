@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/report"
 )
 
 func scrape(t *testing.T, m *Metrics) string {
@@ -26,13 +29,16 @@ func TestObserverAndStoreSize(t *testing.T) {
 	m := New()
 	size := NewStoreSize(db, filepath.Join(dir, "uploads"))
 	m.Registry.MustRegister(size)
-	m.ObserveRequest("GET /api/reports/{id}", 200, 10, 0.01)
-	m.ObserveRequest("GET /api/reports/{id}", 404, 5, 0.02)
+	m.ObserveRequest(httpapi.Request{Route: "GET /api/reports/{id}", Status: 200, Class: httpapi.ClassOK, Bytes: 10, Seconds: 0.01})
+	m.ObserveRequest(httpapi.Request{Route: "GET /api/reports/{id}", Status: 500, Class: httpapi.ClassClientError,
+		ErrorType: report.NotFound, Bytes: 5, Seconds: 0.02})
 	m.ObserveUpload(1234)
 
 	text := scrape(t, m)
 	for _, want := range []string{
-		`reportd_http_requests_total{route="GET /api/reports/{id}",status="404"} 1`,
+		`reportd_http_requests_total{class="client_error",route="GET /api/reports/{id}",status="500"} 1`,
+		`reportd_http_requests_total{class="ok",route="GET /api/reports/{id}",status="200"} 1`,
+		`reportd_http_errors_total{route="GET /api/reports/{id}",type="NotFoundError"} 1`,
 		`reportd_http_request_duration_seconds_count{route="GET /api/reports/{id}"} 2`,
 		`reportd_http_response_bytes_total{route="GET /api/reports/{id}"} 15`,
 		`reportd_upload_bytes_total 1234`,
