@@ -74,6 +74,9 @@ func (e engines) job(j service.PDFJob) convert.Job {
 func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {
 	return e.m.PDF(ctx, e.job(j))
 }
+func (e engines) MarkdownHTML(ctx context.Context, j service.PDFJob) ([]byte, error) {
+	return e.m.MarkdownHTML(ctx, e.job(j))
+}
 func (e engines) Prepare(j service.PDFJob)    { e.m.Prepare(e.job(j)) }
 func (e engines) Forget(reportID int64) error { return e.m.Forget(reportID) }
 

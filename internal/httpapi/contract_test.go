@@ -591,6 +591,17 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		t.Fatalf("md to pdf: %s", truncate(r.body, 100))
 	}
 
+	// The Markdown view: rendered by the engines, which the in-process env lacks.
+	r = e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d/html", reps[1].ID)})
+	if e.inProc {
+		wantStatus(t, r, 500)
+		if decode[httpapi.ErrorBody](t, r).Type != string(report.Conversion) {
+			t.Fatalf("md to html without an engine: %s", r)
+		}
+	} else if r.status == 200 && !bytes.Contains(r.body, []byte("<main class=\"report\">")) {
+		t.Fatalf("md to html: %s", truncate(r.body, 100))
+	}
+
 	// Update: rename, then retype html to md (the file moves).
 	r = e.do(jsonCall("PUT", fmt.Sprintf("/api/reports/%d", reps[1].ID), map[string]any{"fileName": "dir/renamed.md"}))
 	wantStatus(t, r, 200)

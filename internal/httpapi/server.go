@@ -147,6 +147,7 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/preview", s.original(inline))
 	h("GET", "/api/reports/{id}/download", s.original(attachment))
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
+	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 
 	h("GET", "/api/openapi.json", s.openAPI)
 	h("GET", "/uploads/", s.static)

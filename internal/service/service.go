@@ -50,6 +50,8 @@ type PDFJob struct {
 // Converter turns stored reports into PDFs (internal/convert).
 type Converter interface {
 	PDF(ctx context.Context, job PDFJob) (*os.File, error)
+	// MarkdownHTML renders a Markdown report to the HTML its PDF prints.
+	MarkdownHTML(ctx context.Context, job PDFJob) ([]byte, error)
 	Prepare(job PDFJob)
 	Forget(reportID int64) error
 }
@@ -142,6 +144,21 @@ func (s *Service) PDF(ctx context.Context, id int64) (report.ReportRecord, *os.F
 	return rec, f, err
 }
 
+// MarkdownHTML returns a Markdown report rendered to HTML by the engines'
+// renderer, the document its PDF is printed from.
+func (s *Service) MarkdownHTML(ctx context.Context, id int64) (report.ReportRecord, []byte, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return rec, nil, err
+	}
+	job, err := s.job(rec)
+	if err != nil {
+		return rec, nil, err
+	}
+	b, err := s.conv.MarkdownHTML(ctx, job)
+	return rec, b, err
+}
+
 func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
 	src, err := s.files.Abs(rec.FilePath)
 	return PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
@@ -176,6 +193,9 @@ func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
 		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
 	}
 	return os.Open(job.Src)
+}
+func (passthrough) MarkdownHTML(context.Context, PDFJob) ([]byte, error) {
+	return nil, report.Errorf(report.Conversion, "no Markdown renderer in this daemon (engines are off)")
 }
 func (passthrough) Prepare(PDFJob)     {}
 func (passthrough) Forget(int64) error { return nil }

@@ -42,7 +42,9 @@ func TestKeyboardOnly(t *testing.T) {
 	b.waitFor("report listed", `document.querySelectorAll('li.report').length === 1`, 60*time.Second)
 	tabTo("li.report .report-name")
 	b.do(chromedp.KeyEvent("\r"))
-	b.waitText(".markdown h1", "Weekly summary")
+	if got := readMarkdownFrame(t, b); got.H1 != "Weekly summary" {
+		t.Errorf("rendered heading %q", got.H1)
+	}
 	tabTo(`.seg button[data-mode=pdf]`)
 	b.do(chromedp.KeyEvent("\r"))
 	waitPDF(t, b, false)

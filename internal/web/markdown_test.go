@@ -1,72 +1,102 @@
 package web_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestMarkdownRenderer runs static/js/markdown.js in the browser on inputs
-// chosen for their edge cases and for script injection, and compares the
-// HTML it builds.
-func TestMarkdownRenderer(t *testing.T) {
-	d := startDaemon(t, "dashboard: true\n")
-	b := startBrowser(t)
-	b.do(chromedp.Navigate(d.base + "/"))
-	b.waitText("main", "No projects yet")
+// refLinksMD has what the dashboard's old hand-written renderer got wrong
+// (reference-style links, shown literally) next to a table and fenced code.
+const refLinksMD = "# Release notes\n\n" +
+	"See the [changelog][log] and the [guide][] for details.\n\n" +
+	"| Suite | Passed | Failed |\n|:--|--:|--:|\n| unit | 412 | 0 |\n| e2e | 57 | 2 |\n\n" +
+	"```go\nfmt.Println(\"<ok>\")\n```\n\n" +
+	"[log]: https://example.com/changelog \"Changelog\"\n" +
+	"[guide]: https://example.com/guide\n"
 
-	tests := []struct{ name, md, want string }{
-		{"heading and paragraph", "# Title\n\nSome *em* and **strong** and ~~gone~~.",
-			`<h1 id="md-title">Title</h1><p>Some <em>em</em> and <strong>strong</strong> and <del>gone</del>.</p>`},
-		{"setext and duplicate slugs", "Intro\n===\n\n## Intro",
-			`<h1 id="md-intro">Intro</h1><h2 id="md-intro-1">Intro</h2>`},
-		{"raw html is text", `<img src=x onerror="alert(1)"><script>alert(2)</script>`,
-			`<p>&lt;img src=x onerror="alert(1)"&gt;&lt;script&gt;alert(2)&lt;/script&gt;</p>`},
-		{"javascript link is not a link", "[click](javascript:alert(1))",
-			`<p><span class="md-link-blocked" title="javascript:alert(1)">click</span></p>`},
-		{"http link", `[docs](https://example.com/a_(b) "T")`,
-			`<p><a href="https://example.com/a_(b)" title="T" rel="noopener noreferrer" target="_blank">docs</a></p>`},
-		{"in-page anchor", "[up](#title)", `<p><a href="#title">up</a></p>`},
-		{"remote image blocked", "![chart](https://evil.example/x.png)",
-			`<p><span class="md-img-blocked">[image: chart]</span></p>`},
-		{"data image kept", "![dot](data:image/png;base64,AAAA)",
-			`<p><img src="data:image/png;base64,AAAA" alt="dot" loading="lazy"></p>`},
-		{"autolink", "<https://example.com>",
-			`<p><a href="https://example.com" rel="noopener noreferrer" target="_blank">https://example.com</a></p>`},
-		{"code span keeps markup", "use `<b>*x*</b>` here",
-			`<p>use <code>&lt;b&gt;*x*&lt;/b&gt;</code> here</p>`},
-		{"double backtick span", "`` a`b ``", "<p><code>a`b</code></p>"},
-		{"escapes", `\*not em\* and snake_case_name`, `<p>*not em* and snake_case_name</p>`},
-		{"fenced code", "```go\nfmt.Println(\"<hi>\")\n```",
-			`<pre><code class="language-go">fmt.Println("&lt;hi&gt;")</code></pre>`},
-		{"indented code", "    x := 1\n    y := 2", "<pre><code>x := 1\ny := 2</code></pre>"},
-		{"nested list", "- a\n  - b\n  - c\n- d",
-			`<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul>`},
-		{"ordered from 3", "3. x\n4. y", `<ol start="3"><li>x</li><li>y</li></ol>`},
-		{"loose list keeps paragraphs", "- a\n\n- b", `<ul><li><p>a</p></li><li><p>b</p></li></ul>`},
-		{"task list", "- [x] done\n- [ ] todo",
-			`<ul><li class="task"><input type="checkbox" disabled="" aria-label="done"> done</li><li class="task"><input type="checkbox" disabled="" aria-label="not done"> todo</li></ul>`},
-		{"blockquote", "> quoted *text*\n> more", "<blockquote><p>quoted <em>text</em>\nmore</p></blockquote>"},
-		{"table with alignment and escaped pipe", "| a | b |\n|:--|--:|\n| x \\| y | `p|q` |",
-			`<div class="table-wrap"><table><thead><tr><th class="align-left">a</th><th class="align-right">b</th></tr></thead><tbody><tr><td class="align-left">x | y</td><td class="align-right"><code>p|q</code></td></tr></tbody></table></div>`},
-		{"hard break", "line one  \nline two", "<p>line one<br>line two</p>"},
-		{"rule", "a\n\n---\n\nb", "<p>a</p><hr><p>b</p>"},
-		{"unclosed emphasis stays text", "2 * 3 = 6 and a_b", "<p>2 * 3 = 6 and a_b</p>"},
+// TestMarkdownRenderedByServer: the dashboard shows a Markdown report as
+// the daemon renders it for the PDF, in a sandboxed frame without scripts.
+func TestMarkdownRenderedByServer(t *testing.T) {
+	d := startDaemon(t, "dashboard: true\n")
+	proj := d.api(t, "POST", "/projects", map[string]any{"name": "Notes"})
+	id := uploadMD(t, d, int64(proj["id"].(float64)), "notes.md", refLinksMD)
+
+	b := startBrowser(t)
+	b.do(chromedp.Navigate(fmt.Sprintf("%s/#/reports/%d", d.base, id)))
+	got := readMarkdownFrame(t, b)
+
+	if got.H1 != "Release notes" {
+		t.Errorf("heading %q", got.H1)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := eval[string](b, `(async () => {
-				const { renderMarkdown } = await import('/js/markdown.js');
-				const div = document.createElement('div');
-				div.append(renderMarkdown(`+jsString(tt.md)+`));
-				return div.innerHTML;
-			})()`)
-			if got != tt.want {
-				t.Errorf("markdown %q\n got: %s\nwant: %s", tt.md, got, tt.want)
-			}
-		})
+	wantLinks := [][]string{{"changelog", "https://example.com/changelog"}, {"guide", "https://example.com/guide"}}
+	if !slices.EqualFunc(got.Links, wantLinks, slices.Equal) {
+		t.Errorf("links %q, want %q", got.Links, wantLinks)
+	}
+	if strings.Contains(got.Text, "[log]") || strings.Contains(got.Text, "[guide]") {
+		t.Errorf("reference-style link shown literally:\n%s", got.Text)
+	}
+	wantCells := []string{"Suite", "Passed", "Failed", "unit", "412", "0", "e2e", "57", "2"}
+	if !slices.Equal(got.Cells, wantCells) {
+		t.Errorf("table cells %q, want %q", got.Cells, wantCells)
+	}
+	if strings.TrimSpace(got.Code) != `fmt.Println("<ok>")` {
+		t.Errorf("code block %q", got.Code)
+	}
+	if got.Scripts != 0 || !got.Style {
+		t.Errorf("scripts %d, stylesheet in effect %v", got.Scripts, got.Style)
+	}
+
+	// The frame runs nothing and the dashboard cannot reach into it.
+	frame := eval[map[string]string](b, `(() => { const f = document.querySelector('.viewer-md iframe'); return { sandbox: f.getAttribute('sandbox'), src: f.getAttribute('src') }; })()`)
+	if frame["sandbox"] != "" || frame["src"] != fmt.Sprintf("api/reports/%d/html", id) {
+		t.Errorf("markdown frame %v", frame)
+	}
+	if eval[bool](b, `(() => { try { return !!document.querySelector('.viewer-md iframe').contentDocument; } catch { return false; } })()`) {
+		t.Error("the dashboard can reach into the rendered document")
+	}
+	res, err := http.Get(fmt.Sprintf("%s/api/reports/%d/html", d.base, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox;") || strings.Contains(csp, "script") ||
+		res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("headers of the rendering: %v", res.Header)
 	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console problems: %v", p)
 	}
+}
+
+// uploadMD publishes a Markdown report through the API and returns its id.
+func uploadMD(t *testing.T, d *daemon, project int64, name, text string) int64 {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	w.WriteField("projectId", fmt.Sprint(project))
+	w.WriteField("fileType", "md")
+	fw, _ := w.CreateFormFile("file", name)
+	fw.Write([]byte(text))
+	w.Close()
+	res, err := http.Post(d.base+"/api/reports", w.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var rep struct{ ID int64 }
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("upload: status %d", res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(&rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.ID
 }

@@ -45,7 +45,10 @@ func TestDashboardBehindPrefix(t *testing.T) {
 	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-input"), []string{fixture(t, "weekly-summary.md")}))
 	b.waitFor("upload done", `document.querySelectorAll('.upload-done').length === 1`, 60*time.Second)
 	b.click("li.report .report-name")
-	b.waitText(".markdown h1", "Weekly summary")
+	// The rendering is fetched through the prefix too.
+	if got := readMarkdownFrame(t, b); got.H1 != "Weekly summary" {
+		t.Errorf("rendered heading %q", got.H1)
+	}
 	status := eval[int](b, `fetch(document.getElementById('get-pdf').href).then((r) => r.status)`)
 	if status != http.StatusOK {
 		t.Errorf("Get PDF through the proxy: status %d", status)

@@ -86,6 +86,7 @@ export const deleteReport = (id) => send('DELETE', `/reports/${id}`);
 export const previewURL = (id) => `api/reports/${id}/preview`;
 export const downloadURL = (id) => `api/reports/${id}/download`;
 export const pdfURL = (id) => `api/reports/${id}/pdf`;
+export const htmlURL = (id) => `api/reports/${id}/html`;
 
 // siteURL makes a path the API gives relative to {site_url} (coverImage,
 // "/uploads/covers/...") fetchable from the dashboard at {site_url}/.
@@ -93,9 +94,12 @@ export const siteURL = (path) => path.replace(/^\/+/, '');
 
 // fetchText and fetchBlob read a report's content, keeping API errors
 // readable (an iframe pointed at a failing URL would show raw JSON).
-export async function fetchText(url) {
+export async function fetchText(url, signal) {
   let res;
-  try { res = await fetch(url, { headers: authHeaders({}) }); } catch { throw unreachable(); }
+  try { res = await fetch(url, { signal, headers: authHeaders({}) }); } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw unreachable();
+  }
   const text = await res.text();
   if (!res.ok) throw noticeAuth(errorFrom(res.status, text));
   return text;

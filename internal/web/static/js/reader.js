@@ -1,7 +1,8 @@
 // The reader: one report, shown in the page the way its type allows.
 //   html       the preview in a sandboxed iframe (no allow-same-origin:
 //              the report runs, if at all, in an opaque origin)
-//   md         rendered here from the report's text; its PDF on request
+//   md         the server's rendering (the HTML its PDF prints) in a sandboxed
+//              iframe without scripts; its PDF on request
 //   pdf        the browser's own viewer
 //   ppt, pptx  the daemon's PDF rendering in the browser's viewer
 // PDFs are fetched first so that a conversion error reads as a message
@@ -10,7 +11,6 @@
 import * as api from './api.js';
 import { h, clear } from './dom.js';
 import { formatSize, formatTime } from './format.js';
-import { renderMarkdown } from './markdown.js';
 import { typeIcon } from './reportlist.js';
 import { loading, failure } from './states.js';
 import { TYPES } from './types.js';
@@ -65,28 +65,25 @@ function htmlFrame(r) {
 }
 
 function markdownView(r) {
-  const box = h('div', { class: 'viewer viewer-md' }, loading('Loading the document…'));
-  const show = (text) => {
-    const art = h('article', { class: 'markdown' }, renderMarkdown(text));
-    // In-page anchors would otherwise change the dashboard's own route.
-    art.addEventListener('click', (e) => {
-      const a = e.target.closest('a[href^="#"]');
-      if (!a) return;
-      e.preventDefault();
-      art.querySelector('#md-' + CSS.escape(decodeURIComponent(a.getAttribute('href').slice(1)).toLowerCase()))?.scrollIntoView();
-    });
-    box.replaceChildren(art);
-    box.dataset.state = 'ready';
-  };
+  // The daemon renders Markdown with the renderer and stylesheet of the
+  // PDF, so the two never disagree. Fetched first so that a rendering
+  // error reads as a message; the frame then loads the same URL, which the
+  // daemon answers with a CSP sandbox that runs no script and loads nothing.
+  const box = h('div', { class: 'viewer viewer-md' }, loading('Rendering the document…'));
+  const ctrl = new AbortController();
   const load = () => {
-    box.replaceChildren(loading('Loading the document…'));
-    api.fetchText(api.previewURL(r.id)).then(show, (e) => {
+    box.replaceChildren(loading('Rendering the document…'));
+    api.fetchText(api.htmlURL(r.id), ctrl.signal).then(() => {
+      box.replaceChildren(h('iframe', { class: 'frame frame-md', src: api.htmlURL(r.id), sandbox: '', referrerpolicy: 'no-referrer', title: r.fileName }));
+      box.dataset.state = 'ready';
+    }, (e) => {
+      if (e.name === 'AbortError') return;
       box.dataset.state = 'error';
-      box.replaceChildren(failure('Could not load the document', e, load));
+      box.replaceChildren(failure('Could not show the document', e, load));
     });
   };
-  if (typeof r.fileContent === 'string') show(r.fileContent); else load();
-  return { el: box, stop() {} };
+  load();
+  return { el: box, stop: () => ctrl.abort() };
 }
 
 function viewFor(r, mode) {
