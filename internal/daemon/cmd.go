@@ -21,7 +21,9 @@ func NewRootCommand() *cobra.Command {
 		Long:          "reportd stores projects and report files (bbolt + a data directory), serves them over the\nReport Publishing Service API, and converts every report type to PDF.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.String(),
 	}
+	root.SetVersionTemplate("reportd {{.Version}}\n")
 	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newVersionCommand())
 	return root
 }

@@ -161,7 +161,13 @@ func (m *Server) Run(ctx context.Context) error {
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
-	m.Log.Info("reportd serving", "addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String())
+	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String()}
+	if u := openURL(m.ln.Addr(), m.Config.PublicURL); u != "" && m.Config.Dashboard {
+		attrs = append(attrs, "dashboard", u)
+	} else if u != "" {
+		attrs = append(attrs, "url", u)
+	}
+	m.Log.Info("reportd serving", attrs...)
 	notify(m.Log, sd.SdNotifyReady)
 	wctx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
