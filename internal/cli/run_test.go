@@ -165,6 +165,10 @@ func TestLocalCommands(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, `"version":`) || !strings.Contains(r.stdout, `"goVersion":`) {
 		t.Fatalf("version: %+v", r)
 	}
+	r = run(t, false, "--version")
+	if r.code != 0 || r.stdout != "reportctl "+Version()+"\n" {
+		t.Fatalf("--version: %+v", r)
+	}
 	r = run(t, false, "help", "environment")
 	for _, v := range []string{"REPORTCTL_SERVER", "REPORTCTL_TOKEN", "REPORTCTL_CONFIG", "REPORTCTL_TIMEOUT", "REPORTCTL_CONNECT_TIMEOUT", "REPORTCTL_RETRIES", "REPORTCTL_RETRY_WAIT", "REPORTCTL_RETRY_MAX_WAIT", "EXIT STATUS"} {
 		if !strings.Contains(r.stdout, v) {
