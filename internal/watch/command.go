@@ -31,6 +31,7 @@ type flags struct {
 	project, state, initialScan, onSuccess, onFailure string
 	projectFromDir, createProject, recursive, replace bool
 	once, allowEmpty, waitForWriters                  bool
+	verbose                                           bool
 	include, exclude                                  []string
 	settle, maxWait, retryMin, retryMax               time.Duration
 	rescan, poll, drainTimeout                        time.Duration
@@ -105,6 +106,7 @@ exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 8, "concurrent uploads")
 	fl.BoolVar(&f.waitForWriters, "wait-for-writers", runtime.GOOS == "linux", "also wait while a process holds the file open for writing (Linux: a read lease, else /proc)")
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight uploads")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "say why a file is skipped (ignored, unsupported type, excluded) or not sent yet (settling, open for writing)")
 	return cmd
 }
 
@@ -116,6 +118,7 @@ func (f *flags) parse(args []string, jsonOut bool) (*options, error) {
 		replace: f.replace, maxAttempts: f.maxAttempts, retryMin: f.retryMin, retryMax: f.retryMax,
 		rescan: f.rescan, poll: f.poll, once: f.once, allowEmpty: f.allowEmpty, jobs: f.jobs,
 		waitForWriters: f.waitForWriters, drainTimeout: f.drainTimeout, json: jsonOut,
+		verbose: f.verbose,
 	}
 	switch {
 	case f.project == "" && !f.projectFromDir:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,6 +133,11 @@ func TestRestartPublishesNothingAgain(t *testing.T) {
 	w2.stop(t)
 	if n := w2.ev.count(evPublished); n != 0 {
 		t.Fatalf("the restarted watcher published %d file(s):\n%s", n, w2.ev)
+	}
+	// The restart says why nothing went out.
+	if i := slices.IndexFunc(w2.ev.all(), func(e Event) bool { return e.Event == evResumed }); i < 0 ||
+		w2.ev.all()[i].Count != 5 || !strings.Contains(w2.ev.all()[i].Message, "5 files already published") {
+		t.Errorf("no resumed event with count 5:\n%s", w2.ev)
 	}
 	assertPublished(t, shared, svc, project, want)
 

@@ -53,6 +53,9 @@ const (
 	evOverflow   = "overflow" // events were lost; a rescan follows
 	evWarning    = "warning"  // Message, Error
 	evError      = "error"    // Message, Error
+	evResumed    = "resumed"  // Count: files an earlier run published; Message: the rest of the state
+	evSkipped    = "skipped"  // -v: Path, Message: why the file is not published
+	evWaiting    = "waiting"  // -v: Path, Message: why the file is not sent yet
 	evStopping   = "stopping"
 	evStopped    = "stopped"
 )

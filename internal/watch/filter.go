@@ -47,24 +47,36 @@ func newFilter(include, exclude, ignored []string) (*filter, error) {
 }
 
 // file reports whether abs, a file under root, should be published.
-func (f *filter) file(root, abs string) bool {
+func (f *filter) file(root, abs string) bool { return f.reason(root, abs) == "" }
+
+// reason says why abs, a file under root, is not published, or "" when it
+// is; watch -v prints it.
+func (f *filter) reason(root, abs string) string {
 	rel, ok := relTo(root, abs)
-	if !ok || f.isIgnored(abs) || hiddenPath(rel) {
-		return false
+	switch {
+	case !ok:
+		return "outside the watched folder"
+	case f.isIgnored(abs):
+		return "ignored: the watcher's own file or folder (state, --on-success or --on-failure)"
+	case hiddenPath(rel):
+		return "ignored: hidden (a path part starts with a dot)"
 	}
 	base := filepath.Base(abs)
 	for _, p := range tempPatterns {
 		if m, _ := filepath.Match(p, base); m {
-			return false
+			return "ignored: a temporary file (matches " + p + ")"
 		}
 	}
 	if _, ok := report.TypeOfName(base); !ok {
-		return false
+		return "unsupported type: only .html .md .pdf .ppt .pptx are published"
 	}
-	if matchAny(f.exclude, rel) {
-		return false
+	if p, ok := firstMatch(f.exclude, rel); ok {
+		return "excluded by --exclude " + p
 	}
-	return len(f.include) == 0 || matchAny(f.include, rel)
+	if len(f.include) > 0 && !matchAny(f.include, rel) {
+		return "not matched by any --include"
+	}
+	return ""
 }
 
 // dir reports whether abs, a directory under root, should be watched.
@@ -92,6 +104,12 @@ func (f *filter) isIgnored(abs string) bool {
 // and one without against the base name, like .gitignore does, so
 // `--exclude '*.draft.md'` works at any depth.
 func matchAny(patterns []string, rel string) bool {
+	_, ok := firstMatch(patterns, rel)
+	return ok
+}
+
+// firstMatch is matchAny that also says which pattern matched.
+func firstMatch(patterns []string, rel string) (string, bool) {
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
 	for _, p := range patterns {
 		target := base
@@ -99,10 +117,10 @@ func matchAny(patterns []string, rel string) bool {
 			target = rel
 		}
 		if m, _ := doublestar.Match(p, target); m {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return "", false
 }
 
 func hiddenPath(rel string) bool {

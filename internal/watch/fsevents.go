@@ -52,7 +52,8 @@ func (r *runner) event(ev fsnotify.Event) {
 	default:
 		return // Chmod: the content did not change
 	}
-	if !r.filter.file(root, path) {
+	if why := r.filter.reason(root, path); why != "" {
+		r.skip(path, why)
 		return
 	}
 	if r.inflight[path] {
@@ -61,6 +62,7 @@ func (r *runner) event(ev fsnotify.Event) {
 	}
 	delete(r.retries, path) // it changed: it settles again first
 	if r.tracker.touch(path, now) {
+		r.settling(path)
 		r.seen(path)
 	}
 }

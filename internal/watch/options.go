@@ -38,6 +38,7 @@ type options struct {
 	waitForWriters bool
 	drainTimeout   time.Duration
 	json           bool
+	verbose        bool // -v: say why files are skipped or not sent yet
 }
 
 // action is what --on-success / --on-failure do with a file.

@@ -37,6 +37,10 @@ type runner struct {
 	// is sent, and a probe (Ping) decides when the server is back.
 	circuit *circuit
 
+	// skipped remembers what -v said about a path, so that a file written
+	// in many events is explained once (bounded: cleared when full).
+	skipped map[string]string
+
 	failures int // --once: files that could not be published this run
 	bg       sync.WaitGroup
 }
@@ -46,9 +50,14 @@ func newRunner(o *options, svc report.Service, st *store, flt *filter, log *even
 	if o.waitForWriters {
 		tr.busy = openForWriting
 	}
+	if o.verbose {
+		tr.onBusy = func(path string) {
+			log.emit(Event{Event: evWaiting, Path: path, Message: "still open for writing by a process: sent once it is closed (or after --max-wait)"})
+		}
+	}
 	r := &runner{
 		opts: o, log: log, filter: flt, tracker: tr, store: st, now: time.Now,
-		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{},
+		inflight: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]retryWait{}, skipped: map[string]string{},
 		dirs: folders{watched: map[string]bool{}, recheck: map[string]time.Time{}},
 	}
 	r.circuit = newCircuit(clockFunc(r.now), o.retryMin, min(o.retryMax, maxProbeInterval))

@@ -39,7 +39,12 @@ func (r *runner) addTree(root, dir string, mode scanMode) int {
 			r.watch(path)
 			return nil
 		}
-		if !d.Type().IsRegular() || !r.filter.file(root, path) {
+		if !d.Type().IsRegular() {
+			r.skip(path, "not a regular file")
+			return nil
+		}
+		if why := r.filter.reason(root, path); why != "" {
+			r.skip(path, why)
 			return nil
 		}
 		found++

@@ -20,6 +20,9 @@ type tracker struct {
 	// holds open for writing; such files are not finished either.
 	busy     func(paths []string) map[string]bool
 	busyNext time.Time
+	// onBusy, when set, hears once per file that it settled but is still
+	// open for writing (watch -v).
+	onBusy func(path string)
 }
 
 const busyEvery = 500 * time.Millisecond
@@ -28,6 +31,7 @@ type pending struct {
 	size          int64
 	mtime         time.Time
 	statted       bool
+	toldBusy      bool // onBusy was called
 	first, change time.Time
 }
 
@@ -126,6 +130,10 @@ func (t *tracker) due(now time.Time) []ready {
 		if busy[path] && now.Sub(p.first) < t.maxWait {
 			// Still open for writing: a slow writer that paused for
 			// longer than --settle. Look again next tick.
+			if t.onBusy != nil && !p.toldBusy {
+				p.toldBusy = true
+				t.onBusy(path)
+			}
 			continue
 		}
 		forced = forced || busy[path]

@@ -9,6 +9,7 @@ import (
 // the start-up scan.
 func (r *runner) start() {
 	now := r.now()
+	r.resumed()
 	r.known = r.store.fileStats()
 	for path := range r.store.queue() {
 		root := r.opts.rootOf(path)

@@ -172,6 +172,18 @@ func (s *store) fileStats() map[string]stat {
 	return out
 }
 
+// counts returns how many files the state holds as published, queued and
+// given up.
+func (s *store) counts() (published, queued, failed int) {
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		published = tx.Bucket(bucketPublished).Stats().KeyN
+		queued = tx.Bucket(bucketQueue).Stats().KeyN
+		failed = tx.Bucket(bucketFailed).Stats().KeyN
+		return nil
+	})
+	return
+}
+
 // markPublished records a publication and clears the file's queue and
 // failure entries in one transaction. Batch lets concurrent workers share a
 // commit (and its fsync); the function is idempotent as Batch requires.
