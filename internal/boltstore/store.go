@@ -289,6 +289,7 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if c.FilePath != nil {
 			r.FilePath = *c.FilePath
 		}
+		applyMeta(&r.Report, c.Meta)
 		nb, err := encodeReport(r)
 		if err != nil {
 			return err

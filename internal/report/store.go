@@ -25,6 +25,8 @@ type ReportChange struct {
 	FileName *string
 	FileType *FileType
 	FilePath *string
+	// Build metadata: a pointer to "" clears the field.
+	Meta BuildMeta
 }
 
 // MetaStore keeps projects, reports, the per-project index and the counters.
