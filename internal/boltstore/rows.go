@@ -118,13 +118,19 @@ func deref(s *string) string {
 }
 
 func encodeReport(r report.ReportRecord) ([]byte, error) {
-	return json.Marshal(reportRow{
+	return json.Marshal(rowOf(r))
+}
+
+func rowOf(r report.ReportRecord) reportRow {
+	return reportRow{
 		Project: r.ProjectID, Name: r.FileName, Type: string(r.FileType), Path: r.FilePath,
 		Uploaded: r.UploadTime.Unix(), Size: r.Size, SHA256: r.SHA256,
 		Label: r.Name, Branch: deref(r.Branch), Commit: deref(r.Commit),
 		BuildURL: deref(r.BuildURL), BuildID: deref(r.BuildID),
-	})
+	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // applyMeta applies an update's build metadata: nil keeps a field, ""
 // clears it (a cleared name is derived from the file name again).

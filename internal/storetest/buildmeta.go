@@ -59,3 +59,60 @@ func str(s *string) string {
 	}
 	return *s
 }
+
+// latest: the newest report per (project, name, branch) follows creates,
+// deletes, renames and branch changes, and a deleted project takes its
+// entries with it.
+func latest(t *testing.T, s report.MetaStore, c report.Clock) {
+	a, b := mustProject(t, s, c, "a"), mustProject(t, s, c, "b")
+	add := func(p int64, name, branch string) int64 {
+		t.Helper()
+		id, err := s.NextReportID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := record(id, p, c.NowLocal())
+		rec.Name = name
+		if branch != "" {
+			rec.Branch = ptr(branch)
+		}
+		if _, err := s.CreateReport(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	want := func(p int64, name, branch string, id int64) {
+		t.Helper()
+		got, err := s.Latest(ctx, p, name, branch)
+		switch {
+		case id == 0 && !report.IsKind(err, report.NotFound):
+			t.Fatalf("latest %d/%s/%s: %+v %v, want NotFound", p, name, branch, got, err)
+		case id != 0 && (err != nil || got.ID != id):
+			t.Fatalf("latest %d/%s/%s: %d %v, want %d", p, name, branch, got.ID, err, id)
+		}
+	}
+	c1 := add(a.ID, "coverage", "main")
+	add(a.ID, "coverage", "dev")
+	c3 := add(a.ID, "coverage", "main")
+	add(a.ID, "coverage-extra", "main") // a longer name, not a match
+	add(b.ID, "coverage", "main")
+	plain := add(a.ID, "e2e", "")
+	want(a.ID, "coverage", "main", c3)
+	want(a.ID, "e2e", "", plain)
+	want(a.ID, "coverage", "", 0)
+	want(a.ID, "nothing", "main", 0)
+	if _, err := s.DeleteReport(ctx, c3); err != nil {
+		t.Fatal(err)
+	}
+	want(a.ID, "coverage", "main", c1)
+	if _, err := s.UpdateReport(ctx, c1, report.ReportChange{Meta: report.BuildMeta{Branch: ptr("release")}}); err != nil {
+		t.Fatal(err)
+	}
+	want(a.ID, "coverage", "main", 0)
+	want(a.ID, "coverage", "release", c1)
+	if _, _, err := s.DeleteProject(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	want(a.ID, "coverage", "release", 0)
+	want(b.ID, "coverage", "main", 5)
+}
