@@ -8,7 +8,8 @@ import (
 // NameFromFile derives a report's stable name from its file name: the
 // base name without its extension, lower-cased, with every character
 // outside [a-z0-9._-] turned into '-' ("Coverage Report.html" is
-// "coverage-report"). A name left empty is "report".
+// "coverage-report"). A name left empty is "report"; a longer one is cut
+// at MaxNameLen.
 func NameFromFile(fileName string) string {
 	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
 	base = strings.TrimSuffix(base, path.Ext(base))
@@ -21,8 +22,15 @@ func NameFromFile(fileName string) string {
 			b.WriteByte('-')
 		}
 	}
-	if n := b.String(); n != "" && n != "." && n != ".." {
+	n := b.String()
+	if len(n) > MaxNameLen {
+		n = n[:MaxNameLen]
+	}
+	if n != "" && n != "." && n != ".." {
 		return n
 	}
 	return "report"
 }
+
+// MaxNameLen is the longest report name, in characters.
+const MaxNameLen = 100

@@ -10,7 +10,7 @@ import (
 
 // Lengths of the build metadata, in characters.
 const (
-	maxReportNameLen = 100
+	maxReportNameLen = report.MaxNameLen
 	maxBranchLen     = 255
 	maxCommitLen     = 100
 	maxBuildURLLen   = 2048
