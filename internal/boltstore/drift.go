@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -16,7 +17,7 @@ import (
 
 // Drift is one place where derived metadata disagrees with the rows.
 type Drift struct {
-	What    string // "reportCount", "dayCount", "index-missing", "index-dangling", "report-without-project"
+	What    string // "reportCount", "dayCount", "index-missing", "index-dangling", "latest-missing", "latest-dangling", "report-without-project"
 	Project int64
 	Report  int64
 	Day     string // YYYYMMDD for dayCount
@@ -34,6 +35,10 @@ func (d Drift) String() string {
 		return fmt.Sprintf("project %d: report %d is missing from the project index", d.Project, d.Report)
 	case "index-dangling":
 		return fmt.Sprintf("project %d: index entry for report %d, which is not the project's", d.Project, d.Report)
+	case "latest-missing":
+		return fmt.Sprintf("project %d: report %d is missing from the latest index", d.Project, d.Report)
+	case "latest-dangling":
+		return fmt.Sprintf("project %d: latest index entry for report %d does not match its row", d.Project, d.Report)
 	case "report-without-project":
 		return fmt.Sprintf("report %d: its project %d does not exist", d.Report, d.Project)
 	}
@@ -59,6 +64,7 @@ func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
 type driftCheck struct {
 	s                              *Store
 	projects, reports, index, days *bolt.Bucket
+	latest                         *bolt.Bucket
 
 	found []Drift
 
@@ -67,9 +73,10 @@ type driftCheck struct {
 	dayKeys  []string         // stored or derived day keys, sorted
 	stored   map[string]int64 // string(dayKey) → stored count, -1 if malformed
 
-	orphanRows [][]byte     // report keys whose project is gone
-	dangling   [][]byte     // index keys that point nowhere
-	recounted  []projectFix // projects whose reportCount is wrong
+	orphanRows  [][]byte     // report keys whose project is gone
+	dangling    [][]byte     // index keys that point nowhere
+	staleLatest [][]byte     // latest index keys that match no row
+	recounted   []projectFix // projects whose reportCount is wrong
 }
 
 type projectFix struct {
@@ -84,6 +91,7 @@ func (s *Store) newDriftCheck(tx *bolt.Tx) *driftCheck {
 		reports:  tx.Bucket(bucketReports),
 		index:    tx.Bucket(bucketProjectReports),
 		days:     tx.Bucket(bucketProjectDays),
+		latest:   tx.Bucket(bucketLatest),
 		count:    map[int64]int64{},
 		dayCount: map[string]int64{},
 		stored:   map[string]int64{},
@@ -96,6 +104,7 @@ func (c *driftCheck) run() error {
 		return err
 	}
 	c.scanIndex()
+	c.scanLatest()
 	if err := c.scanProjects(); err != nil {
 		return err
 	}
@@ -123,6 +132,9 @@ func (c *driftCheck) scanReports() error {
 		if c.index.Get(pairKey(row.Project, rid)) == nil {
 			c.found = append(c.found, Drift{What: "index-missing", Project: row.Project, Report: rid})
 		}
+		if c.latest != nil && c.latest.Get(latestKey(row.Project, &row, rid)) == nil {
+			c.found = append(c.found, Drift{What: "latest-missing", Project: row.Project, Report: rid})
+		}
 		return nil
 	})
 }
@@ -146,6 +158,29 @@ func (c *driftCheck) scanIndex() {
 		if !ok {
 			c.found = append(c.found, Drift{What: "index-dangling", Project: p, Report: rid})
 			c.dangling = append(c.dangling, append([]byte(nil), k...))
+		}
+	}
+}
+
+// scanLatest notes latest-index keys that are not exactly the key of an
+// existing row of an existing project.
+func (c *driftCheck) scanLatest() {
+	if c.latest == nil { // a version 1 store opened read-only: no index yet
+		return
+	}
+	cur := c.latest.Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		ok, p, rid := false, int64(0), int64(0)
+		if len(k) >= 18 {
+			p, rid = int64(binary.BigEndian.Uint64(k)), int64(binary.BigEndian.Uint64(k[len(k)-8:]))
+			if v := c.reports.Get(idKey(rid)); v != nil && c.projects.Get(idKey(p)) != nil {
+				var row reportRow
+				ok = unmarshalReportRow(v, &row) == nil && bytes.Equal(latestKey(row.Project, &row, rid), k)
+			}
+		}
+		if !ok {
+			c.found = append(c.found, Drift{What: "latest-dangling", Project: p, Report: rid})
+			c.staleLatest = append(c.staleLatest, append([]byte(nil), k...))
 		}
 	}
 }

@@ -38,12 +38,23 @@ func (c *driftCheck) fix(tx *bolt.Tx) error {
 			return err
 		}
 	}
+	for _, k := range c.staleLatest {
+		if err := c.latest.Delete(k); err != nil {
+			return err
+		}
+	}
 	err := c.reports.ForEach(func(k, v []byte) error {
 		var row reportRow
 		if err := unmarshalReportRow(v, &row); err != nil {
 			return err
 		}
-		pk := pairKey(row.Project, int64(binary.BigEndian.Uint64(k)))
+		rid := int64(binary.BigEndian.Uint64(k))
+		if lk := latestKey(row.Project, &row, rid); c.latest.Get(lk) == nil {
+			if err := c.latest.Put(lk, nil); err != nil {
+				return err
+			}
+		}
+		pk := pairKey(row.Project, rid)
 		if c.index.Get(pk) == nil {
 			return c.index.Put(pk, nil)
 		}
@@ -88,6 +99,9 @@ func (s *Store) DropReports(ctx context.Context, ids []int64) error {
 				return err
 			}
 			if err := tx.Bucket(bucketProjectReports).Delete(pairKey(row.Project, id)); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketLatest).Delete(latestKey(row.Project, &row, id)); err != nil {
 				return err
 			}
 			if err := reports.Delete(idKey(id)); err != nil {

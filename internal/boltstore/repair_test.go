@@ -51,13 +51,23 @@ func TestDriftAndRepair(t *testing.T) {
 		must(t, idx.Delete(pairKey(1, 1)))
 		must(t, idx.Put(pairKey(1, 99), nil))
 		must(t, tx.Bucket(bucketProjects).Delete(idKey(2)))
+		// The latest index: report 2's entry lost, report 1 filed under a
+		// branch it is not on.
+		row := reportRow{Project: 1, Name: "r.md"}
+		must(t, tx.Bucket(bucketLatest).Delete(latestKey(1, &row, 2)))
+		row.Branch = "elsewhere"
+		must(t, tx.Bucket(bucketLatest).Put(latestKey(1, &row, 1), nil))
 		_, err := updateProjectRow(tx, 1, func(r *projectRow) { r.Count = 42 })
 		must(t, err)
 		return days.Put(dayKey(1, "20260304"), u64(7))
 	})
 	must(t, err)
 
-	wantKinds := []string{"dayCount", "dayCount", "index-dangling", "index-dangling", "index-missing", "report-without-project", "reportCount"}
+	if r, err := s.Latest(ctx, 1, "r", ""); err != nil || r.ID != 1 {
+		t.Fatalf("latest with report 2's entry lost: %d %v, want 1", r.ID, err)
+	}
+	wantKinds := []string{"dayCount", "dayCount", "index-dangling", "index-dangling", "index-missing",
+		"latest-dangling", "latest-dangling", "latest-missing", "report-without-project", "reportCount"}
 	drift, err := s.CounterDrift(ctx)
 	must(t, err)
 	if got := kinds(drift); !reflect.DeepEqual(got, wantKinds) {
@@ -74,6 +84,12 @@ func TestDriftAndRepair(t *testing.T) {
 	p, err := s.Project(ctx, 1)
 	if err != nil || p.ReportCount != 2 {
 		t.Fatalf("project 1 after Recount: %+v %v", p, err)
+	}
+	if r, err := s.Latest(ctx, 1, "r", ""); err != nil || r.ID != 2 {
+		t.Fatalf("latest after Recount: %d %v, want 2", r.ID, err)
+	}
+	if _, err := s.Latest(ctx, 1, "r", "elsewhere"); !report.IsKind(err, report.NotFound) {
+		t.Fatalf("the stale entry survived Recount: %v", err)
 	}
 
 	// The check's repairs: a missing cover is unset, a missing file's report
@@ -96,6 +112,9 @@ func TestDriftAndRepair(t *testing.T) {
 	}
 	if drift, _ := s.CounterDrift(ctx); !reflect.DeepEqual(kinds(drift), []string{"dayCount", "reportCount"}) {
 		t.Fatalf("after DropReports, before Recount: %v", drift)
+	}
+	if r, err := s.Latest(ctx, 1, "r", ""); err != nil || r.ID != 1 {
+		t.Fatalf("latest after DropReports(2): %d %v, want 1", r.ID, err)
 	}
 }
 

@@ -28,6 +28,12 @@ type reportRow struct {
 	Uploaded int64  `json:"u"`
 	Size     int64  `json:"s"`
 	SHA256   string `json:"h"`
+	// Build metadata; empty means unset (rows written before it have none).
+	Label    string `json:"m,omitempty"`
+	Branch   string `json:"b,omitempty"`
+	Commit   string `json:"c,omitempty"`
+	BuildURL string `json:"l,omitempty"`
+	BuildID  string `json:"i,omitempty"`
 }
 
 // updateProjectRow reads project id's row, lets change edit it and stores
@@ -70,7 +76,7 @@ func (s *Store) decodeReport(id int64, b []byte) (report.ReportRecord, reportRow
 	if err := unmarshalReportRow(b, &row); err != nil {
 		return report.ReportRecord{}, row, report.Wrap(report.Storage, err, "corrupt report row")
 	}
-	return report.ReportRecord{
+	rec := report.ReportRecord{
 		Report: report.Report{
 			ID:         id,
 			ProjectID:  row.Project,
@@ -81,12 +87,67 @@ func (s *Store) decodeReport(id int64, b []byte) (report.ReportRecord, reportRow
 		},
 		Size:   row.Size,
 		SHA256: row.SHA256,
-	}, row, nil
+	}
+	withMeta(&rec.Report, &row)
+	return rec, row, nil
+}
+
+// withMeta copies a row's build metadata into r. A row without a name
+// gets the one derived from its file name.
+func withMeta(r *report.Report, row *reportRow) {
+	r.Name = row.Label
+	if r.Name == "" {
+		r.Name = report.NameFromFile(row.Name)
+	}
+	r.Branch, r.Commit = optional(row.Branch), optional(row.Commit)
+	r.BuildURL, r.BuildID = optional(row.BuildURL), optional(row.BuildID)
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func encodeReport(r report.ReportRecord) ([]byte, error) {
-	return json.Marshal(reportRow{
+	return json.Marshal(rowOf(r))
+}
+
+func rowOf(r report.ReportRecord) reportRow {
+	return reportRow{
 		Project: r.ProjectID, Name: r.FileName, Type: string(r.FileType), Path: r.FilePath,
 		Uploaded: r.UploadTime.Unix(), Size: r.Size, SHA256: r.SHA256,
-	})
+		Label: r.Name, Branch: deref(r.Branch), Commit: deref(r.Commit),
+		BuildURL: deref(r.BuildURL), BuildID: deref(r.BuildID),
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// applyMeta applies an update's build metadata: nil keeps a field, ""
+// clears it (a cleared name is derived from the file name again).
+func applyMeta(r *report.Report, m report.BuildMeta) {
+	set := func(dst **string, v *string) {
+		if v != nil {
+			*dst = optional(*v)
+		}
+	}
+	if m.Name != nil {
+		r.Name = *m.Name
+	}
+	if r.Name == "" {
+		r.Name = report.NameFromFile(r.FileName)
+	}
+	set(&r.Branch, m.Branch)
+	set(&r.Commit, m.Commit)
+	set(&r.BuildURL, m.BuildURL)
+	set(&r.BuildID, m.BuildID)
 }

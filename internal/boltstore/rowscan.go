@@ -82,6 +82,16 @@ func scanReportRow(b []byte, row *reportRow) bool {
 			return s.int(&row.Size)
 		case 'h':
 			return s.str(&row.SHA256)
+		case 'm':
+			return s.str(&row.Label)
+		case 'b':
+			return s.str(&row.Branch)
+		case 'c':
+			return s.str(&row.Commit)
+		case 'l':
+			return s.str(&row.BuildURL)
+		case 'i':
+			return s.str(&row.BuildID)
 		}
 		return false
 	})
@@ -96,7 +106,7 @@ func scanReportRow(b []byte, row *reportRow) bool {
 type rowScanner struct {
 	b       []byte
 	i       int
-	pending [8]pendingStr
+	pending [16]pendingStr
 	np      int
 }
 

@@ -22,14 +22,15 @@ var (
 	// uploaded that day (in the daemon's zone); gives todayNewReports.
 	bucketProjectDays = []byte("project_days")
 
-	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays}
+	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest}
 )
 
 var keyStorageVersion = []byte("storage_version")
 
 // storageVersion is the schema this code reads and writes. A newer file is
 // refused; an older one would be migrated here, step by step.
-const storageVersion uint64 = 1
+// Version 2 added bucketLatest (latest.go).
+const storageVersion uint64 = 2
 
 func initSchema(tx *bolt.Tx) error {
 	for _, name := range allBuckets {
@@ -46,6 +47,11 @@ func initSchema(tx *bolt.Tx) error {
 		return fmt.Errorf("corrupt storage version %x", v)
 	case binary.BigEndian.Uint64(v) > storageVersion:
 		return fmt.Errorf("store has storage version %d, this build reads up to %d: upgrade reportd", binary.BigEndian.Uint64(v), storageVersion)
+	case binary.BigEndian.Uint64(v) == 1:
+		if err := buildLatest(tx); err != nil {
+			return fmt.Errorf("storage version 2: build the latest index: %w", err)
+		}
+		return meta.Put(keyStorageVersion, u64(storageVersion))
 	}
 	return nil
 }

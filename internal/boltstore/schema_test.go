@@ -41,3 +41,38 @@ func TestSchemaCreatesEveryBucket(t *testing.T) {
 		return nil
 	})
 }
+
+// A version 1 store (no latest index) is upgraded on open: the index is
+// built from the rows.
+func TestVersion1GetsTheLatestIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reportd.db")
+	s, err := Open(path, report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	s.CreateProject(ctx, report.Project{ID: 1, Name: "p"})
+	for id := int64(1); id <= 3; id++ {
+		if _, err := s.CreateReport(ctx, report.ReportRecord{Report: report.Report{ID: id, ProjectID: 1, FileName: "Coverage.html", FileType: report.HTML,
+			FilePath: "/uploads/reports/x.html"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.DB().Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketLatest); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(1))
+	})
+	s.Close()
+	if s, err = Open(path, report.Clock{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r, err := s.Latest(ctx, 1, "coverage", ""); err != nil || r.ID != 3 {
+		t.Fatalf("latest after the upgrade: %d %v, want 3", r.ID, err)
+	}
+	if d, err := s.CounterDrift(ctx); err != nil || len(d) != 0 {
+		t.Fatalf("drift after the upgrade: %v %v", d, err)
+	}
+}

@@ -191,6 +191,9 @@ func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []
 		if err := deletePrefix(tx.Bucket(bucketProjectDays), idKey(id)); err != nil {
 			return err
 		}
+		if err := deletePrefix(tx.Bucket(bucketLatest), idKey(id)); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketProjects).Delete(idKey(id))
 	})
 	if err != nil {
@@ -205,6 +208,7 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 	if err != nil {
 		return report.ReportRecord{}, storageErr(err)
 	}
+	row := rowOf(r)
 	day := s.dayString(s.clock.Date(r.UploadTime.Time))
 	err = s.db.Batch(func(tx *bolt.Tx) error {
 		if err := s.bumpProject(tx, r.ProjectID, +1); err != nil {
@@ -214,6 +218,9 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 			return err
 		}
 		if err := tx.Bucket(bucketProjectReports).Put(pairKey(r.ProjectID, r.ID), nil); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketLatest).Put(latestKey(r.ProjectID, &row, r.ID), nil); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketReports).Put(idKey(r.ID), b)
@@ -276,8 +283,11 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if b == nil {
 			return notFound("report", id)
 		}
-		var err error
-		if r, _, err = s.decodeReport(id, b); err != nil {
+		var (
+			err error
+			old reportRow
+		)
+		if r, old, err = s.decodeReport(id, b); err != nil {
 			return err
 		}
 		if c.FileName != nil {
@@ -289,9 +299,18 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if c.FilePath != nil {
 			r.FilePath = *c.FilePath
 		}
+		applyMeta(&r.Report, c.Meta)
 		nb, err := encodeReport(r)
 		if err != nil {
 			return err
+		}
+		if nk, ok := latestKey(r.ProjectID, ptrTo(rowOf(r)), id), latestKey(old.Project, &old, id); !bytes.Equal(nk, ok) {
+			if err := tx.Bucket(bucketLatest).Delete(ok); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketLatest).Put(nk, nil); err != nil {
+				return err
+			}
 		}
 		return bk.Put(idKey(id), nb)
 	})
@@ -306,8 +325,14 @@ func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord
 		if b == nil {
 			return notFound("report", id)
 		}
-		var err error
-		if r, _, err = s.decodeReport(id, b); err != nil {
+		var (
+			err error
+			row reportRow
+		)
+		if r, row, err = s.decodeReport(id, b); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketLatest).Delete(latestKey(row.Project, &row, id)); err != nil {
 			return err
 		}
 		if err := s.bumpProject(tx, r.ProjectID, -1); err != nil {

@@ -17,9 +17,10 @@ type reportsUpdateOptions struct {
 
 func newReportsUpdateCmd(f *Factory) *cobra.Command {
 	var fileName, fileType string
+	var meta [5]string
 	cmd := &cobra.Command{
-		Use:               "update ID [--file-name NAME] [--file-type TYPE]",
-		Short:             "Change a report's file name or type (metadata only)",
+		Use:               "update ID [--file-name NAME] [--file-type TYPE] [--name NAME] [--branch B] [--commit C] [--build-url URL] [--build-id N]",
+		Short:             "Change a report's file name, type or build metadata (\"\" clears a build field)",
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeReportIDs(f),
 		RunE: runWithID("report", func(cmd *cobra.Command, id int64) error {
@@ -34,14 +35,22 @@ func newReportsUpdateCmd(f *Factory) *cobra.Command {
 				}
 				o.in.FileType = &t
 			}
-			if o.in.FileName == nil && o.in.FileType == nil {
-				return usageErrorf("nothing to change: give --file-name or --file-type")
+			for i, m := range metaSettings {
+				if cmd.Flags().Changed(m.flag) {
+					*m.field(&o.in.BuildMeta) = &meta[i]
+				}
+			}
+			if o.in.FileName == nil && o.in.FileType == nil && o.in.BuildMeta == (report.BuildMeta{}) {
+				return usageErrorf("nothing to change: give --file-name, --file-type or a build metadata flag")
 			}
 			return reportsUpdateRun(cmd.Context(), o)
 		}),
 	}
 	cmd.Flags().StringVar(&fileName, "file-name", "", "new file name")
 	cmd.Flags().StringVar(&fileType, "file-type", "", "new file type: html, md, pdf, ppt or pptx")
+	for i, m := range metaSettings {
+		cmd.Flags().StringVar(&meta[i], m.flag, "", "new "+m.flag+` ("" clears it)`)
+	}
 	cmd.RegisterFlagCompletionFunc("file-type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

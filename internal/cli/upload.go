@@ -23,6 +23,10 @@ type uploadOptions struct {
 	dryRun        bool
 	allowEmpty    bool
 	json          bool
+	metaFlags     metaFlags
+	meta          report.BuildMeta
+	ciSystem      string
+	summary       string
 }
 
 func newUploadCmd(f *Factory) *cobra.Command {
@@ -41,13 +45,24 @@ itself, so quote them; '**' matches any number of directories
 given. A pattern that matches no file is an error (exit status 4) before
 anything is uploaded, unless --allow-empty is given.
 
+Each report carries build metadata: --name (default: the file name without
+its extension), --branch, --commit, --build-url and --build-id. Unless
+--no-ci-metadata is given, branch, commit, build URL and build number come
+from the CI environment (GitHub Actions, GitLab CI, Jenkins, Buildkite,
+CircleCI, Azure Pipelines, Woodpecker, Drone) when not given; REPORTCTL_NAME,
+REPORTCTL_BRANCH, ... override it and flags override both (see 'reportctl
+help environment'). Each upload prints the report's dashboard link;
+--summary FILE appends a Markdown table of them (for $GITHUB_STEP_SUMMARY or
+a merge-request note).
+
 Uploads are retried after connection errors and transient server errors,
 re-sending each file from its start. With -j N, N files upload at once. When
 some uploads fail the others still complete, and the exit status is that of
 the first failure.`,
 		Example: `  reportctl upload report.html --project 3
   reportctl upload 'build/reports/**/*.html' 'docs/*.md' --project-name nightly --create-project -j 4
-  reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json`,
+  reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json
+  reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.patterns, o.json = args, wantJSON(cmd)
@@ -81,6 +96,7 @@ the first failure.`,
 			if o.jobs < 1 {
 				return usageErrorf("-j must be at least 1 (got %d)", o.jobs)
 			}
+			o.meta, o.ciSystem = o.metaFlags.resolve(fl, osEnv)
 			return uploadRun(cmd.Context(), o)
 		},
 	}
@@ -92,6 +108,8 @@ the first failure.`,
 	fl.IntVarP(&o.jobs, "jobs", "j", 1, "upload `N` files in parallel")
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
+	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
+	o.metaFlags.register(fl)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
 	cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("project-name", completeProjectNames(f))
@@ -131,9 +149,17 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 	if o.dryRun {
 		return printUploadPlan(o, ex.files, project)
 	}
+	if o.ciSystem != "" && !o.json {
+		fmt.Fprintf(o.f.IO.ErrOut, "note: build metadata from %s%s\n", o.ciSystem, describeMeta(o.meta))
+	}
 	results, err := uploadFiles(ctx, o, ex.files, project.ID)
 	if perr := printUploadResults(o, results); perr != nil && err == nil {
 		err = perr
+	}
+	if o.summary != "" {
+		if serr := appendSummary(o.summary, project, results); serr != nil && err == nil {
+			err = serr
+		}
 	}
 	return err
 }

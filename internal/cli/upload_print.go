@@ -51,11 +51,13 @@ func printUploadResults(o *uploadOptions, results []uploadResult) error {
 			continue
 		}
 		if !o.f.IO.OutTTY {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL)
+			// Columns are only ever added at the end, for scripts that cut them.
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL, r.DashboardURL)
 			continue
 		}
-		fmt.Fprintf(w, "%s → report %d (project %d)\n  preview:  %s\n  download: %s\n  pdf:      %s\n",
-			r.LocalPath, r.ID, r.ProjectID, r.PreviewURL, r.DownloadURL, r.PDFURL)
+		fmt.Fprintf(w, "%s → report %d %q (project %d)%s\n  open:     %s\n  download: %s\n  pdf:      %s\n",
+			r.LocalPath, r.ID, r.Name, r.ProjectID, describeMeta(report.BuildMeta{Branch: r.Branch, Commit: r.Commit}),
+			r.DashboardURL, r.DownloadURL, r.PDFURL)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 type uploadResult struct {
 	*report.Report
 	LocalPath   string `json:"localPath"`
+	Size        int64  `json:"size,omitempty"` // bytes sent
 	PreviewURL  string `json:"previewUrl,omitempty"`
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
@@ -50,7 +51,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 	for range min(o.jobs, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = uploadOne(ctx, c, pr, files[i], projectID)
+				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta)
 				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Unreachable {
 					stop(results[i].err)
 				}
@@ -81,8 +82,8 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 		fmt.Errorf("%d of %d upload(s) failed; first: %w", failed, len(files), first))
 }
 
-func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64) uploadResult {
-	res := uploadResult{LocalPath: lf.path}
+func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64, meta report.BuildMeta) uploadResult {
+	res := uploadResult{LocalPath: lf.path, Size: lf.size}
 	if err := context.Cause(ctx); err != nil {
 		res.err, res.Error = err, "not attempted: "+err.Error()
 		return res
@@ -92,6 +93,7 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	r, err := c.UploadReport(ctx, report.ReportUpload{
 		ProjectID: projectID,
 		FileType:  lf.typ,
+		Meta:      meta,
 		File: report.Upload{
 			FileName: lf.name,
 			// Called for every attempt: each retry sends the file from its start.

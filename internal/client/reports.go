@@ -21,6 +21,26 @@ func (c *Client) ListReports(ctx context.Context, projectID *int64) ([]report.Re
 	return out, err
 }
 
+// FindReports lists the reports matching f (GET /api/reports?projectId=&name=&branch=).
+func (c *Client) FindReports(ctx context.Context, f report.ReportFilter) ([]report.Report, error) {
+	q := url.Values{}
+	if f.ProjectID != nil {
+		q.Set("projectId", itoa(*f.ProjectID))
+	}
+	if f.Name != "" {
+		q.Set("name", f.Name)
+	}
+	if f.Branch != "" {
+		q.Set("branch", f.Branch)
+	}
+	out := []report.Report{}
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/reports", query: q, out: &out})
+	if out == nil {
+		out = []report.Report{}
+	}
+	return out, err
+}
+
 func (c *Client) GetReport(ctx context.Context, id int64) (report.Report, error) {
 	var out report.Report
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/reports/" + itoa(id), out: &out})
@@ -32,8 +52,18 @@ func (c *Client) UploadReport(ctx context.Context, in report.ReportUpload) (repo
 	parts := []part{
 		{name: "projectId", value: itoa(in.ProjectID)},
 		{name: "fileType", value: string(in.FileType)},
-		{name: "file", up: &in.File, ctype: in.FileType.ContentType()},
 	}
+	// The build metadata goes before the file, only the fields given, so
+	// a seed daemon sees the seed's three parts when there are none.
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"name", in.Meta.Name}, {"branch", in.Meta.Branch}, {"commit", in.Meta.Commit}, {"buildUrl", in.Meta.BuildURL}, {"buildId", in.Meta.BuildID}} {
+		if m.v != nil && *m.v != "" {
+			parts = append(parts, part{name: m.name, value: *m.v})
+		}
+	}
+	parts = append(parts, part{name: "file", up: &in.File, ctype: in.FileType.ContentType()})
 	var out report.Report
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out, retryPost: true})
 	return out, err

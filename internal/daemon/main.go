@@ -116,6 +116,7 @@ func (m *Server) Open(ctx context.Context) error {
 		AuthReads:        c.Auth.Reads,
 		HTMLAllowScripts: c.HTMLScripts,
 		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
+		PublicURL:        c.PublicURL,
 		Pace:             c.pace(),
 	}
 	if c.Dashboard {

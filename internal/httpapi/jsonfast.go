@@ -100,6 +100,20 @@ func appendReportHead(b []byte, r *report.Report) []byte {
 }
 
 func appendReportTail(b []byte, r *report.Report) []byte {
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, r.Name)
+	b = append(b, `,"branch":`...)
+	b = appendOptString(b, r.Branch)
+	b = append(b, `,"commit":`...)
+	b = appendOptString(b, r.Commit)
+	b = append(b, `,"buildUrl":`...)
+	b = appendOptString(b, r.BuildURL)
+	b = append(b, `,"buildId":`...)
+	b = appendOptString(b, r.BuildID)
+	if r.DashboardURL != "" {
+		b = append(b, `,"dashboardUrl":`...)
+		b = appendJSONString(b, r.DashboardURL)
+	}
 	if r.FileContentOmitted {
 		b = append(b, `,"fileContentOmitted":true`...)
 	}

@@ -10,17 +10,19 @@ import (
 )
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
-	var project *int64
-	// An empty projectId means no filter, as in clients that always send the field.
-	if v := r.URL.Query().Get("projectId"); v != "" {
+	q := r.URL.Query()
+	// An empty value means no filter, as in clients that always send the field.
+	f := report.ReportFilter{Name: q.Get("name"), Branch: q.Get("branch")}
+	if v := q.Get("projectId"); v != "" {
 		id, err := report.ParseID("projectId", v)
 		if err != nil {
 			return err
 		}
-		project = &id
+		f.ProjectID = &id
 	}
-	rs, err := s.svc.ListReports(r.Context(), project)
+	rs, err := s.svc.FindReports(r.Context(), f)
 	if err == nil {
+		s.withLinks(r, rs)
 		writeJSON(w, http.StatusOK, rs)
 	}
 	return err
@@ -43,6 +45,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		staged              *files.Staged
 		fileName            string
 		projectRaw, typeRaw *string
+		meta                report.BuildMeta
 	)
 	defer func() { staged.Discard() }()
 	for {
@@ -80,6 +83,14 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			typeRaw = &v
+		default:
+			if dst := metaField(&meta, part.FormName()); dst != nil {
+				v, err := readField(part, part.FormName())
+				if err != nil {
+					return err
+				}
+				*dst = &v
+			}
 		}
 		part.Close()
 	}
@@ -100,8 +111,9 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.svc.Commit(r.Context(), staged, project, t, fileName)
+	rep, err := s.svc.Commit(r.Context(), staged, project, t, fileName, meta)
 	if err == nil {
+		withLink(s.dashboardBase(r), &rep)
 		writeJSON(w, http.StatusCreated, rep)
 	}
 	return err
@@ -115,18 +127,38 @@ func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		FileName *string `json:"fileName"`
 		FileType *string `json:"fileType"`
+		report.BuildMeta
 	}
 	if err := decodeJSON(r, 1<<20, &body); err != nil {
 		return err
 	}
-	in := report.ReportUpdate{FileName: body.FileName}
+	in := report.ReportUpdate{FileName: body.FileName, BuildMeta: body.BuildMeta}
 	if body.FileType != nil {
 		t := report.FileType(*body.FileType)
 		in.FileType = &t
 	}
 	rep, err := s.svc.UpdateReport(r.Context(), id, in)
 	if err == nil {
+		withLink(s.dashboardBase(r), &rep)
 		writeJSON(w, http.StatusOK, rep)
 	}
 	return err
+}
+
+// metaField is where a multipart field of the build metadata goes, or nil
+// for a field that is not one (unknown fields are ignored, as before).
+func metaField(m *report.BuildMeta, name string) **string {
+	switch name {
+	case "name":
+		return &m.Name
+	case "branch":
+		return &m.Branch
+	case "commit":
+		return &m.Commit
+	case "buildUrl":
+		return &m.BuildURL
+	case "buildId":
+		return &m.BuildID
+	}
+	return nil
 }

@@ -28,6 +28,9 @@ type Config struct {
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
 	// "*" for any.
 	AllowedHosts []string
+	// PublicURL is the daemon's public base URL (config public_url); every
+	// report's dashboardUrl starts with it. Empty: the request's host.
+	PublicURL string
 	// Pace bounds how slowly request bodies may arrive.
 	Pace Pace
 }

@@ -25,6 +25,8 @@ type ReportChange struct {
 	FileName *string
 	FileType *FileType
 	FilePath *string
+	// Build metadata: a pointer to "" clears the field.
+	Meta BuildMeta
 }
 
 // MetaStore keeps projects, reports, the per-project index and the counters.
@@ -54,6 +56,10 @@ type MetaStore interface {
 	Reports(ctx context.Context, projectID *int64) ([]ReportRecord, error)
 	UpdateReport(ctx context.Context, id int64, c ReportChange) (ReportRecord, error)
 	DeleteReport(ctx context.Context, id int64) (ReportRecord, error)
+	// Latest is the newest report (highest id) of a project with this name
+	// and branch ("" matches reports without one), found through an index
+	// kept with the rows, never a scan; NotFound when there is none.
+	Latest(ctx context.Context, projectID int64, name, branch string) (ReportRecord, error)
 
 	// FilePaths calls fn with every file path that a row refers to
 	// (report files and covers), for the start-up sweep and checks.

@@ -28,6 +28,17 @@ type Report struct {
 	FilePath    string    `json:"filePath"`
 	UploadTime  LocalTime `json:"uploadTime"`
 	FileContent *string   `json:"fileContent"`
+	// Build metadata (not in the seed spec, additive). Name is a stable
+	// report name such as "coverage", derived from the file name when the
+	// upload gave none; the others are null when unset.
+	Name     string  `json:"name"`
+	Branch   *string `json:"branch"`
+	Commit   *string `json:"commit"`
+	BuildURL *string `json:"buildUrl"`
+	BuildID  *string `json:"buildId"`
+	// DashboardURL is the absolute link to the report's dashboard page,
+	// filled in by the HTTP layer (public_url, or the request's host).
+	DashboardURL string `json:"dashboardUrl,omitempty"`
 	// FileContentOmitted says the detail left fileContent null because the
 	// text is larger than the daemon's max_inline_content; FileContentSize
 	// is then its size in bytes (fetch it from /preview or /download).
@@ -57,9 +68,29 @@ type ProjectUpdate struct {
 }
 
 // ReportUpdate is the JSON body of PUT /reports/{id}; nil means unchanged.
+// For the build metadata a pointer to "" clears the field (Name goes back
+// to the one derived from the file name).
 type ReportUpdate struct {
 	FileName *string   `json:"fileName,omitempty"`
 	FileType *FileType `json:"fileType,omitempty"`
+	BuildMeta
+}
+
+// BuildMeta is the optional build metadata of an upload or update; nil
+// means not given.
+type BuildMeta struct {
+	Name     *string `json:"name,omitempty"`
+	Branch   *string `json:"branch,omitempty"`
+	Commit   *string `json:"commit,omitempty"`
+	BuildURL *string `json:"buildUrl,omitempty"`
+	BuildID  *string `json:"buildId,omitempty"`
+}
+
+// ReportFilter narrows a report list; zero fields do not filter.
+type ReportFilter struct {
+	ProjectID *int64
+	Name      string
+	Branch    string
 }
 
 // Upload is a file in transit. The server reads Body once, to the end. A
@@ -76,6 +107,7 @@ type ReportUpload struct {
 	ProjectID int64
 	FileType  FileType
 	File      Upload
+	Meta      BuildMeta
 }
 
 // Service is the API as Go. The daemon implements it over its stores, the
@@ -91,6 +123,8 @@ type Service interface {
 
 	// ListReports lists every report, or one project's when projectID is non-nil.
 	ListReports(ctx context.Context, projectID *int64) ([]Report, error)
+	// FindReports lists the reports that match every set field of f.
+	FindReports(ctx context.Context, f ReportFilter) ([]Report, error)
 	GetReport(ctx context.Context, id int64) (Report, error)
 	UploadReport(ctx context.Context, in ReportUpload) (Report, error)
 	UpdateReport(ctx context.Context, id int64, in ReportUpdate) (Report, error)

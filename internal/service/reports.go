@@ -10,13 +10,20 @@ import (
 )
 
 func (s *Service) ListReports(ctx context.Context, projectID *int64) ([]report.Report, error) {
-	recs, err := s.meta.Reports(ctx, projectID)
+	return s.FindReports(ctx, report.ReportFilter{ProjectID: projectID})
+}
+
+// FindReports lists one project's reports or all, narrowed by name and branch.
+func (s *Service) FindReports(ctx context.Context, f report.ReportFilter) ([]report.Report, error) {
+	recs, err := s.meta.Reports(ctx, f.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]report.Report, len(recs))
-	for i, r := range recs {
-		out[i] = r.Report
+	out := make([]report.Report, 0, len(recs))
+	for i := range recs {
+		if metaFilter(&recs[i].Report, f) {
+			out = append(out, recs[i].Report)
+		}
 	}
 	return out, nil
 }
@@ -76,15 +83,18 @@ func (s *Service) UploadReport(ctx context.Context, in report.ReportUpload) (rep
 		return report.Report{}, err
 	}
 	defer st.Discard()
-	return s.Commit(ctx, st, in.ProjectID, in.FileType, in.File.FileName)
+	return s.Commit(ctx, st, in.ProjectID, in.FileType, in.File.FileName, in.Meta)
 }
 
 // Commit validates a staged upload and stores it: reserve the id, move the
 // file to its final name durably, then commit the row. The reply follows
 // only after the row is committed.
-func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64, t report.FileType, clientName string) (report.Report, error) {
+func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64, t report.FileType, clientName string, meta report.BuildMeta) (report.Report, error) {
 	name, err := BaseName(clientName)
 	if err != nil {
+		return report.Report{}, err
+	}
+	if err := checkBuildMeta(&meta); err != nil {
 		return report.Report{}, err
 	}
 	if err := checkNameType(name, t); err != nil {
@@ -105,6 +115,11 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 			FilePath: reportPath(id, t), UploadTime: report.LocalTime{Time: s.cfg.Clock.NowLocal()}},
 		Size: st.Size, SHA256: st.SHA256,
 	}
+	rec.Name = report.NameFromFile(name)
+	if meta.Name != nil && *meta.Name != "" {
+		rec.Name = *meta.Name
+	}
+	rec.Branch, rec.Commit, rec.BuildURL, rec.BuildID = nonEmpty(meta.Branch), nonEmpty(meta.Commit), nonEmpty(meta.BuildURL), nonEmpty(meta.BuildID)
 	if err := st.Commit(rec.FilePath); err != nil {
 		return report.Report{}, err
 	}
@@ -143,7 +158,10 @@ func (s *Service) UpdateReport(ctx context.Context, id int64, in report.ReportUp
 	if err := checkNameType(name, t); err != nil {
 		return report.Report{}, err
 	}
-	change := report.ReportChange{FileName: &name, FileType: &t}
+	if err := checkBuildMeta(&in.BuildMeta); err != nil {
+		return report.Report{}, err
+	}
+	change := report.ReportChange{FileName: &name, FileType: &t, Meta: in.BuildMeta}
 	if t != rec.FileType {
 		if err := s.checkStoredAs(rec, t); err != nil {
 			return report.Report{}, err

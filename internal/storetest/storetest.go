@@ -38,6 +38,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ReportsIndexAndCounters", func(t *testing.T) { s, _, fc, c := newStore(t); reportsIndex(t, s, fc, c) })
 	t.Run("DeleteProjectCascades", func(t *testing.T) { s, _, _, c := newStore(t); deleteCascade(t, s, c) })
 	t.Run("UpdateReport", func(t *testing.T) { s, _, _, c := newStore(t); updateReport(t, s, c) })
+	t.Run("BuildMetadata", func(t *testing.T) { s, _, _, c := newStore(t); buildMeta(t, s, c) })
+	t.Run("LatestIndex", func(t *testing.T) { s, _, _, c := newStore(t); latest(t, s, c) })
 	t.Run("NotFound", func(t *testing.T) { s, _, _, _ := newStore(t); notFound(t, s) })
 	t.Run("ConcurrentCountersExact", func(t *testing.T) { s, _, _, c := newStore(t); concurrent(t, s, c) })
 	t.Run("ReopenKeepsEverything", func(t *testing.T) { s, reopen, _, c := newStore(t); reopenIntact(t, s, reopen, c) })

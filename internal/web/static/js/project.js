@@ -5,7 +5,7 @@ import { h, clear, announce } from './dom.js';
 import { plural } from './format.js';
 import { coverOf } from './projects.js';
 import { deleteProject, editProject } from './projectforms.js';
-import { newestFirst, reportRow } from './reportlist.js';
+import { filterBar, matches, newestFirst, reportRow } from './reportlist.js';
 import { loading, empty, failure } from './states.js';
 import { uploader } from './upload.js';
 
@@ -17,6 +17,8 @@ export function renderProject(main, id) {
   let project = null;
   let listEl = null;
   let statsEl = null;
+  let latest = [];
+  const chosen = { name: '', branch: '' };
 
   // Uploads finish in any order; only the latest refresh may paint.
   let seq = 0;
@@ -40,10 +42,20 @@ export function renderProject(main, id) {
   }
 
   function reportsBody(reports) {
+    latest = reports;
     if (reports.length === 0) {
       return empty('No reports yet', 'Drop files on the area above, or choose them, to publish the first report of this project.');
     }
-    return h('ol', { class: 'reports', 'aria-label': 'Reports, newest first' }, reports.slice().sort(newestFirst).map((r) => reportRow(r, refreshReports)));
+    const shown = reports.filter((r) => matches(r, chosen)).sort(newestFirst);
+    const bar = filterBar(reports, chosen, (key, value) => {
+      chosen[key] = value;
+      listEl.replaceChildren(reportsBody(latest));
+      listEl.querySelector(`#filter-${key}`)?.focus(); // keep the keyboard where it was
+    });
+    const list = shown.length
+      ? h('ol', { class: 'reports', 'aria-label': 'Reports, newest first' }, shown.map((r) => reportRow(r, refreshReports)))
+      : empty('No matching reports', 'No report of this project has that name and branch.');
+    return h('div', {}, bar, list);
   }
 
   async function load() {

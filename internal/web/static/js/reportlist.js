@@ -42,12 +42,47 @@ function remove(r) {
   });
 }
 
+// buildMeta is the line of build metadata under a report's name: its
+// stable name, branch, short commit and a link to the CI build.
+function buildMeta(r) {
+  const parts = [h('span', { class: 'meta-name', title: 'Report name' }, r.name || '')];
+  if (r.branch) parts.push(h('span', { class: 'meta-branch', title: 'Branch' }, r.branch));
+  if (r.commit) parts.push(h('code', { class: 'meta-commit', title: r.commit }, r.commit.slice(0, 12)));
+  if (r.buildUrl && /^https?:\/\//i.test(r.buildUrl)) {
+    parts.push(h('a', { class: 'meta-build', href: r.buildUrl, target: '_blank', rel: 'noopener noreferrer' }, r.buildId ? `Build #${r.buildId}` : 'Build'));
+  } else if (r.buildId) {
+    parts.push(h('span', { class: 'meta-build' }, `Build #${r.buildId}`));
+  }
+  return h('span', { class: 'report-meta' }, ...parts);
+}
+
+// filterBar offers a select per field (name, branch) with the values the
+// reports have; onchange(key, value) gets each choice ('' is all).
+export function filterBar(reports, chosen, onchange) {
+  const select = (key, label, values) => {
+    const id = `filter-${key}`;
+    const sel = h('select', { id, name: key, onchange: () => onchange(key, sel.value) },
+      h('option', { value: '' }, `All ${label}s`),
+      ...values.map((v) => h('option', { value: v }, v)));
+    sel.value = values.includes(chosen[key]) ? chosen[key] : '';
+    return h('label', { class: 'filter', for: id }, h('span', { class: 'filter-label' }, `${label[0].toUpperCase()}${label.slice(1)}`), sel);
+  };
+  const uniq = (f) => [...new Set(reports.map(f).filter(Boolean))].sort();
+  return h('div', { class: 'report-filters', role: 'group', 'aria-label': 'Filter reports' },
+    select('name', 'name', uniq((r) => r.name)),
+    select('branch', 'branch', uniq((r) => r.branch)));
+}
+
+// matches says whether r passes the chosen filters.
+export const matches = (r, chosen) => (!chosen.name || r.name === chosen.name) && (!chosen.branch || r.branch === chosen.branch);
+
 export function reportRow(r, refresh) {
   return h('li', { class: 'report', 'data-report-id': r.id },
     typeIcon(r.fileType),
     h('div', { class: 'report-main' },
       h('a', { href: `#/reports/${r.id}`, class: 'report-name' }, r.fileName),
-      h('span', { class: 'report-time' }, 'Uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime)))),
+      h('span', { class: 'report-time' }, 'Uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
+      buildMeta(r)),
     h('div', { class: 'report-actions' },
       h('a', { href: api.downloadURL(r.id), class: 'btn btn-small', download: '', 'aria-label': `Download ${r.fileName}` }, 'Download'),
       h('button', {

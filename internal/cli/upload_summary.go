@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// appendSummary appends a Markdown block describing the uploads to path,
+// as GitHub's $GITHUB_STEP_SUMMARY and merge-request notes expect: one
+// table row per report with its dashboard link, then the failures.
+func appendSummary(path string, p report.Project, results []uploadResult) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("--summary: %w", err)
+	}
+	_, werr := f.WriteString(summaryMarkdown(p, results))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("--summary: %w", werr)
+	}
+	return nil
+}
+
+func summaryMarkdown(p report.Project, results []uploadResult) string {
+	var b strings.Builder
+	target := "project " + itoa(p.ID)
+	if p.Name != "" {
+		target = fmt.Sprintf("%s (project %d)", mdEscape(p.Name), p.ID)
+	}
+	ok := 0
+	for _, r := range results {
+		if r.Report != nil {
+			ok++
+		}
+	}
+	fmt.Fprintf(&b, "### %d report(s) published to %s\n\n", ok, target)
+	if ok > 0 {
+		b.WriteString("| Report | File | Branch | Commit | Build | Size |\n|---|---|---|---|---|---|\n")
+		for _, r := range results {
+			if r.Report == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "| [%s](%s) | %s (%s) | %s | %s | %s | %s |\n",
+				mdEscape(r.Name), r.DashboardURL, mdEscape(r.FileName), r.FileType,
+				mdOpt(r.Branch), mdCode(shortCommit(r.Commit)), mdBuild(r.BuildID, r.BuildURL),
+				sizeIEC(r.Size))
+		}
+	}
+	for _, r := range results {
+		if r.Report == nil {
+			fmt.Fprintf(&b, "\n- failed: %s: %s", mdEscape(r.LocalPath), mdEscape(r.Error))
+		}
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+// describeMeta is " on BRANCH @ COMMIT" for the human output, or "".
+func describeMeta(m report.BuildMeta) string {
+	var s string
+	if m.Branch != nil {
+		s += " on " + *m.Branch
+	}
+	if c := shortCommit(m.Commit); c != "" {
+		s += " @ " + c
+	}
+	return s
+}
+
+// shortCommit keeps a commit hash's first 12 characters, as git does.
+func shortCommit(c *string) string {
+	if c == nil {
+		return ""
+	}
+	if len(*c) > 12 {
+		return (*c)[:12]
+	}
+	return *c
+}
+
+func mdOpt(s *string) string {
+	if s == nil {
+		return "–"
+	}
+	return mdEscape(*s)
+}
+
+func mdCode(s string) string {
+	if s == "" || strings.Contains(s, "`") {
+		return mdEscape(s)
+	}
+	return "`" + s + "`"
+}
+
+func mdBuild(id, url *string) string {
+	label := "build"
+	if id != nil {
+		label = "#" + mdEscape(*id)
+	}
+	switch {
+	case url != nil:
+		return fmt.Sprintf("[%s](<%s>)", label, strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20").Replace(*url))
+	case id != nil:
+		return label
+	}
+	return "–"
+}
+
+// mdEscape makes text literal inside a Markdown table cell.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '!', '~', '&':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sizeIEC is n bytes in the largest binary unit that keeps it at least 1.
+func sizeIEC(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, units := float64(n)/1024, "KMGTPE"
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, units[i])
+}

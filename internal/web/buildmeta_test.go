@@ -1,0 +1,80 @@
+package web_test
+
+import (
+	"bytes"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// upload posts a Markdown report with build metadata fields, as reportctl does.
+func (d *daemon) upload(t *testing.T, project int, fileName string, fields map[string]string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("projectId", fmt.Sprint(project))
+	mw.WriteField("fileType", "md")
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	w, _ := mw.CreateFormFile("file", fileName)
+	w.Write([]byte("# " + fileName + "\n"))
+	mw.Close()
+	resp, err := http.Post(d.base+"/api/reports", mw.FormDataContentType(), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload %s: %d", fileName, resp.StatusCode)
+	}
+}
+
+// TestDashboardBuildMetadata: a project's reports show name, branch,
+// short commit and a build link, and filter by name and branch.
+func TestDashboardBuildMetadata(t *testing.T) {
+	d := startDaemon(t, "dashboard: true\n")
+	p := d.api(t, "POST", "/projects", map[string]any{"name": "web"})
+	id := int(p["id"].(float64))
+	d.upload(t, id, "coverage.md", map[string]string{"branch": "main", "commit": "3f2c9a1e8b7d6c5b4a39281706f5e4d3c2b1a098", "buildUrl": "https://ci.example.com/b/7", "buildId": "7"})
+	d.upload(t, id, "coverage.md", map[string]string{"branch": "feature/login"})
+	d.upload(t, id, "e2e.md", map[string]string{"branch": "main"})
+
+	b := startBrowser(t)
+	b.do(chromedp.Navigate(d.base + fmt.Sprintf("/#/projects/%d", id)))
+	b.waitFor("three reports", `document.querySelectorAll('.report').length === 3`, 30*time.Second)
+	first := `document.querySelector('.report[data-report-id="1"] .report-meta')`
+	if got := eval[string](b, first+`.textContent`); got != "coveragemain3f2c9a1e8b7dBuild #7" {
+		t.Errorf("first report's metadata %q", got)
+	}
+	if got := eval[string](b, first+`.querySelector('a.meta-build').href`); got != "https://ci.example.com/b/7" {
+		t.Errorf("build link %q", got)
+	}
+	checkContrast(t, b, "reports with build metadata")
+
+	choose(b, "#filter-name", "coverage")
+	b.waitFor("name filter", `document.querySelectorAll('.report').length === 2`, 10*time.Second)
+	choose(b, "#filter-branch", "main")
+	b.waitFor("name and branch filter", `document.querySelectorAll('.report').length === 1`, 10*time.Second)
+	if got := eval[string](b, `document.querySelector('.report').dataset.reportId`); got != "1" {
+		t.Errorf("coverage on main is report %s, want 1", got)
+	}
+	if got := eval[string](b, `document.activeElement.id`); got != "filter-branch" {
+		t.Errorf("focus after filtering is on %q, want #filter-branch", got)
+	}
+	choose(b, "#filter-name", "e2e")
+	choose(b, "#filter-branch", "")
+	b.waitFor("e2e only", `document.querySelectorAll('.report').length === 1 && document.querySelector('.report').dataset.reportId === "3"`, 10*time.Second)
+}
+
+// choose picks value in the select sel as a user would: the value changes
+// and a change event fires.
+func choose(b *browser, sel, value string) {
+	b.t.Helper()
+	eval[bool](b, fmt.Sprintf(`(() => { const s = document.querySelector(%s); s.focus(); s.value = %s; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`,
+		jsString(sel), jsString(value)))
+}
