@@ -215,7 +215,17 @@ func (w *officeWorker) loop() {
 					continue
 				}
 			}
-			j.result <- w.run(j)
+			err, retry := w.run(j)
+			if retry && j.ctx.Err() == nil {
+				w.o.log.Info("LibreOffice job retried on a fresh worker", "worker", w.id, "err", err)
+				if err = w.spawn(); err != nil {
+					failedAt = time.Now()
+					err = report.Wrap(report.Conversion, err, "LibreOffice could not start")
+				} else {
+					err, _ = w.run(j)
+				}
+			}
+			j.result <- err
 		}
 	}
 }
@@ -345,13 +355,17 @@ func (w *officeWorker) await(ctx context.Context) (string, error) {
 	}
 }
 
-func (w *officeWorker) run(j *officeJob) error {
+// run converts j on this worker. retry reports a failure that was not the
+// input's (a broken worker): the worker is gone, and the job may be tried
+// once more on a fresh one (office_fault.go).
+func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 	timeout := w.o.cfg.JobTimeout
 	ctx, cancel := context.WithTimeout(j.ctx, timeout)
 	defer cancel()
-	err := w.staged(j, func(in, out string) error {
+	var staging bool
+	err = w.staged(j, func(in, out string) error {
 		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter})
-	})
+	}, &staging)
 	if err == nil {
 		w.jobs++
 		w.o.done.Add(1)
@@ -360,39 +374,9 @@ func (w *officeWorker) run(j *officeJob) error {
 		} else if max := w.o.cfg.MaxWorkerRSS; max > 0 && overMemory(w.cmd.Process.Pid, max) {
 			w.kill("memory")
 		}
-		return nil
+		return nil, false
 	}
-	var re *report.Error
-	var died *sofficeDied
-	switch {
-	case errors.As(err, &died) || errors.As(err, &re):
-		if !w.nearMemoryCap(died) && !strings.Contains(err.Error(), "bad_alloc") {
-			switch {
-			case died != nil:
-				w.kill("crash")
-				return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")
-			case w.o.cfg.MaxWorkerRSS > 0:
-				// Under the memory cap a failed load may be a failed
-				// allocation that left soffice unsound, whatever the
-				// peak says: start the next job on a fresh worker.
-				w.kill("failed")
-			}
-			return err // the document's fault
-		}
-		w.kill("memory")
-		return report.Wrap(report.Conversion, err, fmt.Sprintf(
-			"the presentation needs more memory than allowed (%d MiB, convert.max_worker_rss)", w.o.cfg.MaxWorkerRSS>>20))
-	}
-	// A hang or a crash: kill the whole group, the next job gets a fresh worker.
-	reason := "crash"
-	if errors.Is(err, context.DeadlineExceeded) {
-		reason = "timeout"
-		err = report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
-	} else {
-		err = report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation")
-	}
-	w.kill(reason)
-	return err
+	return w.failed(ctx, err, staging)
 }
 
 // exchange sends one job and reads its answer. A *report.Error means the

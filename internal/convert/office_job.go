@@ -11,13 +11,18 @@ import (
 // staged runs convert on a copy of j.in inside the worker's job directory,
 // the only place its sandbox can see, and moves the PDF it leaves there to
 // j.out. The job directory is emptied afterwards, whatever happened.
-func (w *officeWorker) staged(j *officeJob, convert func(in, out string) error) error {
+// *staging is set when the input could not be put into the job directory,
+// which is the worker's fault (its directory was removed), not the input's.
+func (w *officeWorker) staged(j *officeJob, convert func(in, out string) error, staging *bool) error {
 	defer w.clearJob()
 	in := filepath.Join(w.job, "in"+filepath.Ext(j.in))
 	out := filepath.Join(w.job, "out.pdf")
 	// Copies, not links or renames: the sandbox may write its job directory,
 	// and must reach neither the stored original nor the cache file.
 	if err := copyFile(j.in, in); err != nil {
+		if _, serr := os.Stat(j.in); serr == nil {
+			*staging = true
+		}
 		return report.Wrap(report.Storage, err, "cannot stage the presentation for conversion")
 	}
 	if err := convert(in, out); err != nil {

@@ -3,6 +3,8 @@ package convert
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,5 +136,47 @@ func TestOfficeCrashIsReplaced(t *testing.T) {
 	}
 	if m.office.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
+	}
+}
+
+// A deck that a healthy worker cannot read costs no worker restart.
+func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	for i := range 2 {
+		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, zipWith(t, map[string]string{
+			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": fmt.Sprintf("<<<not xml %d", i)})))
+		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+			t.Errorf("message %q does not say the deck is damaged", re.Message)
+		}
+	}
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts = %d, want 0", n)
+	}
+}
+
+// A worker whose directory (profile and job) was removed under it while
+// idle fails the next job for a reason that is not the deck's: it is
+// replaced and the job succeeds on the fresh worker.
+func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck))
+	w := m.office.workers[0]
+	old := w.pid.Load()
+	if err := os.RemoveAll(w.dir); err != nil {
+		t.Fatal(err)
+	}
+	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 1)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("pages %q, want 3", pages)
+	}
+	if n := m.office.restarts.Load(); n != 1 {
+		t.Errorf("restarts = %d, want 1", n)
+	}
+	if p := w.pid.Load(); p == old || p == 0 {
+		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
 	}
 }
