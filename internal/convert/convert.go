@@ -48,6 +48,7 @@ type Config struct {
 	HideDirs         []string      // never visible to an engine, even under a system path it reads (the data directory)
 	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
 	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
+	SmallDeckBytes   int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
 	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	Registerer       prometheus.Registerer
 	Logger           *slog.Logger
@@ -68,6 +69,7 @@ func DefaultConfig() Config {
 		QueueSize:        32,
 		CacheMaxBytes:    1 << 30,
 		DeckMaxBytes:     512 << 20,
+		SmallDeckBytes:   1 << 20,
 		FailureTTL:       2 * time.Minute,
 	}
 }
@@ -114,6 +116,9 @@ func (c *Config) fill() error {
 	if c.DeckMaxBytes <= 0 {
 		c.DeckMaxBytes = d.DeckMaxBytes
 	}
+	if c.SmallDeckBytes == 0 {
+		c.SmallDeckBytes = d.SmallDeckBytes
+	}
 	if c.FailureTTL == 0 {
 		c.FailureTTL = d.FailureTTL
 	}
@@ -142,6 +147,7 @@ type Manager struct {
 	cache   *cache
 	chrome  *chromium
 	office  *office
+	small   *office // the small-deck lane, nil without one
 	md      *mdRenderer
 	fails   *failures
 	variant string
@@ -179,7 +185,10 @@ func New(cfg Config) (*Manager, error) {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	box := newSandbox(&m.cfg, m.log)
 	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
-	m.office = newOffice(&m.cfg, m.log, met, box, work)
+	m.office = newOffice(&m.cfg, m.log, met, box, work, "office", m.cfg.OfficeWorkers)
+	if m.cfg.SmallDeckBytes > 0 {
+		m.small = newOffice(&m.cfg, m.log, met, box, work, "office-small", 1)
+	}
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, engineGeneration, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
@@ -192,6 +201,9 @@ func New(cfg Config) (*Manager, error) {
 func (m *Manager) Start(ctx context.Context) {
 	m.startOnce.Do(func() {
 		m.office.start()
+		if m.small != nil {
+			m.small.start()
+		}
 		m.bg.Add(1)
 		go func() {
 			defer m.bg.Done()
@@ -327,10 +339,11 @@ func (m *Manager) convert(job Job, path string) (err error) {
 // convertDeck hands a presentation to LibreOffice; a .pptx first goes
 // through defuseDeck, and LibreOffice reads only the defused copy.
 func (m *Manager) convertDeck(job Job, out string) error {
-	if err := m.office.usable(); err != nil {
+	pool := m.lane(job.Src)
+	if err := pool.usable(); err != nil {
 		return err
 	}
-	leave, err := m.office.gate.enter(m.ctx, job.ProjectID)
+	leave, err := pool.gate.enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -345,7 +358,7 @@ func (m *Manager) convertDeck(job Job, out string) error {
 			return err
 		}
 	}
-	return m.office.convert(m.ctx, job.Type, src, out)
+	return pool.convert(m.ctx, job.Type, src, out)
 }
 
 func (m *Manager) printDoc(job Job, out *os.File) error {
@@ -425,9 +438,15 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	m.cancel()
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); m.chrome.close() }()
 	go func() { defer wg.Done(); m.office.close() }()
+	go func() {
+		defer wg.Done()
+		if m.small != nil {
+			m.small.close()
+		}
+	}()
 	wg.Wait()
 	m.bg.Wait()
 	m.md.close()

@@ -97,6 +97,7 @@ func testConfig(cacheDir string) Config {
 	// nothing and keeps script-drawn content from missing on a slow machine.
 	c.ScriptWait = 20 * time.Second
 	c.OfficeWorkers = 1
+	c.SmallDeckBytes = -1 // one pool, so tests reach its worker; TestOfficeSmallDeckLane turns the lane on
 	c.ChromiumTabs = 2
 	c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	return c

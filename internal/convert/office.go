@@ -78,19 +78,21 @@ var officeFilters = map[report.FileType]string{
 	report.PPT:  "MS PowerPoint 97",
 }
 
-func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir string) *office {
+// newOffice makes a pool of n workers named name-0, name-1, ... (their
+// directories under workDir, and the pool's queue metric).
+func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir, name string, n int) *office {
 	o := &office{
 		cfg:     cfg,
 		log:     log,
 		met:     met,
 		box:     box,
 		workDir: workDir,
-		gate:    newGate(cfg.OfficeWorkers, cfg.QueueSize, met.queueDepth("office")),
-		jobs:    make(chan *officeJob, cfg.OfficeWorkers+cfg.QueueSize),
+		gate:    newGate(n, cfg.QueueSize, met.queueDepth(name)),
+		jobs:    make(chan *officeJob, n+cfg.QueueSize),
 		quit:    make(chan struct{}),
 	}
-	for i := range cfg.OfficeWorkers {
-		dir := filepath.Join(workDir, fmt.Sprintf("office-%d", i))
+	for i := range n {
+		dir := filepath.Join(workDir, fmt.Sprintf("%s-%d", name, i))
 		o.workers = append(o.workers, &officeWorker{o: o, id: i, dir: dir,
 			profile: filepath.Join(dir, "profile"), job: filepath.Join(dir, "job")})
 	}

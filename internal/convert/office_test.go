@@ -180,3 +180,35 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
 	}
 }
+
+// With the small-deck lane, a small deck converts while a long deck holds
+// the only main worker, and finishes first (order, not times).
+func TestOfficeSmallDeckLane(t *testing.T) {
+	needOffice(t)
+	slow := shapesDeck(t, 4000)
+	m := newManager(t, func(c *Config) { c.SmallDeckBytes = int64(len(slow)) - 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck)) // warm the small lane
+	if m.small.done.Load() != 1 || m.office.done.Load() != 0 {
+		t.Fatalf("the small deck did not go to the small lane: small %d, main %d", m.small.done.Load(), m.office.done.Load())
+	}
+	order := make(chan string, 2)
+	go func() {
+		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, slow))
+		if err != nil {
+			t.Errorf("slow deck: %v", err)
+		}
+		order <- "slow"
+	}()
+	// Wait until the slow deck holds the main worker (its job directory has it).
+	for busy := false; !busy; time.Sleep(20 * time.Millisecond) {
+		entries, _ := os.ReadDir(m.office.workers[0].job)
+		busy = len(entries) > 0
+	}
+	convertOK(t, m, jobFor(t, report.PPTX, append(deck, 3)))
+	order <- "small"
+	if first := <-order; first != "small" {
+		t.Errorf("%s deck finished first, want the small one", first)
+	}
+	<-order
+}

@@ -12,10 +12,15 @@ func (m *Manager) EngineRSS() map[string]int64 {
 	}
 	m.chrome.mu.Unlock()
 	out["chromium"] = treeRSS(pid) // outside the lock: reading /proc takes a while
-	var office int64
-	for _, w := range m.office.workers {
-		office += treeRSS(int(w.pid.Load()))
+	var officeRSS int64
+	for _, pool := range []*office{m.office, m.small} {
+		if pool == nil {
+			continue
+		}
+		for _, w := range pool.workers {
+			officeRSS += treeRSS(int(w.pid.Load()))
+		}
 	}
-	out["office"] = office
+	out["office"] = officeRSS
 	return out
 }

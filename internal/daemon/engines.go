@@ -29,6 +29,7 @@ type ConvertConfig struct {
 	QueueSize        int
 	CacheMaxBytes    ByteSize
 	DeckMaxBytes     ByteSize
+	SmallDeckBytes   ByteSize
 	FailureTTL       time.Duration
 	WarmOnStart      bool
 	BwrapPath        string
@@ -58,6 +59,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		HideDirs:         []string{c.DataDir},
 		CacheMaxBytes:    int64(cc.CacheMaxBytes),
 		DeckMaxBytes:     int64(cc.DeckMaxBytes),
+		SmallDeckBytes:   smallDecks(cc.SmallDeckBytes),
 		FailureTTL:       failureTTL(cc.FailureTTL),
 		Registerer:       reg,
 		Logger:           log,
@@ -87,4 +89,13 @@ func failureTTL(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// smallDecks maps convert.small_deck_bytes to the engine's setting: 0B
+// means no small-deck lane (the engine's 0 means its default).
+func smallDecks(n ByteSize) int64 {
+	if n == 0 {
+		return -1
+	}
+	return int64(n)
 }
