@@ -4,7 +4,9 @@
 // `chromium-headless-shell --print-to-pdf` per document), all in one run,
 // plus the peak resident memory of the warm engines.
 //
-//	go run ./bench/convert [-n 40] [-cold 5]
+//	go run ./bench/convert [-n 40] [-cold 5] [-shapes 4000] [-lanes-only] [-lane=false]
+//
+// It ends with the small-deck p50/p95 while a long deck converts (lanes.go).
 //
 // Figures are recorded in docs/conversion.md.
 package main
@@ -51,6 +53,9 @@ func run() error {
 	cold := flag.Int("cold", 5, "cold baseline runs per engine")
 	debug := flag.Bool("debug", false, "log each conversion's phases")
 	testdata := flag.String("testdata", "", "fixture directory (default: internal/convert/testdata)")
+	shapes := flag.Int("shapes", 4000, "text boxes in the long deck of the small-deck figure")
+	lanesOnly := flag.Bool("lanes-only", false, "measure only small decks while a long deck converts")
+	lane := flag.Bool("lane", true, "with the small-deck lane (false: the baseline without it)")
 	flag.Parse()
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)
@@ -61,6 +66,10 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(work)
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if *lanesOnly {
+		return lanes(*testdata, work, *shapes, *lane, quiet)
+	}
 
 	docs, err := fixtures(*testdata, work)
 	if err != nil {
@@ -234,7 +243,8 @@ func run() error {
 		verdict = "MISSED"
 	}
 	fmt.Printf("  %-30s %9.1fx >= 8x       %s\n", "pptx warm vs cold soffice", speedup, verdict)
-	return nil
+	fmt.Println()
+	return lanes(*testdata, work, *shapes, *lane, quiet)
 }
 
 type doc struct {
