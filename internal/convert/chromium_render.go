@@ -31,7 +31,8 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 		return false, err
 	}
 	b := p.b
-	defer c.release(b, true)
+	cw := &countingWriter{w: out}
+	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
 
 	timeout := c.cfg.JobTimeout
@@ -39,7 +40,7 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	err = c.render(jctx, p, body, o, out)
+	err = c.render(jctx, p, body, o, cw)
 	if err == nil {
 		c.done.Add(1)
 		return false, nil
