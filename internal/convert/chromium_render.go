@@ -21,6 +21,7 @@ import (
 type printOpts struct {
 	params   page.PrintToPDFParams
 	noScript bool // the engine runs no script in the document (Markdown output)
+	allPanes bool // show every pane of a known multi-pane report (chromium_panes.go)
 }
 
 // printOnce runs one attempt on a page of its own; crashed reports that the
@@ -80,6 +81,11 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		// Resolves at once on a page with nothing pending.
 		expr := fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", c.cfg.ScriptWait.Milliseconds())
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err != nil {
+			return err
+		}
+	}
+	if o.allPanes && !o.noScript {
+		if _, err := showPanes(ctx); err != nil {
 			return err
 		}
 	}
