@@ -51,6 +51,7 @@ func run() error {
 	cold := flag.Int("cold", 5, "cold baseline runs per engine")
 	debug := flag.Bool("debug", false, "log each conversion's phases")
 	testdata := flag.String("testdata", "", "fixture directory (default: internal/convert/testdata)")
+	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
 	flag.Parse()
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)
@@ -69,6 +70,9 @@ func run() error {
 
 	cfg := convert.DefaultConfig()
 	cfg.CacheDir = filepath.Join(work, "cache")
+	if *largeMD > 0 {
+		cfg.JobTimeout = 5 * time.Minute // a large Markdown print on a shared machine
+	}
 	level := slog.LevelWarn
 	if *debug {
 		level = slog.LevelDebug
@@ -80,6 +84,9 @@ func run() error {
 	}
 	defer m.Close()
 	m.Start(context.Background())
+	if *largeMD > 0 {
+		return largeMarkdownMemory(m, work, *largeMD)
+	}
 
 	peak := map[string]int64{}
 	var peakMu sync.Mutex
