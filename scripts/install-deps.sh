@@ -7,7 +7,8 @@ set -euo pipefail
 # runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo);
 # bench: nginx and wrk for side-by-side serving figures.
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
-  fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito)
+  fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
+  fonts-noto-color-emoji)
 test=(poppler-utils)
 bench=(nginx-light wrk)
 

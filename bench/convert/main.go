@@ -56,6 +56,7 @@ func run() error {
 	shapes := flag.Int("shapes", 4000, "text boxes in the long deck of the small-deck figure")
 	lanesOnly := flag.Bool("lanes-only", false, "measure only small decks while a long deck converts")
 	lane := flag.Bool("lane", true, "with the small-deck lane (false: the baseline without it)")
+	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
 	flag.Parse()
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)
@@ -78,6 +79,9 @@ func run() error {
 
 	cfg := convert.DefaultConfig()
 	cfg.CacheDir = filepath.Join(work, "cache")
+	if *largeMD > 0 {
+		cfg.JobTimeout = 5 * time.Minute // a large Markdown print on a shared machine
+	}
 	level := slog.LevelWarn
 	if *debug {
 		level = slog.LevelDebug
@@ -89,6 +93,9 @@ func run() error {
 	}
 	defer m.Close()
 	m.Start(context.Background())
+	if *largeMD > 0 {
+		return largeMarkdownMemory(m, work, *largeMD)
+	}
 
 	peak := map[string]int64{}
 	var peakMu sync.Mutex

@@ -58,6 +58,11 @@ type chromium struct {
 	launches atomic.Int64
 	done     atomic.Int64 // prints, for tests
 	restarts atomic.Int64
+
+	// The memory checks beside the every-8th-job one (memcheck.go).
+	largeJob  int           // bytes of input or output that make a job large
+	idleAfter time.Duration // quiet time after a job before the idle check
+	idle      *time.Timer   // the idle check, under mu
 }
 
 func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir string) *chromium {
@@ -70,6 +75,9 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 		gate:    newGate(cfg.ChromiumTabs, cfg.QueueSize, met.queueDepth("chromium")),
 		spare:   make(chan *jobPage, cfg.ChromiumTabs),
 		quit:    make(chan struct{}),
+
+		largeJob:  largeJobBytes,
+		idleAfter: idleCheckAfter,
 	}
 	c.path = cfg.ChromiumPath
 	if c.path == "" {
@@ -108,7 +116,7 @@ func (c *chromium) warm() {
 		c.log.Warn("Chromium warm-up failed", "err", err)
 		return
 	}
-	c.release(b, false)
+	c.release(b, false, false)
 	c.refill()
 }
 
@@ -136,6 +144,11 @@ func (c *chromium) print(ctx context.Context, body []byte, o printOpts, out io.W
 }
 
 func (c *chromium) close() {
+	c.mu.Lock()
+	if c.idle != nil {
+		c.idle.Stop() // no idle check starts shutdowns from now on
+	}
+	c.mu.Unlock()
 	select {
 	case <-c.quit:
 		return

@@ -199,7 +199,8 @@ func (c *chromium) shutdown(b *browser) {
 
 // release ends a use of b, and retires b after too many jobs or too much
 // memory. A replacement starts in the background, ahead of the next job.
-func (c *chromium) release(b *browser, job bool) {
+// large says the job's input or output was large (see memcheck.go).
+func (c *chromium) release(b *browser, job, large bool) {
 	c.mu.Lock()
 	b.inflight--
 	if job {
@@ -209,9 +210,13 @@ func (c *chromium) release(b *browser, job bool) {
 	if job && !b.retired && b.jobs >= c.cfg.MaxJobsPerWorker {
 		reason = "jobs"
 	}
-	// Memory is measured every 8th job, outside the lock: reading /proc
-	// takes milliseconds that other jobs should not wait for.
-	measure := reason == "" && job && !b.retired && c.cfg.MaxWorkerRSS > 0 && b.jobs%8 == 0
+	// Memory is measured outside the lock (reading /proc takes milliseconds
+	// that other jobs should not wait for): every 8th job, after a large
+	// one, and once the browser has been idle a while (memcheck.go).
+	measure := reason == "" && job && !b.retired && c.cfg.MaxWorkerRSS > 0 && (large || b.jobs%8 == 0)
+	if job {
+		c.armIdleCheckLocked()
+	}
 	if b.retired && b.inflight == 0 {
 		c.shutdown(b)
 	}

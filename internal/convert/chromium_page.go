@@ -141,7 +141,7 @@ func (c *chromium) take() (*jobPage, error) {
 	if err != nil {
 		// A browser that cannot open a page is wedged: replace it as a whole.
 		c.retire(b, "hang", err)
-		c.release(b, false)
+		c.release(b, false, false)
 		return nil, err
 	}
 	c.refill()
@@ -178,7 +178,7 @@ func (c *chromium) refill() {
 				return
 			}
 			p, err := c.newPage(b)
-			c.release(b, false)
+			c.release(b, false, false)
 			if err != nil {
 				c.spares.Add(-1)
 				c.log.Debug("Chromium spare page failed", "err", err)

@@ -21,6 +21,7 @@ import (
 type printOpts struct {
 	params   page.PrintToPDFParams
 	noScript bool // the engine runs no script in the document (Markdown output)
+	allPanes bool // show every pane of a known multi-pane report (chromium_panes.go)
 }
 
 // printOnce runs one attempt on a page of its own; crashed reports that the
@@ -31,7 +32,8 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 		return false, err
 	}
 	b := p.b
-	defer c.release(b, true)
+	cw := &countingWriter{w: out}
+	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
 
 	timeout := c.cfg.JobTimeout
@@ -39,7 +41,7 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	err = c.render(jctx, p, body, o, out)
+	err = c.render(jctx, p, body, o, cw)
 	if err == nil {
 		c.done.Add(1)
 		return false, nil
@@ -79,6 +81,11 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		// Resolves at once on a page with nothing pending.
 		expr := fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", c.cfg.ScriptWait.Milliseconds())
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err != nil {
+			return err
+		}
+	}
+	if o.allPanes && !o.noScript {
+		if _, err := showPanes(ctx); err != nil {
 			return err
 		}
 	}

@@ -374,7 +374,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		return err
 	}
 	defer leave()
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
+	o := printOpts{params: htmlPrintParams(m.cfg.Paper), allPanes: allPanes(src)}
 	if job.Type == report.MD {
 		// Under the gate and the job's deadline, in a process that dies at it.
 		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
