@@ -16,18 +16,32 @@ import (
 func inFrame[T any](b *browser, frameSel, what, js string) T {
 	b.t.Helper()
 	b.waitFor(what+" frame", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(frameSel)), 60*time.Second)
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	// The frame's document may still be the initial about:blank when the
+	// node is read, and then has no execution context to poll in: read the
+	// node again and retry until the whole wait is over.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := pollFrame[T](b, frameSel, js)
+		if err == nil {
+			return v
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("%s: %v\npage text:\n%s", what, err, b.pageText())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func pollFrame[T any](b *browser, frameSel, js string) (T, error) {
+	var zero T
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
 	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(frameSel)))
 	if err != nil || len(nodes) == 0 {
-		b.t.Fatalf("%s: no frame %s: %v", what, frameSel, err)
+		return zero, fmt.Errorf("no frame %s: %v", frameSel, err)
 	}
-	v, err := chromedp.Run(ctx, chromedp.Poll[T](js, chromedp.WithPollingInFrame(nodes[0]),
-		chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
-	if err != nil {
-		b.t.Fatalf("%s: %v\npage text:\n%s", what, err, b.pageText())
-	}
-	return v
+	return chromedp.Run(ctx, chromedp.Poll[T](js, chromedp.WithPollingInFrame(nodes[0]),
+		chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
 }
 
 // rendered is what the Markdown frame shows, read inside the frame.
