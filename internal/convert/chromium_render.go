@@ -21,6 +21,10 @@ import (
 type printOpts struct {
 	params   page.PrintToPDFParams
 	noScript bool // the engine runs no script in the document (Markdown output)
+
+	// waitForSelector and waitForExpression of the request (printoptions.go)
+	waitSelector, waitExpression string
+	waitMax                      time.Duration
 }
 
 // printOnce runs one attempt on a page of its own; crashed reports that the
@@ -82,6 +86,11 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 			return err
 		}
 	}
+	if o.waitSelector != "" || o.waitExpression != "" {
+		if err := waitFor(ctx, o); err != nil {
+			return err
+		}
+	}
 	t2 := time.Now()
 	params := o.params
 	params.TransferMode = page.PrintToPDFTransferModeReturnAsStream
@@ -91,6 +100,9 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
 	}()
 	if err != nil {
+		if perr := printParamsError(err, o.params); perr != nil {
+			return perr
+		}
 		if strings.Contains(err.Error(), "Printing failed") {
 			return report.Wrap(report.Conversion, err, "Chromium could not print the document")
 		}
