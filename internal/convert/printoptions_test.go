@@ -2,10 +2,10 @@ package convert
 
 import (
 	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
