@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -130,7 +131,11 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	opts, err := report.ParsePrintOptions(r.URL.Query())
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil { // r.URL.Query() would drop the bad pair, and an option with it
+		return report.Wrap(report.Validation, err, "the query string is malformed")
+	}
+	opts, err := report.ParsePrintOptions(q)
 	if err != nil {
 		return err
 	}
