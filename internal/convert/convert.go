@@ -240,10 +240,10 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if err := job.check(); err != nil {
 		return nil, err
 	}
-	if job.Type == report.PDF {
-		if err := job.Print.CheckFor(job.Type); err != nil {
-			return nil, err
-		}
+	if err := job.Print.CheckFor(job.Type); err != nil {
+		return nil, err
+	}
+	if job.Type == report.PDF && job.Print.IsZero() {
 		return openPDF(job.Src)
 	}
 	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
@@ -319,6 +319,9 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
 		}
+	case report.PDF: // with pageRanges, the only option a PDF takes
+		tmp.Close()
+		err = trimPDF(job.Src, job.Print.PageRanges, tmp.Name())
 	case report.PPT, report.PPTX:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {

@@ -175,3 +175,27 @@ func TestPrintOptionsCacheVariants(t *testing.T) {
 	_, err := m.PDF(testCtx(t), pdfJob)
 	wantKind(t, err, report.Validation)
 }
+
+func TestPrintOptionsPDFPageRanges(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	three := convertOK(t, m, printJob(t, report.HTML, []byte(threePages), ""))
+	pdf := convertOK(t, m, printJob(t, report.PDF, three, "pageRanges=2"))
+	if n := pdfInfo(t, pdf)["Pages"]; n != "1" {
+		t.Errorf("pageRanges=2 of a stored 3-page PDF: %s pages, want 1", n)
+	}
+	if text := pdfText(t, pdf); !strings.Contains(text, "page two") || strings.Contains(text, "page three") {
+		t.Errorf("pageRanges=2 kept %q", text)
+	}
+	if n := pdfInfo(t, convertOK(t, m, printJob(t, report.PDF, three, "pageRanges=1,3-9")))["Pages"]; n != "2" {
+		t.Errorf("pageRanges=1,3-9: %s pages, want 2", n)
+	}
+	_, err := m.PDF(testCtx(t), printJob(t, report.PDF, three, "pageRanges=4"))
+	if re := wantKind(t, err, report.Validation); !strings.Contains(re.Message, "3 pages") {
+		t.Errorf("message %q", re.Message)
+	}
+	// Without options the stored file itself, byte for byte.
+	if got := convertOK(t, m, printJob(t, report.PDF, three, "")); string(got) != string(three) {
+		t.Error("a PDF without options is not passed through unchanged")
+	}
+}

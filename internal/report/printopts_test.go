@@ -53,6 +53,13 @@ func TestPrintOptionsCheckFor(t *testing.T) {
 	if wait.CheckFor(HTML) != nil || KindOf(wait.CheckFor(MD)) != Validation {
 		t.Fatal("waits apply to HTML only")
 	}
+	pages := PrintOptions{PageRanges: "2"}
+	if pages.CheckFor(PDF) != nil || KindOf(pages.CheckFor(PPTX)) != Validation {
+		t.Fatal("a pdf takes pageRanges, a pptx not")
+	}
+	if both := (PrintOptions{PageRanges: "2", Scale: 2}); KindOf(both.CheckFor(PDF)) != Validation {
+		t.Fatal("a pdf takes only pageRanges")
+	}
 	land := PrintOptions{Landscape: true}
 	for _, ft := range []FileType{PDF, PPT, PPTX} {
 		if KindOf(land.CheckFor(ft)) != Validation || (PrintOptions{}).CheckFor(ft) != nil {

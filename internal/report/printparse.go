@@ -112,7 +112,7 @@ func (o PrintOptions) LastPage() int {
 
 // CheckFor refuses options that cannot apply to reports of type t, rather
 // than ignoring them: HTML takes every option; Markdown every one but the
-// waits (its engine runs no script); PDF, PPT and PPTX none yet.
+// waits (its engine runs no script); PDF only pageRanges; PPT and PPTX none yet.
 func (o PrintOptions) CheckFor(t FileType) error {
 	switch {
 	case o.IsZero() || t == HTML:
@@ -122,6 +122,14 @@ func (o PrintOptions) CheckFor(t FileType) error {
 			return Errorf(Validation, "waitForSelector and waitForExpression apply to HTML reports only: Markdown runs no script")
 		}
 		return nil
+	case t == PDF:
+		if rest := o; rest.PageRanges != "" {
+			rest.PageRanges = ""
+			if rest.IsZero() {
+				return nil
+			}
+		}
+		return Errorf(Validation, "a pdf report takes only the print option pageRanges (%s)", o.Key())
 	}
 	return Errorf(Validation, "print options apply to HTML and Markdown reports; this %s report takes none (%s)", t, o.Key())
 }

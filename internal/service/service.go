@@ -197,6 +197,9 @@ func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
 	if job.Type != report.PDF {
 		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
 	}
+	if !job.Print.IsZero() {
+		return nil, report.Errorf(report.Conversion, "this daemon has no PDF engines to apply print options")
+	}
 	return os.Open(job.Src)
 }
 func (passthrough) MarkdownHTML(context.Context, PDFJob) ([]byte, error) {
