@@ -153,14 +153,21 @@ Prints the path written.`,
 }
 
 func newReportsPDFCmd(f *Factory) *cobra.Command {
-	return newFetchCmd(f, fetchKind{
+	pf := &printFlags{}
+	cmd := newFetchCmd(f, fetchKind{
 		use:   "pdf ID [-o FILE]",
 		short: "Download a report converted to PDF",
 		long: `Download the report converted to PDF. Without -o it is saved in the current
 directory under the name the server gives (Content-Disposition). An existing
 file is never replaced unless --force is given; the file appears only once
-complete. Prints the path written.`,
-		get:      (*client.Client).PDF,
+complete. Prints the path written.
+
+Print options (HTML and Markdown reports; the wait flags HTML only) ask the
+daemon for a variant, e.g. --paper Letter --landscape --page-ranges 1-3.
+Flags not given are not sent: without any, the PDF is the default print.`,
+		get:      pf.get,
 		fallback: func(id int64) string { return "report-" + itoa(id) + ".pdf" },
 	})
+	pf.bind(cmd.Flags())
+	return cmd
 }

@@ -5,10 +5,13 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // Stream is a file coming from the server. The caller must Close it.
@@ -34,11 +37,25 @@ func (c *Client) Download(ctx context.Context, id int64) (*Stream, error) {
 
 // PDF fetches the report converted to PDF.
 func (c *Client) PDF(ctx context.Context, id int64) (*Stream, error) {
-	return c.stream(ctx, "/reports/"+itoa(id)+"/pdf")
+	return c.PrintPDF(ctx, id, report.PrintOptions{})
 }
 
-func (c *Client) stream(ctx context.Context, p string) (*Stream, error) {
-	resp, err := c.do(ctx, call{method: http.MethodGet, path: p, stream: true})
+// PrintPDF fetches the report converted to PDF with print options; the
+// zero options ask for the default print, as PDF does.
+func (c *Client) PrintPDF(ctx context.Context, id int64, opts report.PrintOptions) (*Stream, error) {
+	q, err := url.ParseQuery(opts.Key())
+	if err != nil {
+		return nil, err
+	}
+	return c.stream(ctx, "/reports/"+itoa(id)+"/pdf", q)
+}
+
+func (c *Client) stream(ctx context.Context, p string, query ...url.Values) (*Stream, error) {
+	cl := call{method: http.MethodGet, path: p, stream: true}
+	if len(query) > 0 && len(query[0]) > 0 {
+		cl.query = query[0]
+	}
+	resp, err := c.do(ctx, cl)
 	if err != nil {
 		return nil, err
 	}

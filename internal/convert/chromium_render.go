@@ -22,6 +22,10 @@ type printOpts struct {
 	params   page.PrintToPDFParams
 	noScript bool // the engine runs no script in the document (Markdown output)
 	allPanes bool // show every pane of a known multi-pane report (chromium_panes.go)
+
+	// waitForSelector and waitForExpression of the request (printoptions.go)
+	waitSelector, waitExpression string
+	waitMax                      time.Duration
 }
 
 // printOnce runs one attempt on a page of its own; crashed reports that the
@@ -84,6 +88,11 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 			return err
 		}
 	}
+	if o.waitSelector != "" || o.waitExpression != "" {
+		if err := waitFor(ctx, o); err != nil {
+			return err
+		}
+	}
 	if o.allPanes && !o.noScript {
 		if _, err := showPanes(ctx); err != nil {
 			return err
@@ -98,6 +107,9 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
 	}()
 	if err != nil {
+		if perr := printParamsError(err, o.params); perr != nil {
+			return perr
+		}
 		if strings.Contains(err.Error(), "Printing failed") {
 			return report.Wrap(report.Conversion, err, "Chromium could not print the document")
 		}

@@ -218,8 +218,9 @@ type Job struct {
 	ReportID   int64
 	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
 	Type       report.FileType
-	Src        string // absolute path of the stored original
-	ContentKey string // hex sha256 of the original's bytes
+	Src        string              // absolute path of the stored original
+	ContentKey string              // hex sha256 of the original's bytes
+	Print      report.PrintOptions // checked for Type by the caller (PrintOptions.CheckFor)
 }
 
 func (j Job) check() error {
@@ -239,10 +240,13 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if err := job.check(); err != nil {
 		return nil, err
 	}
-	if job.Type == report.PDF {
+	if err := job.Print.CheckFor(job.Type); err != nil {
+		return nil, err
+	}
+	if job.Type == report.PDF && job.Print.IsZero() {
 		return openPDF(job.Src)
 	}
-	path := m.cache.path(job.ReportID, job.ContentKey, m.variant)
+	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
 	if f := m.cache.open(path); f != nil {
 		m.met.cache(true)
 		return f, nil
@@ -315,8 +319,14 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
 		}
+	case report.PDF: // with pageRanges, the only option a PDF takes
+		tmp.Close()
+		err = trimPDF(job.Src, job.Print.PageRanges, tmp.Name())
 	case report.PPT, report.PPTX:
 		tmp.Close()
+		if err = job.Print.CheckFor(job.Type); err != nil {
+			return err
+		}
 		if err = checkPresentation(job.Src, job.Type); err == nil {
 			err = m.convertDeck(job, tmp.Name())
 		}
@@ -376,6 +386,9 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	defer leave()
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper), allPanes: allPanes(src)}
 	if job.Type == report.MD {
+		if err := job.Print.CheckFor(job.Type); err != nil {
+			return err
+		}
 		// Under the gate and the job's deadline, in a process that dies at it.
 		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
@@ -383,6 +396,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		// Markdown's output may hold raw HTML: the engine runs none of its script.
 		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
 	}
+	o.apply(job.Print, m.waitMax())
 	return m.chrome.print(m.ctx, src, o, out)
 }
 

@@ -70,7 +70,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 type engines struct{ m *convert.Manager }
 
 func (e engines) job(j service.PDFJob) convert.Job {
-	return convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey}
+	return convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
 }
 
 func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {

@@ -277,6 +277,15 @@ func TestPDFEndpoint(t *testing.T) {
 	md := e.MustUpload(p.ID, "a.md", report.MD, []byte("# x"))
 	// No engines in this stack: a clear ConversionError, not a crash.
 	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf", md.ID)), report.Conversion)
+	// Print options that cannot apply are refused, not ignored; parameters
+	// that are not print options leave the response as it was.
+	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?landscape=1", pdf.ID)), report.Validation)
+	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?pageRanges=1", pdf.ID)), report.Conversion) // no engines here
+	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?waitForSelector=%%23x", md.ID)), report.Validation)
+	r2 := e.Get(fmt.Sprintf("/api/reports/%d/pdf?scale=1&printBackground=true", pdf.ID))
+	if r2.StatusCode != 200 || !bytes.Equal(r2.Body, r.Body) || r2.Header.Get("Etag") != r.Header.Get("Etag") {
+		t.Fatalf("default-valued options changed the response: %d %v", r2.StatusCode, r2.Header)
+	}
 }
 
 func TestUpdateReport(t *testing.T) {

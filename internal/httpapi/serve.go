@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -90,6 +93,15 @@ func etagOf(rec report.ReportRecord) string {
 	return sum + "-" + string(rec.FileType)
 }
 
+// pdfETag names one printed variant of rec: today's for the default print.
+func pdfETag(rec report.ReportRecord, opts report.PrintOptions) string {
+	if opts.IsZero() {
+		return "pdf-" + etagOf(rec)
+	}
+	h := sha256.Sum256([]byte(opts.Key()))
+	return "pdf-" + etagOf(rec) + "-" + hex.EncodeToString(h[:8])
+}
+
 // original serves a report's stored file, with the Content-Disposition
 // that disposition gives for it (inline for preview, attachment for download).
 func (s *Server) original(disposition func(report.ReportRecord) string) func(http.ResponseWriter, *http.Request) error {
@@ -119,7 +131,15 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rec, f, err := s.svc.PDF(r.Context(), id)
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil { // r.URL.Query() would drop the bad pair, and an option with it
+		return report.Wrap(report.Validation, err, "the query string is malformed")
+	}
+	opts, err := report.ParsePrintOptions(q)
+	if err != nil {
+		return err
+	}
+	rec, f, err := s.svc.PDF(r.Context(), id, opts)
 	if err != nil {
 		return err
 	}
@@ -129,7 +149,7 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 		return report.Wrap(report.Storage, err, "cannot read the PDF")
 	}
 	name := strings.TrimSuffix(rec.FileName, path.Ext(rec.FileName)) + ".pdf"
-	s.serveFile(w, r, f, fi, "application/pdf", ContentDisposition("inline", name), "pdf-"+etagOf(rec))
+	s.serveFile(w, r, f, fi, "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts))
 	return nil
 }
 

@@ -45,6 +45,7 @@ type PDFJob struct {
 	Type       report.FileType
 	Src        string // absolute path of the original
 	ContentKey string // sha256 of the original
+	Print      report.PrintOptions
 }
 
 // Converter turns stored reports into PDFs (internal/convert).
@@ -130,16 +131,20 @@ func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord
 	return rec, f, fi, nil
 }
 
-// PDF returns the report as an open PDF file.
-func (s *Service) PDF(ctx context.Context, id int64) (report.ReportRecord, *os.File, error) {
+// PDF returns the report as an open PDF file, printed with opts.
+func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (report.ReportRecord, *os.File, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
+		return rec, nil, err
+	}
+	if err := opts.CheckFor(rec.FileType); err != nil {
 		return rec, nil, err
 	}
 	job, err := s.job(rec)
 	if err != nil {
 		return rec, nil, err
 	}
+	job.Print = opts
 	f, err := s.conv.PDF(ctx, job)
 	return rec, f, err
 }
@@ -191,6 +196,9 @@ type passthrough struct{}
 func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
 	if job.Type != report.PDF {
 		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
+	}
+	if !job.Print.IsZero() {
+		return nil, report.Errorf(report.Conversion, "this daemon has no PDF engines to apply print options")
 	}
 	return os.Open(job.Src)
 }
