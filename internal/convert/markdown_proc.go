@@ -191,17 +191,33 @@ func (p *mdRenderer) close() {
 }
 
 // render turns src into an HTML document in a child, which is killed if
-// ctx ends or timeout passes first. Errors are *report.Error.
+// ctx ends or timeout passes first. Errors are *report.Error. A warm child
+// that turns out to be dead (its pipe broken before it answered: killed
+// while idle, by the OOM killer say) is the renderer's fault, not the
+// document's: the job runs once more on a fresh child.
 func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Duration) ([]byte, error) {
-	c := p.get()
-	if c == nil {
-		var err error
-		if c, err = startMDChild(); err != nil {
-			return nil, report.Wrap(report.Conversion, err, "cannot start the Markdown renderer")
-		}
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	c := p.get()
+	warm := c != nil
+	for {
+		if c == nil {
+			var err error
+			if c, err = startMDChild(); err != nil {
+				return nil, report.Wrap(report.Conversion, err, "cannot start the Markdown renderer")
+			}
+		}
+		html, err, retry := p.renderOn(ctx, c, src, timeout)
+		if !retry || !warm {
+			return html, err
+		}
+		c, warm = nil, false
+	}
+}
+
+// renderOn runs one attempt on child c; retry reports that c was broken
+// before the document could have mattered.
+func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeout time.Duration) (html []byte, err error, retry bool) {
 	type result struct {
 		html []byte
 		err  error
@@ -217,21 +233,21 @@ func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Durati
 		switch {
 		case r.err == nil:
 			p.put(c)
-			return r.html, nil
+			return r.html, nil, false
 		case errors.As(r.err, &re):
 			p.put(c)
-			return nil, report.Wrap(report.Conversion, r.err, "cannot render the Markdown")
+			return nil, report.Wrap(report.Conversion, r.err, "cannot render the Markdown"), false
 		default:
 			c.kill()
-			return nil, report.Wrap(report.Conversion, r.err, "the Markdown renderer failed")
+			return nil, report.Wrap(report.Conversion, r.err, "the Markdown renderer failed"), ctx.Err() == nil
 		}
 	case <-ctx.Done():
 		c.kill() // ends the render; the goroutine above sees EOF
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, report.Wrap(report.Conversion, ctx.Err(), fmt.Sprintf(
-				"rendering the Markdown took longer than %s: the document is too costly to render", timeout))
+				"rendering the Markdown took longer than %s: the document is too costly to render", timeout)), false
 		}
-		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), false
 	}
 }

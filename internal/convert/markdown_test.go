@@ -96,3 +96,29 @@ func TestMarkdownRendererReusesChild(t *testing.T) {
 		}
 	}
 }
+
+// A warm child that died while idle is replaced, and the job still renders:
+// a dead renderer is not the document's fault.
+func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
+	p := newMDRenderer(1)
+	defer p.close()
+	p.warm()
+	if len(p.idle) != 1 {
+		t.Fatalf("%d idle renderers after warm, want 1", len(p.idle))
+	}
+	dead := p.idle[0].cmd.Process.Pid
+	if err := p.idle[0].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.idle[0].cmd.Wait()
+	html, err := p.render(testCtx(t), []byte("# After\n\ntext"), time.Minute)
+	if err != nil {
+		t.Fatalf("render after the warm child died: %v", err)
+	}
+	if !bytes.Contains(html, []byte("After</h1>")) {
+		t.Fatalf("render: %s", html)
+	}
+	if len(p.idle) != 1 || p.idle[0].cmd.Process.Pid == dead {
+		t.Fatalf("the dead child was not replaced by a fresh one")
+	}
+}
