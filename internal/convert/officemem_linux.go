@@ -17,7 +17,10 @@ import (
 // and its descendants.
 func peakRSS(pid int) int64 {
 	var peak int64
-	for _, p := range descendants(pid) {
+	if pid <= 0 {
+		return 0
+	}
+	for _, p := range append([]int{pid}, descendantsOf(pid)...) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
 		if err != nil {
 			continue
@@ -30,38 +33,6 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return peak
-}
-
-// descendants returns pid and every process below it.
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil || pid <= 0 {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')') // the command name may hold parens
-		if i < 0 {
-			continue
-		}
-		if f := bytes.Fields(b[i+1:]); len(f) > 1 {
-			ppid, _ := strconv.Atoi(string(f[1]))
-			children[ppid] = append(children[ppid], p)
-		}
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
-	}
-	return out
 }
 
 // nearMemoryCap reports whether the worker's peak reached half its cap:
