@@ -73,7 +73,7 @@ func (s *Store) loadReports(tx *bolt.Tx, rs []report.ReportRecord) error {
 		if err := index.Put(pairKey(r.ProjectID, r.ID), nil); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketLatest).Put(latestKey(r.ProjectID, ptrTo(rowOf(r)), r.ID), nil); err != nil {
+		if err := putLatest(tx, r.ProjectID, ptrTo(rowOf(r)), r.ID); err != nil {
 			return err
 		}
 		if err := bk.Put(idKey(r.ID), b); err != nil {

@@ -34,6 +34,12 @@ type reportRow struct {
 	Commit   string `json:"c,omitempty"`
 	BuildURL string `json:"l,omitempty"`
 	BuildID  string `json:"i,omitempty"`
+	// What the upload was recognised as (summary.go); unset when unknown.
+	Generator string `json:"g,omitempty"`
+	Lines     *int64 `json:"y,omitempty"` // line coverage in hundredths of a percent
+	Passed    *int64 `json:"o,omitempty"`
+	Failed    *int64 `json:"x,omitempty"`
+	Skipped   *int64 `json:"z,omitempty"`
 }
 
 // updateProjectRow reads project id's row, lets change edit it and stores
@@ -101,6 +107,7 @@ func withMeta(r *report.Report, row *reportRow) {
 	}
 	r.Branch, r.Commit = optional(row.Branch), optional(row.Commit)
 	r.BuildURL, r.BuildID = optional(row.BuildURL), optional(row.BuildID)
+	r.Generator, r.Summary = row.Generator, summaryOf(row)
 }
 
 func optional(s string) *string {
@@ -122,12 +129,15 @@ func encodeReport(r report.ReportRecord) ([]byte, error) {
 }
 
 func rowOf(r report.ReportRecord) reportRow {
-	return reportRow{
+	row := reportRow{
 		Project: r.ProjectID, Name: r.FileName, Type: string(r.FileType), Path: r.FilePath,
 		Uploaded: r.UploadTime.Unix(), Size: r.Size, SHA256: r.SHA256,
 		Label: r.Name, Branch: deref(r.Branch), Commit: deref(r.Commit),
 		BuildURL: deref(r.BuildURL), BuildID: deref(r.BuildID),
+		Generator: r.Generator,
 	}
+	setSummary(&row, r.Summary)
+	return row
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -92,6 +92,16 @@ func scanReportRow(b []byte, row *reportRow) bool {
 			return s.str(&row.BuildURL)
 		case 'i':
 			return s.str(&row.BuildID)
+		case 'g':
+			return s.str(&row.Generator)
+		case 'y':
+			return s.optInt(&row.Lines)
+		case 'o':
+			return s.optInt(&row.Passed)
+		case 'x':
+			return s.optInt(&row.Failed)
+		case 'z':
+			return s.optInt(&row.Skipped)
 		}
 		return false
 	})
@@ -274,5 +284,21 @@ func (s *rowScanner) int(dst *int64) bool {
 		return false
 	}
 	*dst = v
+	return true
+}
+
+// optInt reads an integer or null into an optional field.
+func (s *rowScanner) optInt(dst **int64) bool {
+	s.space()
+	if s.i+4 <= len(s.b) && string(s.b[s.i:s.i+4]) == "null" {
+		s.i += 4
+		*dst = nil
+		return true
+	}
+	var v int64
+	if !s.int(&v) {
+		return false
+	}
+	*dst = &v
 	return true
 }

@@ -36,6 +36,11 @@ type Report struct {
 	Commit   *string `json:"commit"`
 	BuildURL *string `json:"buildUrl"`
 	BuildID  *string `json:"buildId"`
+	// Generator is the tool that wrote the report ("coverage.py",
+	// "mochawesome", "pytest-html", "jacoco", "istanbul") and Summary its
+	// headline figures, when the upload was recognised; omitted otherwise.
+	Generator string   `json:"generator,omitempty"`
+	Summary   *Summary `json:"summary,omitempty"`
 	// DashboardURL is the absolute link to the report's dashboard page,
 	// filled in by the HTTP layer (public_url, or the request's host).
 	DashboardURL string `json:"dashboardUrl,omitempty"`
