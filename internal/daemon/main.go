@@ -118,6 +118,7 @@ func (m *Server) Open(ctx context.Context) error {
 		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
 		PublicURL:        c.PublicURL,
 		Pace:             c.pace(),
+		Badges:           c.Badges.http(),
 	}
 	if c.Dashboard {
 		hc.Dashboard = web.Handler()

@@ -33,6 +33,8 @@ type Config struct {
 	PublicURL string
 	// Pace bounds how slowly request bodies may arrive.
 	Pace Pace
+	// Badges configures the badge links (badge.go).
+	Badges Badges
 }
 
 // Observer hears about every finished request (for metrics).
@@ -153,10 +155,13 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 
 	h("GET", "/api/openapi.json", s.openAPI)
+	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go
+	h("GET", "/p/{project}", s.stable)           // not /p/{project}/ by redirect
 	h("GET", "/uploads/", s.static)
 
 	s.mux.HandleFunc("/api/", s.unrouted)
 	s.mux.HandleFunc("/uploads/", s.unrouted)
+	s.mux.HandleFunc("/p/", s.unrouted)
 	if s.cfg.Metrics != nil {
 		s.mux.Handle("GET /metrics", s.cfg.Metrics)
 	}

@@ -1,0 +1,145 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Stable links (docs/links.md): under /p/{project}/ the newest report of a
+// project, optionally of one name and/or branch, by a URL that never
+// changes.
+//
+//	/p/{project}/latest[/{name}][/{action}]   302 to the newest match
+//	/p/{project}[/{name}]/badge.svg|.json     its badge (badge.go)
+//
+// {project} is an id, or a name that exactly one project has. Actions are
+// reserved words; a report whose name is one is reached with ?name=.
+// ?branch= narrows to one branch (empty: any).
+
+// Actions of /latest, and where each sends the client ("" is the dashboard).
+var latestActions = map[string]string{
+	"":         "",
+	"pdf":      "pdf",
+	"download": "download",
+	"preview":  "preview",
+	"site":     "site", // reserved for HTML sites
+}
+
+const (
+	badgeSVG  = "badge.svg"
+	badgeJSON = "badge.json"
+)
+
+// link is a parsed /p/ path.
+type link struct {
+	project string // the reference as given
+	name    *string
+	branch  *string
+	action  string // "", pdf, download, preview, site, badge.svg, badge.json
+}
+
+// parseLink reads /p/{project}/... into a link. Segments are unescaped one
+// by one, so a name may hold an escaped "/".
+func parseLink(r *http.Request) (link, error) {
+	rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/p/")
+	segs := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	for i, s := range segs {
+		v, err := url.PathUnescape(s)
+		if err != nil {
+			return link{}, report.Errorf(report.Validation, "bad escape in %q", s)
+		}
+		segs[i] = v
+	}
+	l := link{project: segs[0]}
+	segs = segs[1:]
+	isAction := func(s string) bool { _, ok := latestActions[s]; return ok && s != "" }
+	isBadge := func(s string) bool { return s == badgeSVG || s == badgeJSON }
+	notFound := report.Errorf(report.NotFound, "no such link: %s (see /p/{project}/latest[/{name}][/pdf|download|preview] and /p/{project}[/{name}]/badge.svg)", r.URL.Path)
+	switch {
+	case len(segs) == 1 && isBadge(segs[0]):
+		l.action = segs[0]
+	case len(segs) == 2 && isBadge(segs[1]) && segs[0] != "latest":
+		l.name, l.action = &segs[0], segs[1]
+	case len(segs) >= 1 && segs[0] == "latest":
+		switch segs = segs[1:]; {
+		case len(segs) == 0:
+		case len(segs) == 1 && (isAction(segs[0]) || isBadge(segs[0])):
+			l.action = segs[0]
+		case len(segs) == 1:
+			l.name = &segs[0]
+		case len(segs) == 2 && (isAction(segs[1]) || isBadge(segs[1])):
+			l.name, l.action = &segs[0], segs[1]
+		default:
+			return link{}, notFound
+		}
+	default:
+		return link{}, notFound
+	}
+	q := r.URL.Query()
+	if v := q.Get("name"); v != "" {
+		if l.name != nil && *l.name != v {
+			return link{}, report.Errorf(report.Validation, "the path names report %q and ?name= %q: give one", *l.name, v)
+		}
+		l.name = &v
+	}
+	if v := q.Get("branch"); v != "" {
+		l.branch = &v
+	}
+	return l, nil
+}
+
+// newest resolves l to its newest report.
+func (s *Server) newest(r *http.Request, l link) (report.Report, error) {
+	id, err := s.svc.ResolveProject(r.Context(), l.project)
+	if err != nil {
+		return report.Report{}, err
+	}
+	return s.svc.Latest(r.Context(), report.LatestQuery{Project: id, Name: l.name, Branch: l.branch})
+}
+
+// stable answers every GET under /p/.
+func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
+	l, err := parseLink(r)
+	if err == nil && (l.action == badgeSVG || l.action == badgeJSON) {
+		return s.badge(w, r, l)
+	}
+	if err != nil {
+		return err
+	}
+	if l.action == "site" {
+		return report.Errorf(report.NotFound, "HTML sites are not supported yet: /latest/site is reserved for them")
+	}
+	rep, err := s.newest(r, l)
+	if err != nil {
+		return err
+	}
+	base := s.dashboardBase(r)
+	target := base + "/#/reports/" + strconv.FormatInt(rep.ID, 10)
+	if l.action != "" {
+		target = base + "/api/reports/" + strconv.FormatInt(rep.ID, 10) + "/" + l.action
+		if l.action == "pdf" {
+			target += forwardQuery(r.URL.Query())
+		}
+	}
+	h := w.Header()
+	h.Set("Location", target)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Report-Id", strconv.FormatInt(rep.ID, 10))
+	w.WriteHeader(http.StatusFound)
+	return nil
+}
+
+// forwardQuery is the query without the link's own parameters, for the
+// PDF's print options (?paper=, ?landscape=, …).
+func forwardQuery(q url.Values) string {
+	q.Del("name")
+	q.Del("branch")
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
