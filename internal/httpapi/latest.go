@@ -42,12 +42,18 @@ type link struct {
 	action  string // "", pdf, download, preview, site, badge.svg, badge.json
 }
 
-// parseLink reads /p/{project}/... into a link. Segments are unescaped one
-// by one, so a name may hold an escaped "/".
+// parseLink reads /p/{project}/... into a link. A malformed link is an
+// error (an error body, for badges too); a well-formed one may still name
+// nothing. An escaped "/" (%2F) in a segment is refused, as everywhere in
+// the API, since proxies and routers disagree on it: a report name with a
+// slash is reached with ?name=, a project with one by its id.
 func parseLink(r *http.Request) (link, error) {
 	rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/p/")
 	segs := strings.Split(strings.TrimSuffix(rest, "/"), "/")
 	for i, s := range segs {
+		if strings.Contains(strings.ToUpper(s), "%2F") {
+			return link{}, report.Errorf(report.Validation, "an escaped / in %q: give a report name with / as ?name=, a project by its id", s)
+		}
 		v, err := url.PathUnescape(s)
 		if err != nil {
 			return link{}, report.Errorf(report.Validation, "bad escape in %q", s)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reportd/reportd/internal/apitest"
 	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -173,6 +174,8 @@ func TestLatestRedirects(t *testing.T) {
 		"/p/web/elsewhere":                  report.NotFound,
 		"/p/web":                            report.NotFound,
 		"/p/web/latest/coverage?name=tests": report.Validation,
+		"/p/web/latest/a%2Fb":               report.Validation,
+		"/p/web/a%2fb/badge.svg":            report.Validation, // malformed: an error body, not a badge
 	} {
 		wantError(t, noFollow(t, l.Env, path), kind)
 	}
@@ -283,5 +286,28 @@ func TestBadges(t *testing.T) {
 	}
 	if texts, _ := svgTexts(t, now.Body); len(texts) != 2 || texts[1] != "87.5%" {
 		t.Fatalf("badge after a new JaCoCo upload: %q", texts)
+	}
+}
+
+// Links and badges are reads: with auth.reads they need the token, and a
+// badge is then only privately cacheable.
+func TestLinksNeedTheTokenWithAuthReads(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{HTTP: func(c *httpapi.Config) { c.AuthToken, c.AuthReads = "s3cret", true }})
+	p, err := e.Svc.CreateProject(t.Context(), report.ProjectCreate{Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Svc.UploadReport(t.Context(), report.ReportUpload{ProjectID: p.ID, FileType: report.MD,
+		File: report.Upload{FileName: "a.md", Body: strings.NewReader("# a\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, noFollow(t, e, "/p/web/latest"), report.Unauthorized)
+	wantError(t, noFollow(t, e, "/p/web/badge.svg"), report.Unauthorized)
+	r := noFollow(t, e, "/p/web/badge.svg", "Authorization", "Bearer s3cret")
+	if r.StatusCode != 200 || r.Header.Get("Cache-Control") != "private, max-age=60" {
+		t.Fatalf("badge with the token: %d %q", r.StatusCode, r.Header.Get("Cache-Control"))
+	}
+	if r := noFollow(t, e, "/p/web/latest", "Authorization", "Bearer s3cret"); r.StatusCode != http.StatusFound {
+		t.Fatalf("link with the token: %d %s", r.StatusCode, r.Body)
 	}
 }
