@@ -22,7 +22,10 @@ type uploadResult struct {
 	PreviewURL  string `json:"previewUrl,omitempty"`
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// LatestURL is the stable link to the newest report of this project,
+	// name and branch (docs/links.md).
+	LatestURL string `json:"latestUrl,omitempty"`
+	Error     string `json:"error,omitempty"`
 
 	err error
 }
@@ -117,6 +120,7 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	}
 	res.Report = &r
 	res.PreviewURL, res.DownloadURL, res.PDFURL = c.PreviewURL(r.ID), c.DownloadURL(r.ID), c.PDFURL(r.ID)
+	res.LatestURL = latestURL(&r)
 	return res
 }
 
