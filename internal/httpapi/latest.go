@@ -20,13 +20,13 @@ import (
 // reserved words; a report whose name is one is reached with ?name=.
 // ?branch= narrows to one branch (empty: any).
 
-// Actions of /latest, and where each sends the client ("" is the dashboard).
-var latestActions = map[string]string{
-	"":         "",
-	"pdf":      "pdf",
-	"download": "download",
-	"preview":  "preview",
-	"site":     "site", // reserved for HTML sites
+// Actions of /latest: each sends the client to /api/reports/{id}/{action};
+// without one, the link goes to the dashboard page.
+var latestActions = map[string]bool{
+	"pdf":      true,
+	"download": true,
+	"preview":  true,
+	"site":     true, // reserved for HTML sites: NotFoundError until they exist
 }
 
 const (
@@ -62,7 +62,7 @@ func parseLink(r *http.Request) (link, error) {
 	}
 	l := link{project: segs[0]}
 	segs = segs[1:]
-	isAction := func(s string) bool { _, ok := latestActions[s]; return ok && s != "" }
+	isAction := func(s string) bool { return latestActions[s] }
 	isBadge := func(s string) bool { return s == badgeSVG || s == badgeJSON }
 	notFound := report.Errorf(report.NotFound, "no such link: %s (see /p/{project}/latest[/{name}][/pdf|download|preview] and /p/{project}[/{name}]/badge.svg)", r.URL.Path)
 	switch {
