@@ -86,7 +86,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
-		preflight(w, r)
+		s.preflight(w, r)
 		return
 	}
 	if err := s.authorize(r); err != nil {
@@ -109,16 +109,23 @@ func canonicalPath(p string) bool {
 	return p == c || p == c+"/"
 }
 
-func preflight(w http.ResponseWriter, r *http.Request) {
+// preflight answers OPTIONS: the methods routed on this path, as Allow
+// and Access-Control-Allow-Methods (every method where nothing is routed,
+// so a browser's preflight of a mistyped path still gets its error body).
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	methods := "GET, HEAD, POST, PUT, DELETE, OPTIONS"
+	if allow := s.allowed(r); len(allow) > 0 {
+		methods = strings.Join(append(allow, "OPTIONS"), ", ")
+	}
+	h.Set("Access-Control-Allow-Methods", methods)
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
 		h.Set("Access-Control-Allow-Headers", req)
 	} else {
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Range, If-None-Match, If-Modified-Since")
 	}
 	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	h.Set("Allow", methods)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -159,6 +166,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/uploads/", s.unrouted)
 	if s.cfg.Metrics != nil {
 		s.mux.Handle("GET /metrics", s.cfg.Metrics)
+		s.mux.HandleFunc("/metrics", s.unrouted) // other methods: 405 with Allow
 	}
 	if s.cfg.Dashboard != nil {
 		s.mux.Handle("/", s.cfg.Dashboard)
@@ -178,6 +186,18 @@ func (s *Server) refuse(method, path string) {
 // when the path exists under another method, else NotFoundError. Allow
 // lists the methods that have a route here, refusals excluded.
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	allow := s.allowed(r)
+	if len(allow) == 0 {
+		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
+	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+}
+
+// allowed lists the methods that have a route on r's path, refusals
+// excluded (HEAD with GET).
+func (s *Server) allowed(r *http.Request) []string {
 	var allow []string
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
 		probe := r.Clone(r.Context())
@@ -189,12 +209,7 @@ func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if len(allow) == 0 {
-		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
-		return
-	}
-	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
-	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+	return allow
 }
 
 // getByID answers GET .../{id} with what get returns for the id.
