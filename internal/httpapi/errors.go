@@ -58,7 +58,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *report.Error
 	if !errors.As(err, &e) || e.Err != nil || kind == report.Internal || kind == report.Storage {
 		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",
-			slog.String("id", requestID(r.Context())), slog.String("kind", string(kind)), slog.String("err", err.Error()))
+			slog.String("id", requestID(r.Context())), slog.String("type", string(kind)), slog.String("err", err.Error()))
 	}
 	if kind == report.Unauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)

@@ -186,6 +186,10 @@ func (s *Server) refuse(method, path string) {
 // when the path exists under another method, else NotFoundError. Allow
 // lists the methods that have a route here, refusals excluded.
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	if !strings.Contains(r.Pattern, " ") {
+		// A catch-all ("/api/", "/metrics"): logged and counted as one route.
+		r.Pattern = "unmatched"
+	}
 	allow := s.allowed(r)
 	if len(allow) == 0 {
 		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
