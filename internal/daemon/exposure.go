@@ -81,6 +81,17 @@ func checkExposure(c Config, ln net.Addr, log *slog.Logger) error {
 	return nil
 }
 
+// notePublicURL warns when reportd listens beyond loopback without
+// public_url: links it hands out (dashboardUrl, redirects) then follow each
+// request's Host and scheme, which behind a TLS proxy is not what users open.
+func notePublicURL(c Config, ln net.Addr, log *slog.Logger) {
+	if c.PublicURL != "" || loopbackOnly(ln) {
+		return
+	}
+	log.Warn("public_url is not set: report links (dashboardUrl) are built from each request's Host as http://; "+
+		"behind a proxy or with TLS set public_url (REPORTD_PUBLIC_URL) to the address users open", "addr", ln.String())
+}
+
 // limitConnections caps the connections served at once (0: no cap);
 // further ones wait in the kernel's accept queue.
 func limitConnections(ln net.Listener, max int) net.Listener {

@@ -110,6 +110,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if err := checkExposure(c, m.ln.Addr(), m.Log); err != nil {
 		return err
 	}
+	notePublicURL(c, m.ln.Addr(), m.Log)
 	hc := httpapi.Config{
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
