@@ -195,3 +195,11 @@ func FormatAgeDays(days int) string {
 	}
 	return strconv.Itoa(days) + "d"
 }
+
+// RetentionView is a project's retention as GET and PUT
+// /api/projects/{id}/retention answer it: the stored fields (null:
+// inherited) and the policy that applies after inheritance.
+type RetentionView struct {
+	Retention
+	Effective Policy `json:"effective"`
+}
