@@ -21,6 +21,7 @@ func newProjectsCmd(f *Factory) *cobra.Command {
 		newProjectsCreateCmd(f),
 		newProjectsUpdateCmd(f),
 		newProjectsDeleteCmd(f),
+		newProjectsRetentionCmd(f),
 	)
 	return cmd
 }
