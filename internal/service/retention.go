@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -139,9 +140,12 @@ func (s *Service) pruned(res report.PruneResult, req PruneRequest, start time.Ti
 	if req.ProjectID != nil {
 		attrs = append(attrs, "project", *req.ProjectID)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		s.log.Info("retention pass interrupted (shutdown or the client went away)", attrs...)
+	case err != nil:
 		s.log.Warn("retention pass stopped", append(attrs, "err", err)...)
-	} else {
+	default:
 		s.log.Info("retention pass", attrs...)
 	}
 	if s.cfg.OnPrune != nil {
