@@ -59,6 +59,7 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		newProjectsCmd(f),
 		newReportsCmd(f),
 		newUploadCmd(f),
+		newPruneCmd(f),
 		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut}),
 	} {
 		c.GroupID = "api"

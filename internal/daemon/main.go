@@ -42,6 +42,8 @@ type Server struct {
 	http     *http.Server
 	ln       net.Listener
 
+	retention *retentionMetrics
+
 	// Metrics is the daemon's one Prometheus registry (nil until Open);
 	// engines register their collectors on Metrics.Registry.
 	Metrics *metrics.Metrics
@@ -70,6 +72,7 @@ func (m *Server) Open(ctx context.Context) error {
 		return err
 	}
 	m.Metrics = metrics.New()
+	m.retention = newRetentionMetrics(m.Metrics.Registry)
 	var conv service.Converter // nil: PDFs pass through, nothing converts
 	if !m.Hooks.NoEngines {
 		if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
@@ -91,6 +94,8 @@ func (m *Server) Open(ctx context.Context) error {
 		ConvertOnUpload:       c.ConvertOnUpload,
 		Clock:                 clock,
 		Logger:                m.Log,
+		Retention:             c.retentionPolicy(),
+		OnPrune:               m.retention.observe,
 	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
@@ -174,6 +179,16 @@ func (m *Server) Run(ctx context.Context) error {
 	wctx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
 	go m.watchdog(wctx)
+	// The sweeper stops with ctx; a pass in progress ends after the report
+	// it is deleting, and Run waits for it before returning.
+	swept := make(chan struct{})
+	sctxSweep, stopSweep := context.WithCancel(ctx)
+	if iv := m.Config.Retention.Interval; iv > 0 {
+		go func() { defer close(swept); m.sweep(sctxSweep, iv) }()
+	} else {
+		close(swept)
+	}
+	defer func() { stopSweep(); <-swept }()
 	select {
 	case err := <-errc:
 		notify(m.Log, sd.SdNotifyStopping)

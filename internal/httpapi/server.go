@@ -145,6 +145,10 @@ func (s *Server) routes() {
 	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
 	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
+	h("GET", "/api/projects/{id}/retention", s.getRetention)
+	h("PUT", "/api/projects/{id}/retention", s.putRetention)
+	h("POST", "/api/projects/{id}/prune", s.pruneProject)
+	h("POST", "/api/prune", s.pruneAll)
 
 	h("GET", "/api/reports/ping", s.ping)
 	s.refuse("PUT", "/api/reports/ping")    // not PUT /api/reports/{id}
