@@ -14,7 +14,7 @@ type StatusMode string
 const (
 	// StatusSpec answers every error with 500, as api-spec.md §7 says.
 	StatusSpec StatusMode = "spec"
-	// StatusConventional uses 400/401/404/405/408/413/421/502/503 for monitoring that counts 5xx.
+	// StatusConventional uses 400/401/403/404/405/408/413/421/502/503 for monitoring that counts 5xx.
 	StatusConventional StatusMode = "conventional"
 )
 
@@ -23,6 +23,7 @@ var conventional = map[report.Kind]int{
 	report.Validation:       http.StatusBadRequest,
 	report.PayloadTooLarge:  http.StatusRequestEntityTooLarge,
 	report.Unauthorized:     http.StatusUnauthorized,
+	report.Forbidden:        http.StatusForbidden,
 	report.MethodNotAllowed: http.StatusMethodNotAllowed,
 	report.Conversion:       http.StatusBadGateway,
 	report.Unavailable:      http.StatusServiceUnavailable,

@@ -135,6 +135,9 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 	projects := slices.Clone(sp.Projects)
 	slices.Sort(projects)
 	projects = slices.Compact(projects)
+	if projects == nil {
+		projects = []int64{}
+	}
 	t := Token{ID: id, Name: sp.Name, Scope: sp.Scope, Projects: projects, CreatedAt: now}
 	if sp.Expires > 0 {
 		e := now.Add(sp.Expires)
