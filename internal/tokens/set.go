@@ -26,6 +26,7 @@ type Set struct {
 
 	mu   sync.RWMutex
 	byID map[string]Record
+	live int // records not revoked: Enabled is asked on every request
 }
 
 // Load reads every token from store.
@@ -37,6 +38,9 @@ func Load(store Store) (*Set, error) {
 	s := &Set{store: store, now: time.Now, byID: make(map[string]Record, len(recs))}
 	for _, r := range recs {
 		s.byID[r.ID] = r
+		if r.RevokedAt == nil {
+			s.live++
+		}
 	}
 	return s, nil
 }
@@ -51,12 +55,7 @@ func (s *Set) SetClock(now func() time.Time) { s.now = now }
 func (s *Set) Enabled() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, r := range s.byID {
-		if r.RevokedAt == nil {
-			return true
-		}
-	}
-	return false
+	return s.live > 0
 }
 
 // Authenticate checks a presented bearer secret. Every failure is an
@@ -149,6 +148,7 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 	}
 	s.mu.Lock()
 	s.byID[id] = rec
+	s.live++
 	s.mu.Unlock()
 	return t, secret, nil
 }
@@ -193,6 +193,7 @@ func (s *Set) Revoke(id string) (Token, error) {
 		return Token{}, err
 	}
 	s.byID[id] = r
+	s.live--
 	return r.Token, nil
 }
 

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,4 +81,52 @@ func TestParseExpiry(t *testing.T) {
 			t.Errorf("%q accepted", in)
 		}
 	}
+}
+
+// Requests check tokens while others are created and revoked (run with -race).
+func TestSetConcurrent(t *testing.T) {
+	set, _ := Load(newLockedStore())
+	_, secret, _ := set.Create(Spec{Scope: Upload, Projects: []int64{1}})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 200 {
+				if p, err := set.Authenticate(secret); err != nil || !p.Covers(1) || p.Covers(2) {
+					t.Errorf("%+v %v", p, err)
+					return
+				}
+				set.Enabled()
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			tok, _, _ := set.Create(Spec{Scope: Read})
+			set.List()
+			set.Revoke(tok.ID)
+		}
+	})
+	wg.Wait()
+	if !set.Enabled() || len(set.List()) != 51 {
+		t.Fatalf("enabled %v, %d tokens", set.Enabled(), len(set.List()))
+	}
+}
+
+type lockedStore struct {
+	mu sync.Mutex
+	m  memStore
+}
+
+func newLockedStore() *lockedStore { return &lockedStore{m: memStore{}} }
+
+func (l *lockedStore) PutToken(r Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.PutToken(r)
+}
+
+func (l *lockedStore) Tokens() ([]Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.Tokens()
 }
