@@ -61,8 +61,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",
 			slog.String("id", requestID(r.Context())), slog.String("kind", string(kind)), slog.String("err", err.Error()))
 	}
-	if kind == report.Unauthorized {
+	switch kind {
+	case report.Unauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
+	case report.Forbidden: // RFC 6750 §3.1
+		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd", error="insufficient_scope"`)
 	}
 	// Headers for a file that was about to be served must not leak into the error.
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {

@@ -272,6 +272,9 @@ func checkCell(t *testing.T, mode httpapi.StatusMode, cell string, r *apitest.Re
 	if want == report.Unauthorized && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 		t.Errorf("%s: 401 without WWW-Authenticate: Bearer", cell)
 	}
+	if want == report.Forbidden && !strings.Contains(r.Header.Get("WWW-Authenticate"), `error="insufficient_scope"`) {
+		t.Errorf("%s: 403 without WWW-Authenticate: Bearer error=\"insufficient_scope\"", cell)
+	}
 	if want == report.Forbidden && !strings.Contains(body.Error, "scope") && !strings.Contains(body.Error, "limited to projects") {
 		t.Errorf("%s: the 403 does not say what is missing: %s", cell, body.Error)
 	}
