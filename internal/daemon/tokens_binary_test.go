@@ -92,6 +92,13 @@ func TestTokenCommands(t *testing.T) {
 	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	log := p.Log()
+	if !strings.Contains(log, "token created") || !strings.Contains(log, created.Token.ID) {
+		t.Errorf("the daemon's log does not record the token by id:\n%s", log)
+	}
+	if strings.Contains(log, adminSecret[21:]) || strings.Contains(log, created.Secret[21:]) || strings.Contains(log, "rpt_") {
+		t.Errorf("the daemon's log holds a secret:\n%s", log)
+	}
 	// Offline again: the list shows what the daemon wrote.
 	out, _ = runReportd(t, true, "token", "list", "--json", "--data-dir", dir)
 	var ts []tokens.Token

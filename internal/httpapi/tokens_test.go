@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -160,6 +161,8 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/uploads/covers/1/x.png", scope: tokens.Read, project: true},
 	{method: "GET", path: "/metrics", scope: tokens.Read, global: true},
 	{method: "PUT", path: "/api/reports/ping", anyone: true},
+	{method: "DELETE", path: "/api/reports/ping", anyone: true},
+	{method: "POST", path: "/uploads/reports/1.md", anyone: true},
 	{method: "GET", path: "/api/nowhere", anyone: true},
 	{method: "POST", path: "/api/nowhere", anyone: true},
 	{method: "GET", path: "/", scope: 0},
@@ -207,6 +210,45 @@ func (rt route) want(scope tokens.Scope, presents bool, limit int64, reads bool)
 		return report.Forbidden
 	}
 	return ""
+}
+
+// patternOf is the mux pattern a row of tokenRoutes exercises.
+func (rt route) patternOf() string {
+	m := rt.method
+	if m == "HEAD" {
+		m = "GET"
+	}
+	p, _, _ := strings.Cut(rt.path, "?")
+	switch {
+	case strings.HasPrefix(p, "/uploads/"):
+		if m == "GET" {
+			return "GET /uploads/"
+		}
+		return "/uploads/"
+	case p == "/api/nowhere":
+		return "/api/"
+	case p == "/":
+		return "/"
+	}
+	p = regexp.MustCompile(`/\d+`).ReplaceAllString(p, "/{id}")
+	return m + " " + p
+}
+
+// TestTokenRoutesCoverTheMatrix: the test below walks every row of the
+// access matrix (and the matrix has a row for every route: New panics).
+func TestTokenRoutesCoverTheMatrix(t *testing.T) {
+	// The two deletes make a fresh target each time (path2).
+	covered := map[string]bool{"DELETE /api/projects/{id}": true, "DELETE /api/reports/{id}": true}
+	for _, rt := range tokenRoutes {
+		if rt.path2 == nil {
+			covered[rt.patternOf()] = true
+		}
+	}
+	for _, p := range httpapi.AccessPatterns() {
+		if !covered[p] {
+			t.Errorf("no row of tokenRoutes exercises %q", p)
+		}
+	}
 }
 
 // TestTokenScopesMatrix: every route × every kind of caller, in both
