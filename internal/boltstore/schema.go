@@ -22,15 +22,15 @@ var (
 	// uploaded that day (in the daemon's zone); gives todayNewReports.
 	bucketProjectDays = []byte("project_days")
 
-	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest}
+	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest, bucketTokens}
 )
 
 var keyStorageVersion = []byte("storage_version")
 
 // storageVersion is the schema this code reads and writes. A newer file is
 // refused; an older one would be migrated here, step by step.
-// Version 2 added bucketLatest (latest.go).
-const storageVersion uint64 = 2
+// Version 2 added bucketLatest (latest.go), version 3 bucketTokens (tokens.go).
+const storageVersion uint64 = 3
 
 func initSchema(tx *bolt.Tx) error {
 	for _, name := range allBuckets {
@@ -47,10 +47,18 @@ func initSchema(tx *bolt.Tx) error {
 		return fmt.Errorf("corrupt storage version %x", v)
 	case binary.BigEndian.Uint64(v) > storageVersion:
 		return fmt.Errorf("store has storage version %d, this build reads up to %d: upgrade reportd", binary.BigEndian.Uint64(v), storageVersion)
-	case binary.BigEndian.Uint64(v) == 1:
+	}
+	if binary.BigEndian.Uint64(v) == 1 {
 		if err := buildLatest(tx); err != nil {
 			return fmt.Errorf("storage version 2: build the latest index: %w", err)
 		}
+	}
+	if binary.BigEndian.Uint64(v) <= 2 {
+		if err := tokensUpgrade(tx); err != nil {
+			return fmt.Errorf("storage version 3: the tokens bucket: %w", err)
+		}
+	}
+	if binary.BigEndian.Uint64(v) < storageVersion {
 		return meta.Put(keyStorageVersion, u64(storageVersion))
 	}
 	return nil

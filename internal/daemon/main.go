@@ -21,6 +21,7 @@ import (
 	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/tokens"
 	"github.com/reportd/reportd/internal/version"
 	"github.com/reportd/reportd/internal/web"
 )
@@ -36,6 +37,8 @@ type Server struct {
 	files *files.Dir
 	svc   *service.Service
 	conv  *convert.Manager
+	// tokens are the scoped API tokens, loaded from the store.
+	tokens *tokens.Set
 	// adminKey authorises /admin/backup for whoever can read the data
 	// directory's serve file (the daemon's user, root), token or not.
 	adminKey string
@@ -100,6 +103,9 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}
+	if m.tokens, err = tokens.Load(m.store); err != nil {
+		return fmt.Errorf("load tokens: %w", err)
+	}
 	m.svc = service.New(sc, m.store, m.files, conv)
 	removed, err := m.svc.Sweep(ctx)
 	if err != nil {
@@ -112,7 +118,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
-	if err := checkExposure(c, m.ln.Addr(), m.Log); err != nil {
+	if err := checkExposure(c, m.ln.Addr(), m.Log, m.tokens.Enabled()); err != nil {
 		return err
 	}
 	notePublicURL(c, m.ln.Addr(), m.Log)
@@ -120,6 +126,7 @@ func (m *Server) Open(ctx context.Context) error {
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
 		AuthReads:        c.Auth.Reads,
+		Tokens:           m.tokens,
 		HTMLAllowScripts: c.HTMLScripts,
 		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
 		PublicURL:        c.PublicURL,
@@ -138,7 +145,8 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log}
+		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
 	m.http = &http.Server{

@@ -11,14 +11,17 @@ import (
 
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // Config holds the HTTP layer's switches.
 type Config struct {
-	ErrorStatus      StatusMode
-	AuthToken        string // empty: no auth
-	AuthReads        bool   // also require the token for reads
-	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
+	ErrorStatus StatusMode
+	AuthToken   string // empty: no auth
+	AuthReads   bool   // also require the token for reads
+	// Tokens are the scoped tokens (nil: none); access.go decides.
+	Tokens           *tokens.Set
+	HTMLAllowScripts bool // add allow-scripts to the sandbox of uploaded HTML
 	MaxJSONBytes     int64
 	Dashboard        http.Handler // nil: none; served at "/"
 	Metrics          http.Handler // nil: none; served at "/metrics"
@@ -70,7 +73,8 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 }
 
 // ServeHTTP runs the middleware chain: request id and log line, CORS and
-// security headers, preflight, auth, then the routes.
+// security headers, preflight, then the routes, each behind its row of
+// the access matrix (access.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
 }
@@ -87,10 +91,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
 		s.preflight(w, r)
-		return
-	}
-	if err := s.authorize(r); err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	if !canonicalPath(r.URL.Path) {
@@ -131,11 +131,12 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 
 // handle registers a method+path route.
 func (s *Server) handle(method, path string, fn func(http.ResponseWriter, *http.Request) error) {
-	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+	pattern := method + " " + path
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
-	})
+	})))
 }
 
 func (s *Server) routes() {
@@ -166,16 +167,16 @@ func (s *Server) routes() {
 	h("GET", "/api/openapi.json", s.openAPI)
 	h("GET", "/uploads/", s.static)
 
-	s.mux.HandleFunc("/api/", s.unrouted)
-	s.mux.HandleFunc("/uploads/", s.unrouted)
+	s.mux.Handle("/api/", s.guard("/api/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/uploads/", s.guard("/uploads/", http.HandlerFunc(s.unrouted)))
 	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics)
-		s.mux.HandleFunc("/metrics", s.unrouted) // other methods: 405 with Allow
+		s.mux.Handle("GET /metrics", s.guard("GET /metrics", s.cfg.Metrics))
+		s.mux.Handle("/metrics", s.guard("/metrics", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow
 	}
 	if s.cfg.Dashboard != nil {
-		s.mux.Handle("/", s.cfg.Dashboard)
+		s.mux.Handle("/", s.guard("/", s.cfg.Dashboard))
 	} else {
-		s.mux.HandleFunc("/", s.unrouted)
+		s.mux.Handle("/", s.guard("/", http.HandlerFunc(s.unrouted)))
 	}
 }
 
@@ -183,7 +184,7 @@ func (s *Server) routes() {
 func (s *Server) refuse(method, path string) {
 	pattern := method + " " + path
 	s.refusals[pattern] = true
-	s.mux.HandleFunc(pattern, s.unrouted)
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(s.unrouted)))
 }
 
 // unrouted answers what no route took: MethodNotAllowedError (with Allow)
@@ -192,7 +193,7 @@ func (s *Server) refuse(method, path string) {
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(r.Pattern, " ") {
 		// A catch-all ("/api/", "/metrics"): logged and counted as one route.
-		r.Pattern = "unmatched"
+		noteUnmatched(r.Context())
 	}
 	allow := s.allowed(r)
 	if len(allow) == 0 {
