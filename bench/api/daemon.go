@@ -41,8 +41,10 @@ func (b *bench) startDaemon(ctx context.Context) (time.Duration, error) {
 	}
 	defer logFile.Close()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(b.bin, "serve", "--addr", addr, "--data-dir", b.dataDir)
-	cmd.Env = append(os.Environ(), "REPORTD_CONFIG=", "REPORTD_DASHBOARD=false")
+	// An empty config and a clean environment: no /etc/reportd/reportd.yaml
+	// and no stray REPORTD_* variable of the caller's changes the figures.
+	cmd := exec.Command(b.bin, "serve", "--config", os.DevNull, "--addr", addr, "--data-dir", b.dataDir)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(), "REPORTD_DASHBOARD=false"}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	b.base = "http://" + addr

@@ -42,7 +42,9 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 func (s *Store) loadProjects(tx *bolt.Tx, ps []report.Project) error {
 	bk := tx.Bucket(bucketProjects)
 	for _, p := range ps {
-		b, err := json.Marshal(projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage})
+		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+		row.setRetention(p.Retention)
+		b, err := json.Marshal(row)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,11 @@ type projectRow struct {
 	Created     int64   `json:"c"`
 	Cover       *string `json:"v,omitempty"`
 	Count       int64   `json:"k"`
+	// Retention policy (report.Retention); nil fields inherit the server
+	// default. Rows written before it have none.
+	KeepLast   *int64 `json:"r,omitempty"`
+	MaxAgeDays *int64 `json:"a,omitempty"`
+	KeepNewest *bool  `json:"w,omitempty"`
 }
 
 type reportRow struct {
@@ -74,7 +79,41 @@ func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, e
 		CreatedAt:   report.LocalTime{Time: s.clock.Local(time.Unix(row.Created, 0))},
 		CoverImage:  row.Cover,
 		ReportCount: row.Count,
+		Retention:   row.retention(),
 	}, row, nil
+}
+
+// retention is the row's policy, nil when it has none.
+func (row *projectRow) retention() *report.Retention {
+	r := report.Retention{KeepLast: intPtr(row.KeepLast), MaxAgeDays: intPtr(row.MaxAgeDays), KeepNewestPerBranch: row.KeepNewest}
+	if r.IsZero() {
+		return nil
+	}
+	return &r
+}
+
+// setRetention stores r in the row (nil or zero: none).
+func (row *projectRow) setRetention(r *report.Retention) {
+	row.KeepLast, row.MaxAgeDays, row.KeepNewest = nil, nil, nil
+	if r == nil {
+		return
+	}
+	if r.KeepLast != nil {
+		row.KeepLast = ptrTo(int64(*r.KeepLast))
+	}
+	if r.MaxAgeDays != nil {
+		row.MaxAgeDays = ptrTo(int64(*r.MaxAgeDays))
+	}
+	if r.KeepNewestPerBranch != nil {
+		row.KeepNewest = ptrTo(*r.KeepNewestPerBranch)
+	}
+}
+
+func intPtr(v *int64) *int {
+	if v == nil {
+		return nil
+	}
+	return ptrTo(int(*v))
 }
 
 func (s *Store) decodeReport(id int64, b []byte) (report.ReportRecord, reportRow, error) {

@@ -23,16 +23,16 @@ var (
 	bucketProjectDays = []byte("project_days")
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
-		bucketLatestName, bucketLatestBranch}
+		bucketTokens, bucketLatestName, bucketLatestBranch}
 )
 
 var keyStorageVersion = []byte("storage_version")
 
 // storageVersion is the schema this code reads and writes. A newer file is
 // refused; an older one would be migrated here, step by step.
-// Version 2 added bucketLatest (latest.go), version 3 bucketLatestName
-// and bucketLatestBranch (latest_by.go).
-const storageVersion uint64 = 3
+// Version 2 added bucketLatest (latest.go), version 3 bucketTokens
+// (tokens.go), version 4 bucketLatestName and bucketLatestBranch (latest_by.go).
+const storageVersion uint64 = 4
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -40,7 +40,8 @@ var upgrades = map[uint64]struct {
 	step func(*bolt.Tx) error
 }{
 	1: {"build the latest index", buildLatest},
-	2: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
+	2: {"the tokens bucket", tokensUpgrade},
+	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
 }
 
 func initSchema(tx *bolt.Tx) error {

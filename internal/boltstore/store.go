@@ -76,6 +76,7 @@ func (s *Store) NextReportID(ctx context.Context) (int64, error)  { return s.nex
 
 func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
 	row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+	row.setRetention(p.Retention)
 	b, err := json.Marshal(row)
 	if err != nil {
 		return report.Project{}, storageErr(err)
@@ -142,6 +143,9 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			}
 			if c.CoverImage != nil {
 				old, row.Cover = row.Cover, c.CoverImage
+			}
+			if c.Retention != nil {
+				row.setRetention(c.Retention)
 			}
 		})
 		if err != nil {

@@ -55,7 +55,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 		wg.Go(func() {
 			for i := range next {
 				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta)
-				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Unreachable {
+				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Forbidden || code == exitcode.Unreachable {
 					stop(results[i].err)
 				}
 			}

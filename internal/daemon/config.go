@@ -37,6 +37,13 @@ type Config struct {
 	Metrics struct{ Enabled bool }
 	Log     struct{ Level, Format string }
 	Badges  BadgesConfig
+	// Retention is the server-wide default policy and the sweeper's period.
+	Retention struct {
+		KeepLast            int
+		MaxAgeDays          int
+		KeepNewestPerBranch bool
+		Interval            time.Duration
+	}
 
 	// HTTP exposure and input bounds (docs/operations.md, "Exposing reportd").
 	PublicURL         string

@@ -69,8 +69,13 @@ func TestErrorClass(t *testing.T) {
 		t.Fatalf("preview of a lost file: %d %+v", st, body)
 	}
 
+	// Paths no route takes share one label, whatever their prefix.
+	get("/api/nope")
+	get("/api/projects/1/nope")
+
 	text := string(getBody(t, base+"/metrics"))
 	for _, want := range []string{
+		`reportd_http_requests_total{class="client_error",route="unmatched",status="500"} 2`,
 		`reportd_http_requests_total{class="client_error",route="GET /api/reports/{id}",status="500"} 1`,
 		`reportd_http_requests_total{class="server_error",route="GET /api/reports/{id}/preview",status="500"} 1`,
 		`reportd_http_requests_total{class="ok",route="POST /api/reports",status="201"} 1`,

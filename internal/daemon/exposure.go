@@ -67,18 +67,30 @@ func loopbackOnly(a net.Addr) bool {
 
 // checkExposure refuses to serve beyond loopback with no token unless
 // auth.anonymous says that is meant, and says in the log what is exposed.
-func checkExposure(c Config, ln net.Addr, log *slog.Logger) error {
-	if loopbackOnly(ln) || c.Auth.Token != "" {
+// A live scoped token (reportd token create) counts as a token.
+func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
+	if loopbackOnly(ln) || c.Auth.Token != "" || scoped {
 		return nil
 	}
 	if !c.Auth.Anonymous {
 		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach it could read, change and delete every report. "+
-			"Set auth.token (REPORTD_AUTH_TOKEN), listen on 127.0.0.1 behind a reverse proxy, "+
+			"Set auth.token (REPORTD_AUTH_TOKEN) or create a token (reportd token create --scope admin), listen on 127.0.0.1 behind a reverse proxy, "+
 			"or set auth.anonymous: true (REPORTD_AUTH_ANONYMOUS=true) to serve without authentication on purpose", ln)
 	}
 	log.Warn("serving without authentication beyond loopback (auth.anonymous: true): anyone who can reach this address can read, upload, change and delete every project and report",
 		"addr", ln.String(), "allowed_hosts", c.allowedHosts(ln))
 	return nil
+}
+
+// notePublicURL warns when reportd listens beyond loopback without
+// public_url: links it hands out (dashboardUrl, redirects) then follow each
+// request's Host and scheme, which behind a TLS proxy is not what users open.
+func notePublicURL(c Config, ln net.Addr, log *slog.Logger) {
+	if c.PublicURL != "" || loopbackOnly(ln) {
+		return
+	}
+	log.Warn("public_url is not set: report links (dashboardUrl) are built from each request's Host as http://; "+
+		"behind a proxy or with TLS set public_url (REPORTD_PUBLIC_URL) to the address users open", "addr", ln.String())
 }
 
 // limitConnections caps the connections served at once (0: no cap);

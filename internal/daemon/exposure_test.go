@@ -32,8 +32,9 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 	}
 
 	for name, env := range map[string][]string{
-		"anonymous": {"REPORTD_AUTH_ANONYMOUS=true"},
-		"token":     {"REPORTD_AUTH_TOKEN=s3cret"},
+		"anonymous":  {"REPORTD_AUTH_ANONYMOUS=true"},
+		"token":      {"REPORTD_AUTH_TOKEN=s3cret"},
+		"public_url": {"REPORTD_AUTH_TOKEN=s3cret", "REPORTD_PUBLIC_URL=https://reports.example.com"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := testbin.StartT(t, bin, testbin.Options{Addr: "0.0.0.0:0", DataDir: t.TempDir(), Env: env})
@@ -52,6 +53,10 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 			warned := strings.Contains(p.Log(), "serving without authentication beyond loopback")
 			if warned != (name == "anonymous") {
 				t.Fatalf("anonymous warning logged: %v, want %v\n%s", warned, name == "anonymous", p.Log())
+			}
+			// Links follow the request's Host unless public_url says where users are.
+			if noted := strings.Contains(p.Log(), "public_url is not set"); noted != (name != "public_url") {
+				t.Fatalf("public_url warning logged: %v, want %v\n%s", noted, name != "public_url", p.Log())
 			}
 		})
 	}

@@ -74,7 +74,35 @@ func appendProject(b []byte, p *report.Project) []byte {
 	b = strconv.AppendInt(b, p.ReportCount, 10)
 	b = append(b, `,"todayNewReports":`...)
 	b = strconv.AppendInt(b, p.TodayNewReports, 10)
+	b = append(b, `,"retention":`...)
+	b = appendRetention(b, p.Retention)
 	return append(b, '}')
+}
+
+// appendRetention writes a project's policy, null when it has none.
+func appendRetention(b []byte, r *report.Retention) []byte {
+	if r == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"keepLast":`...)
+	b = appendOptInt(b, r.KeepLast)
+	b = append(b, `,"maxAgeDays":`...)
+	b = appendOptInt(b, r.MaxAgeDays)
+	b = append(b, `,"keepNewestPerBranch":`...)
+	switch {
+	case r.KeepNewestPerBranch == nil:
+		b = append(b, "null"...)
+	default:
+		b = strconv.AppendBool(b, *r.KeepNewestPerBranch)
+	}
+	return append(b, '}')
+}
+
+func appendOptInt(b []byte, v *int) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(*v), 10)
 }
 
 func appendReport(b []byte, r *report.Report) []byte {

@@ -47,6 +47,12 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		if i%2 == 0 {
 			p.Description, p.CoverImage = &s2, &s
 		}
+		switch n, yes := i*7, i%4 == 1; i % 3 {
+		case 1:
+			p.Retention = &report.Retention{KeepLast: &n, KeepNewestPerBranch: &yes}
+		case 2:
+			p.Retention = &report.Retention{MaxAgeDays: &n}
+		}
 		r := report.Report{ID: int64(1 << (i * 4)), ProjectID: 3, FileName: s, FileType: report.FileType(s), FilePath: s2, UploadTime: at}
 		if i%3 == 0 {
 			r.FileContent = &s

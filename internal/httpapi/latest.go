@@ -104,6 +104,14 @@ func (s *Server) newest(r *http.Request, l link) (report.Report, error) {
 	if err != nil {
 		return report.Report{}, err
 	}
+	// {project} may be a name: a project-limited token is checked here,
+	// once it is known which project the link means (where reads need a
+	// token at all: a token never narrows open reads).
+	if s.cfg.AuthReads {
+		if err := s.permitProject(r, id, "reading a project's reports"); err != nil {
+			return report.Report{}, err
+		}
+	}
 	return s.svc.Latest(r.Context(), report.LatestQuery{Project: id, Name: l.name, Branch: l.branch})
 }
 

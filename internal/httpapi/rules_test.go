@@ -164,6 +164,20 @@ func TestPingMethodsAndAllow(t *testing.T) {
 	if r := e.Get("/api/reports/ping"); r.StatusCode != 200 {
 		t.Fatalf("GET ping: %d", r.StatusCode)
 	}
+	// A preflight names the same methods as the 405's Allow.
+	for path, allow := range map[string]string{
+		"/api/reports/ping": "GET, HEAD, OPTIONS",
+		"/api/reports/1":    "GET, HEAD, PUT, DELETE, OPTIONS",
+		"/api/projects":     "GET, HEAD, POST, OPTIONS",
+		"/metrics":          "GET, HEAD, OPTIONS",
+	} {
+		r := e.Do("OPTIONS", path, nil, "")
+		if r.StatusCode != 204 || r.Header.Get("Allow") != allow || r.Header.Get("Access-Control-Allow-Methods") != allow {
+			t.Errorf("OPTIONS %s: %d Allow %q, Access-Control-Allow-Methods %q, want %q", path, r.StatusCode,
+				r.Header.Get("Allow"), r.Header.Get("Access-Control-Allow-Methods"), allow)
+		}
+	}
+	wantError(t, e.Do("POST", "/metrics", nil, ""), report.MethodNotAllowed)
 }
 
 // A JSON body must be an object: null is refused like [] (it used to

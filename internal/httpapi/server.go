@@ -11,14 +11,17 @@ import (
 
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // Config holds the HTTP layer's switches.
 type Config struct {
-	ErrorStatus      StatusMode
-	AuthToken        string // empty: no auth
-	AuthReads        bool   // also require the token for reads
-	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
+	ErrorStatus StatusMode
+	AuthToken   string // empty: no auth
+	AuthReads   bool   // also require the token for reads
+	// Tokens are the scoped tokens (nil: none); access.go decides.
+	Tokens           *tokens.Set
+	HTMLAllowScripts bool // add allow-scripts to the sandbox of uploaded HTML
 	MaxJSONBytes     int64
 	Dashboard        http.Handler // nil: none; served at "/"
 	Metrics          http.Handler // nil: none; served at "/metrics"
@@ -72,7 +75,8 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 }
 
 // ServeHTTP runs the middleware chain: request id and log line, CORS and
-// security headers, preflight, auth, then the routes.
+// security headers, preflight, then the routes, each behind its row of
+// the access matrix (access.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
 }
@@ -88,11 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
-		preflight(w, r)
-		return
-	}
-	if err := s.authorize(r); err != nil {
-		s.writeError(w, r, err)
+		s.preflight(w, r)
 		return
 	}
 	if !canonicalPath(r.URL.Path) {
@@ -111,26 +111,34 @@ func canonicalPath(p string) bool {
 	return p == c || p == c+"/"
 }
 
-func preflight(w http.ResponseWriter, r *http.Request) {
+// preflight answers OPTIONS: the methods routed on this path, as Allow
+// and Access-Control-Allow-Methods (every method where nothing is routed,
+// so a browser's preflight of a mistyped path still gets its error body).
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	methods := "GET, HEAD, POST, PUT, DELETE, OPTIONS"
+	if allow := s.allowed(r); len(allow) > 0 {
+		methods = strings.Join(append(allow, "OPTIONS"), ", ")
+	}
+	h.Set("Access-Control-Allow-Methods", methods)
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
 		h.Set("Access-Control-Allow-Headers", req)
 	} else {
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Range, If-None-Match, If-Modified-Since")
 	}
 	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	h.Set("Allow", methods)
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // handle registers a method+path route.
 func (s *Server) handle(method, path string, fn func(http.ResponseWriter, *http.Request) error) {
-	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+	pattern := method + " " + path
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
-	})
+	})))
 }
 
 func (s *Server) routes() {
@@ -140,6 +148,10 @@ func (s *Server) routes() {
 	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
 	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
+	h("GET", "/api/projects/{id}/retention", s.getRetention)
+	h("PUT", "/api/projects/{id}/retention", s.putRetention)
+	h("POST", "/api/projects/{id}/prune", s.pruneProject)
+	h("POST", "/api/prune", s.pruneAll)
 
 	h("GET", "/api/reports/ping", s.ping)
 	s.refuse("PUT", "/api/reports/ping")    // not PUT /api/reports/{id}
@@ -159,16 +171,17 @@ func (s *Server) routes() {
 	h("GET", "/p/{project}", s.stable)           // not /p/{project}/ by redirect
 	h("GET", "/uploads/", s.static)
 
-	s.mux.HandleFunc("/api/", s.unrouted)
-	s.mux.HandleFunc("/uploads/", s.unrouted)
-	s.mux.HandleFunc("/p/", s.unrouted)
+	s.mux.Handle("/api/", s.guard("/api/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/uploads/", s.guard("/uploads/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/p/", s.guard("/p/", http.HandlerFunc(s.unrouted)))
 	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics)
+		s.mux.Handle("GET /metrics", s.guard("GET /metrics", s.cfg.Metrics))
+		s.mux.Handle("/metrics", s.guard("/metrics", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow
 	}
 	if s.cfg.Dashboard != nil {
-		s.mux.Handle("/", s.cfg.Dashboard)
+		s.mux.Handle("/", s.guard("/", s.cfg.Dashboard))
 	} else {
-		s.mux.HandleFunc("/", s.unrouted)
+		s.mux.Handle("/", s.guard("/", http.HandlerFunc(s.unrouted)))
 	}
 }
 
@@ -176,13 +189,29 @@ func (s *Server) routes() {
 func (s *Server) refuse(method, path string) {
 	pattern := method + " " + path
 	s.refusals[pattern] = true
-	s.mux.HandleFunc(pattern, s.unrouted)
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(s.unrouted)))
 }
 
 // unrouted answers what no route took: MethodNotAllowedError (with Allow)
 // when the path exists under another method, else NotFoundError. Allow
 // lists the methods that have a route here, refusals excluded.
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	if !strings.Contains(r.Pattern, " ") {
+		// A catch-all ("/api/", "/metrics"): logged and counted as one route.
+		noteUnmatched(r.Context())
+	}
+	allow := s.allowed(r)
+	if len(allow) == 0 {
+		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
+	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+}
+
+// allowed lists the methods that have a route on r's path, refusals
+// excluded (HEAD with GET).
+func (s *Server) allowed(r *http.Request) []string {
 	var allow []string
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
 		probe := r.Clone(r.Context())
@@ -194,12 +223,7 @@ func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if len(allow) == 0 {
-		s.writeError(w, r, report.Errorf(report.NotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
-		return
-	}
-	w.Header().Set("Allow", strings.Join(append(allow, "OPTIONS"), ", "))
-	s.writeError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+	return allow
 }
 
 // getByID answers GET .../{id} with what get returns for the id.

@@ -18,6 +18,9 @@ type ProjectChange struct {
 	Name        *string
 	Description *string
 	CoverImage  *string
+	// Retention, when non-nil, replaces the stored policy (a zero
+	// Retention removes it).
+	Retention *Retention
 }
 
 // ReportChange is an update to a report row; nil fields stay unchanged.

@@ -16,6 +16,9 @@ type Project struct {
 	CoverImage      *string   `json:"coverImage"`
 	ReportCount     int64     `json:"reportCount"`
 	TodayNewReports int64     `json:"todayNewReports"`
+	// Retention is the project's own retention policy (not in the seed
+	// spec, additive); null when it has none and the server default applies.
+	Retention *Retention `json:"retention"`
 }
 
 // Report is the API's report object. FileContent is null in lists and in

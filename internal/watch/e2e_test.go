@@ -55,6 +55,11 @@ func TestSlowWriterIsPublishedOnceWithFullContent(t *testing.T) {
 	w.ev.waitEvent(t, evPublished, 2)
 	w.ev.waitEvent(t, evIdle, 2)
 	assertPublished(t, shared, svc, project, map[string][]byte{"open.md": full.Bytes(), "append.md": appended.Bytes()})
+	for _, e := range w.ev.all() {
+		if e.Event == evPublished && !strings.HasSuffix(e.DashboardURL, fmt.Sprintf("/#/reports/%d", e.ReportID)) {
+			t.Errorf("published event without its dashboard link: %+v", e)
+		}
+	}
 }
 
 // A writer that pauses for longer than --settle while holding the file open

@@ -30,6 +30,8 @@ type Event struct {
 	From      string    `json:"from,omitempty"`
 	Error     string    `json:"error,omitempty"`
 	Message   string    `json:"message,omitempty"`
+	// DashboardURL is the published report's page in the dashboard.
+	DashboardURL string `json:"dashboardUrl,omitempty"`
 }
 
 // The events the watcher emits.
@@ -38,7 +40,7 @@ const (
 	evWatching   = "watching"    // Dir
 	evScan       = "scan"        // Count: files found to check
 	evIdle       = "idle"        // nothing settling, uploading or queued
-	evPublished  = "published"   // Path, ReportID, ProjectID, Bytes, SHA256, LatencyMs
+	evPublished  = "published"   // Path, ReportID, ProjectID, Bytes, SHA256, LatencyMs, DashboardURL
 	evUnchanged  = "unchanged"   // Path: content identical to what was published
 	evRenamed    = "renamed"     // Path, From, ReportID: a published file moved within the folders
 	evQueued     = "queued"      // Path: held while the server is unreachable
@@ -133,6 +135,9 @@ func textLine(e Event) string {
 	}
 	if e.Error != "" {
 		add("error", fmt.Sprintf("%q", e.Error))
+	}
+	if e.DashboardURL != "" {
+		add("open", e.DashboardURL)
 	}
 	return strings.TrimRight(b.String(), " ")
 }

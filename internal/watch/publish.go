@@ -204,7 +204,7 @@ func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Rep
 		p.log.emit(Event{Event: evError, Path: path, ReportID: rep.ID, Message: "published but the state file could not record it", Error: err.Error()})
 	}
 	p.log.emit(Event{Event: evPublished, Path: path, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: size, SHA256: sum,
-		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note})
+		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note, DashboardURL: rep.DashboardURL})
 
 	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
 		p.deleteOld(ctx, path, prev.ReportID)

@@ -32,6 +32,14 @@ func (r *runner) resumed() {
 		return
 	}
 	r.log.emit(Event{Event: evResumed, Count: published, Message: fmt.Sprintf(
-		"%d files already published by an earlier run (sent again only if they change), %d queued, %d given up",
-		published, queued, failed)})
+		"%s already published by an earlier run (sent again only if they change), %d queued, %d given up",
+		plural(published, "file"), queued, failed)})
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
