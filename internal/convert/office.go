@@ -111,7 +111,7 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDi
 // usable reports why the engine cannot run, or nil.
 func (o *office) usable() error {
 	if o.missing != nil {
-		return o.missing
+		return engineErr(o.missing)
 	}
 	return o.box.ready()
 }
@@ -213,18 +213,22 @@ func (w *officeWorker) loop() {
 			if w.cmd == nil {
 				if err := w.spawn(); err != nil {
 					failedAt = time.Now()
-					j.result <- report.Wrap(report.Conversion, err, "LibreOffice could not start")
+					j.result <- engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
 					continue
 				}
 			}
 			err, retry := w.run(j)
 			if retry && j.ctx.Err() == nil {
 				w.o.log.Info("LibreOffice job retried on a fresh worker", "worker", w.id, "err", err)
+				first := err
 				if err = w.spawn(); err != nil {
 					failedAt = time.Now()
-					err = report.Wrap(report.Conversion, err, "LibreOffice could not start")
-				} else {
-					err, _ = w.run(j)
+					err = engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
+				} else if err, _ = w.run(j); crashed(first) && crashed(err) {
+					// Two workers died under this deck: the deck's fault,
+					// remembered like any other (failures.go).
+					err = report.Wrap(report.Conversion, err,
+						"LibreOffice crashed converting the presentation, twice, on two workers")
 				}
 			}
 			j.result <- err
@@ -405,6 +409,12 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")
 	}
 	return nil
+}
+
+// crashed reports whether soffice died under the job that failed with err.
+func crashed(err error) bool {
+	var died *sofficeDied
+	return errors.As(err, &died)
 }
 
 // sofficeDied: soffice exited during a job (status: the helper's view of
