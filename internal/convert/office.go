@@ -67,16 +67,23 @@ type officeJob struct {
 	in     string
 	out    string
 	filter string
+	detect bool // a .ppt: LibreOffice's type detection may pick another presentation filter
 	result chan error
 }
 
 // filters name LibreOffice's import filter for each type, so that a file is
 // never opened as something else (a fake .pptx that is really text would
-// otherwise open in Writer and "convert" fine).
+// otherwise open in Writer and "convert" fine). A .ppt that this filter
+// cannot load (PowerPoint 95 or 4.0: LibreOffice's "PowerPoint 3" filter) is
+// loaded with the filter LibreOffice's type detection picks, if that filter
+// makes a presentation (officeDetect); a Word or Excel file is still refused.
 var officeFilters = map[report.FileType]string{
 	report.PPTX: "Impress MS PowerPoint 2007 XML",
 	report.PPT:  "MS PowerPoint 97",
 }
+
+// officeDetect: the types whose files may fall back to type detection.
+var officeDetect = map[report.FileType]bool{report.PPT: true}
 
 // newOffice makes a pool of n workers named name-0, name-1, ... (their
 // directories under workDir, and the pool's queue metric).
@@ -146,7 +153,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 		return err
 	}
 	o.start()
-	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
+	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], detect: officeDetect[typ], result: make(chan error, 1)}
 	select {
 	case o.jobs <- j: // never blocks: the gate bounds the jobs to the workers' number
 	case <-o.quit:
@@ -241,6 +248,8 @@ type helperReply struct {
 	PID   int    `json:"pid"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Encrypted: LibreOffice said the deck is password-protected.
+	Encrypted bool `json:"encrypted"`
 	// Died: soffice exited during the job (status: its exit status, -N
 	// for signal N; peak: its peak resident bytes); the helper exits too.
 	Died   bool  `json:"died"`
@@ -370,7 +379,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 	defer cancel()
 	var staging bool
 	err = w.staged(j, func(in, out string) error {
-		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter})
+		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter, detect: j.detect})
 	}, &staging)
 	if err == nil {
 		w.jobs++
@@ -388,7 +397,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 // exchange sends one job and reads its answer. A *report.Error means the
 // helper answered that the document could not be converted.
 func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
-	b, _ := json.Marshal(map[string]string{"in": j.in, "out": j.out, "filter": j.filter})
+	b, _ := json.Marshal(map[string]any{"in": j.in, "out": j.out, "filter": j.filter, "detect": j.detect})
 	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
 		return err
 	}
@@ -403,6 +412,9 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 	w.o.log.Debug("office convert", "worker", w.id, "load_ms", r.LoadMS, "store_ms", r.StoreMS)
 	if r.Died {
 		return &sofficeDied{status: r.Status, peak: r.Peak, msg: r.Error}
+	}
+	if !r.OK && r.Encrypted {
+		return report.Wrap(report.Conversion, errors.New(r.Error), "the presentation is password-protected")
 	}
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),

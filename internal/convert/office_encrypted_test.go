@@ -1,0 +1,76 @@
+package convert
+
+import (
+	"os"
+	"testing"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// A password-protected .pptx (testdata/deck-encrypted.pptx, saved by
+// LibreOffice with a password) that reached storage anyway (stored before
+// the upload check knew it, or named .ppt) is answered "password-protected"
+// before any worker is used.
+func TestOfficeEncryptedOOXMLIsNamed(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, nil)
+	enc := fixture(t, "deck-encrypted.pptx")
+	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
+		_, err := m.PDF(testCtx(t), jobFor(t, typ, enc))
+		if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+			t.Errorf("%s: message %q, want the presentation is password-protected", typ, re.Message)
+		}
+	}
+	if n := m.office.done.Load(); n != 0 {
+		t.Errorf("%d conversions ran, want none", n)
+	}
+}
+
+// An encrypted binary .ppt is refused by LibreOffice with its own error
+// (ERRCODE_SVX_READ_FILTER_PPOINT), which the helper names. LibreOffice here
+// cannot write one and no fixture is committed; REPORTD_TEST_ENCRYPTED_PPT
+// names such a file (e.g. Apache POI's test-data/slideshow/
+// Password_Protected-hello.ppt) to run this test.
+func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
+	needOffice(t)
+	path := os.Getenv("REPORTD_TEST_ENCRYPTED_PPT")
+	if path == "" {
+		t.Skip("set REPORTD_TEST_ENCRYPTED_PPT to a password-protected PowerPoint 97-2003 file")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, nil)
+	_, err = m.PDF(testCtx(t), jobFor(t, report.PPT, b))
+	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
+	}
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts = %d, want 0", n)
+	}
+}
+
+// PowerPoint 95 / 4.0 decks are OLE2 files that the "MS PowerPoint 97"
+// filter refuses; LibreOffice's type detection picks its "PowerPoint 3"
+// filter (libmwaw) for them. No tool here writes that format and no
+// fixture is committed; REPORTD_TEST_PPT95 names such a file (e.g. Apache
+// POI's test-data/slideshow/PPT95.ppt) to run this test.
+func TestOfficePowerPoint95(t *testing.T) {
+	needOffice(t)
+	needPoppler(t)
+	path := os.Getenv("REPORTD_TEST_PPT95")
+	if path == "" {
+		t.Skip("set REPORTD_TEST_PPT95 to a PowerPoint 95 file")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, nil)
+	pdf := convertOK(t, m, jobFor(t, report.PPT, b))
+	t.Logf("pages %s, text %.200q", pdfInfo(t, pdf)["Pages"], pdfText(t, pdf))
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts = %d, want 0", n)
+	}
+}
