@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -172,4 +174,60 @@ func pdfImageWidths(t *testing.T, pdf []byte) []string {
 		}
 	}
 	return widths
+}
+
+// A worker's sandbox holds its own directory and not a sibling's: the
+// small-deck lane's worker cannot see the main worker's profile or job
+// directory, nor the other way round (the mounts of each worker's soffice,
+// read from /proc), and a deck converted on the small lane that links a
+// picture inside the main worker's directory gets nothing.
+func TestOfficeWorkersCannotSeeEachOther(t *testing.T) {
+	needOffice(t)
+	needSandbox(t)
+	needPoppler(t)
+	m := newManager(t, func(c *Config) { c.SmallDeckBytes = 1 << 20 })
+	ppt := fixture(t, "deck.ppt") // 452 KiB: the small lane
+	convertOK(t, m, jobFor(t, report.PPT, ppt))
+	small, main := m.small.workers[0], m.office.workers[0]
+	for main.sofficePID.Load() == 0 { // the main pool warms up on its own
+		time.Sleep(50 * time.Millisecond)
+	}
+	mounts := func(w *officeWorker) string {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", w.sofficePID.Load()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct{ self, other *officeWorker }{{small, main}, {main, small}} {
+		got := mounts(c.self)
+		if !strings.Contains(got, " "+c.self.dir+" ") {
+			t.Errorf("worker %s: its own directory is not mounted in its sandbox:\n%s", c.self.dir, got)
+		}
+		if strings.Contains(got, c.other.dir) {
+			t.Errorf("worker %s: its sandbox mounts the sibling's %s:\n%s", c.self.dir, c.other.dir, got)
+		}
+	}
+
+	// A picture in the main worker's profile, linked by a small deck.
+	pic := filepath.Join(main.profile, "sibling.png")
+	if err := os.WriteFile(pic, squarePNG(t, 40), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := linkedPPT(t, "http://127.0.0.1:9/none.png", pic, pic)
+	if int64(len(linked)) > m.cfg.SmallDeckBytes {
+		t.Fatalf("linked deck of %d bytes would not take the small lane", len(linked))
+	}
+	done := m.small.done.Load()
+	pdf := convertOK(t, m, jobFor(t, report.PPT, linked))
+	if m.small.done.Load() != done+1 {
+		t.Fatal("the linked deck did not convert on the small lane")
+	}
+	if n := pdfImages(t, pdf); n != 0 {
+		t.Errorf("the small lane's worker read a picture in the main worker's directory (%d images)", n)
+	}
+	control := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.Unsandboxed = true })
+	if w := pdfImageWidths(t, convertOK(t, control, jobFor(t, report.PPT, linked))); !slices.Contains(w, "40") {
+		t.Errorf("control: unsandboxed, the picture was not read either (image widths %v): this test cannot tell", w)
+	}
 }
