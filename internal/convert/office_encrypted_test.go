@@ -2,6 +2,7 @@ package convert
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
@@ -53,24 +54,40 @@ func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
 
 // PowerPoint 95 / 4.0 decks are OLE2 files that the "MS PowerPoint 97"
 // filter refuses; LibreOffice's type detection picks its "PowerPoint 3"
-// filter (libmwaw) for them. No tool here writes that format and no
-// fixture is committed; REPORTD_TEST_PPT95 names such a file (e.g. Apache
-// POI's test-data/slideshow/PPT95.ppt) to run this test.
+// filter (libmwaw) for them. The deck is built by ppt95Deck; the control
+// shows that without the fallback the same deck is refused as damaged.
 func TestOfficePowerPoint95(t *testing.T) {
 	needOffice(t)
 	needPoppler(t)
-	path := os.Getenv("REPORTD_TEST_PPT95")
-	if path == "" {
-		t.Skip("set REPORTD_TEST_PPT95 to a PowerPoint 95 file")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	deck := ppt95Deck("Old deck from PowerPoint 95")
 	m := newManager(t, nil)
-	pdf := convertOK(t, m, jobFor(t, report.PPT, b))
-	t.Logf("pages %s, text %.200q", pdfInfo(t, pdf)["Pages"], pdfText(t, pdf))
+	pdf := convertOK(t, m, jobFor(t, report.PPT, deck))
+	info := pdfInfo(t, pdf)
+	if info["Pages"] != "1" || info["Page size"] != "576 x 432 pts" || info["Title"] != "Old deck from PowerPoint 95" {
+		t.Errorf("pages %q, page size %q, title %q; want the deck's 1 page of 8 x 6 in and its title",
+			info["Pages"], info["Page size"], info["Title"])
+	}
 	if n := m.office.restarts.Load(); n != 0 {
 		t.Errorf("restarts = %d, want 0", n)
+	}
+
+	// The control: the "MS PowerPoint 97" filter alone cannot read it.
+	officeDetect[report.PPT] = false
+	defer func() { officeDetect[report.PPT] = true }()
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPT, append(deck, 0)))
+	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+		t.Errorf("without type detection: %v, want the deck refused as damaged", err)
+	}
+
+	// A genuine PowerPoint 95 file, when one is at hand (e.g. Apache POI's
+	// test-data/slideshow/PPT95.ppt; none is committed).
+	if path := os.Getenv("REPORTD_TEST_PPT95"); path != "" {
+		officeDetect[report.PPT] = true
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf := convertOK(t, m, jobFor(t, report.PPT, b))
+		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdfText(t, pdf))
 	}
 }
