@@ -91,3 +91,24 @@ func TestOfficePowerPoint95(t *testing.T) {
 		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdfText(t, pdf))
 	}
 }
+
+// A password-protected binary .ppt (encryptedPPT: deck.ppt laid out as
+// PowerPoint lays out an encrypted deck) is named as such by LibreOffice's
+// own error, and the worker is kept; the same rebuild without the marks
+// converts, so the rebuild itself is sound.
+func TestOfficeEncryptedPPTLayoutIsNamed(t *testing.T) {
+	needOffice(t)
+	needPoppler(t)
+	m := newManager(t, nil)
+	pdf := convertOK(t, m, jobFor(t, report.PPT, encryptedPPT(t, false)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("control: pages %q, want 3", pages)
+	}
+	_, err := m.PDF(testCtx(t), jobFor(t, report.PPT, encryptedPPT(t, true)))
+	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
+	}
+	if n := m.office.restarts.Load(); n != 0 {
+		t.Errorf("restarts = %d, want 0", n)
+	}
+}

@@ -1,6 +1,6 @@
 package convert
 
-// A PowerPoint 95 deck, built here: no tool on this machine writes that
+// Decks as OLE2 compound files, built here. ppt95Deck: a PowerPoint 95 deck: no tool on this machine writes that
 // format (LibreOffice imports it with libmwaw's "PowerPoint 3" filter and
 // exports nothing older than PowerPoint 97), and no file from elsewhere is
 // committed. ppt95Deck writes the smallest deck libmwaw's PowerPoint 95
@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"sort"
 	"strings"
+	"testing"
 	"unicode/utf16"
 )
 
@@ -74,9 +75,6 @@ func cfbFile(streams map[string][]byte) []byte {
 		}
 		return first
 	}
-	// Sector 0: the FAT, filled in last.
-	sectors = append(sectors, nil)
-	fat = append(fat, cfbFAT)
 	// Small streams go to the mini stream (64-byte mini sectors).
 	var mini []byte
 	var miniFAT []uint32
@@ -84,6 +82,10 @@ func cfbFile(streams map[string][]byte) []byte {
 	for _, n := range names {
 		d := streams[n]
 		if len(d) >= 4096 {
+			continue
+		}
+		if len(d) == 0 {
+			start[n] = cfbEnd
 			continue
 		}
 		first := uint32(len(mini) / 64)
@@ -152,17 +154,28 @@ func cfbFile(streams map[string][]byte) []byte {
 		dir = append(dir, e...)
 	}
 	dirStart := alloc(dir)
-	if len(fat) > 128 {
-		panic("more than one FAT sector")
+	// The FAT goes last: as many sectors as it takes to map them all and itself.
+	nFAT := 1
+	for len(sectors)+nFAT > 128*nFAT {
+		nFAT++
 	}
-	fs := make([]byte, 512)
-	for i := range fs {
-		fs[i] = 0xFF
+	if nFAT > 109 {
+		panic("the FAT needs DIFAT sectors, which are not written here")
 	}
-	for i, v := range fat {
-		le.PutUint32(fs[4*i:], v)
+	firstFAT := len(sectors)
+	for range nFAT {
+		fat = append(fat, cfbFAT)
 	}
-	sectors[0] = fs
+	for len(fat) < 128*nFAT {
+		fat = append(fat, cfbFree)
+	}
+	for k := range nFAT {
+		fs := make([]byte, 512)
+		for i := range 128 {
+			le.PutUint32(fs[4*i:], fat[k*128+i])
+		}
+		sectors = append(sectors, fs)
+	}
 	h := make([]byte, 512)
 	copy(h, "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
 	le.PutUint16(h[24:], 0x3E)
@@ -170,7 +183,7 @@ func cfbFile(streams map[string][]byte) []byte {
 	le.PutUint16(h[28:], 0xFFFE)
 	le.PutUint16(h[30:], 9)
 	le.PutUint16(h[32:], 6)
-	le.PutUint32(h[44:], 1)
+	le.PutUint32(h[44:], uint32(nFAT))
 	le.PutUint32(h[48:], dirStart)
 	le.PutUint32(h[56:], 4096)
 	le.PutUint32(h[60:], miniFATStart)
@@ -179,7 +192,9 @@ func cfbFile(streams map[string][]byte) []byte {
 	for i := 76; i < 512; i += 4 {
 		le.PutUint32(h[i:], cfbFree)
 	}
-	le.PutUint32(h[76:], 0)
+	for k := range nFAT {
+		le.PutUint32(h[76+4*k:], uint32(firstFAT+k))
+	}
 	out := h
 	for _, s := range sectors {
 		out = append(out, s...)
@@ -247,4 +262,104 @@ func summaryInfo(title string) []byte {
 	copy(h[28:], []byte{0xE0, 0x85, 0x9F, 0xF2, 0xF9, 0x4F, 0x68, 0x10, 0xAB, 0x91, 0x08, 0x00, 0x2B, 0x27, 0xB3, 0xD9})
 	le.PutUint32(h[44:], 48)
 	return append(h, sec...)
+}
+
+// cfbStreams reads the streams in the root storage of compound file b (the
+// tests' own decks: no storages below the root, one FAT sector chain).
+func cfbStreams(t *testing.T, b []byte) map[string][]byte {
+	t.Helper()
+	le := binary.LittleEndian
+	if len(b) < 512 || le.Uint16(b[30:]) != 9 {
+		t.Fatal("not a compound file with 512-byte sectors")
+	}
+	sector := func(s uint32) []byte {
+		off := (int(s) + 1) * 512
+		if off+512 > len(b) {
+			t.Fatalf("sector %d beyond the file", s)
+		}
+		return b[off : off+512]
+	}
+	var fat []uint32
+	for i := 0; i < 109 && i < int(le.Uint32(b[44:])); i++ {
+		fs := sector(le.Uint32(b[76+4*i:]))
+		for j := 0; j < 128; j++ {
+			fat = append(fat, le.Uint32(fs[4*j:]))
+		}
+	}
+	if le.Uint32(b[44:]) > 109 {
+		t.Fatal("DIFAT sectors are not read here")
+	}
+	chain := func(next []uint32, s uint32, get func(uint32) []byte) []byte {
+		var out []byte
+		for n := 0; s != cfbEnd; n++ {
+			if int(s) >= len(next) || n > len(next) {
+				t.Fatalf("broken chain at %d", s)
+			}
+			out = append(out, get(s)...)
+			s = next[s]
+		}
+		return out
+	}
+	dir := chain(fat, le.Uint32(b[48:]), sector)
+	miniFAT := []uint32{}
+	if mf := le.Uint32(b[60:]); mf != cfbEnd {
+		m := chain(fat, mf, sector)
+		for j := 0; j+4 <= len(m); j += 4 {
+			miniFAT = append(miniFAT, le.Uint32(m[j:]))
+		}
+	}
+	var ministream []byte
+	out := map[string][]byte{}
+	for e := 0; e+128 <= len(dir); e += 128 {
+		ent := dir[e : e+128]
+		typ, start, size := ent[66], le.Uint32(ent[116:]), int(le.Uint32(ent[120:]))
+		n := int(le.Uint16(ent[64:]))
+		if typ == 0 || n < 2 {
+			continue
+		}
+		u := make([]uint16, n/2-1)
+		for i := range u {
+			u[i] = le.Uint16(ent[2*i:])
+		}
+		name := string(utf16.Decode(u))
+		switch {
+		case typ == 5:
+			ministream = chain(fat, start, sector)
+		case typ != 2:
+			t.Fatalf("storage %q: only root streams are read here", name)
+		case size == 0:
+			out[name] = []byte{}
+		case size >= 4096:
+			out[name] = chain(fat, start, sector)[:size]
+		default:
+			out[name] = chain(miniFAT, start, func(s uint32) []byte {
+				return ministream[int(s)*64 : int(s)*64+64]
+			})[:size]
+		}
+	}
+	return out
+}
+
+// encryptedPPT is deck.ppt laid out as PowerPoint lays out a
+// password-protected deck ([MS-PPT] 2.1.2, 2.3.7): the summary moved into
+// an "EncryptedSummary" stream, and the Current User atom's header token
+// 0xF3D1C4DF ("encrypted") instead of 0xE391C05F. The content is not
+// really encrypted: LibreOffice refuses such a deck for its EncryptedSummary
+// stream before reading anything else, and cannot decrypt one anyway.
+// With marked false, the same rebuild without those marks (the control).
+func encryptedPPT(t *testing.T, marked bool) []byte {
+	t.Helper()
+	streams := cfbStreams(t, fixture(t, "deck.ppt"))
+	cu := streams["Current User"]
+	if len(cu) < 16 || binary.LittleEndian.Uint32(cu[12:]) != 0xE391C05F {
+		t.Fatalf("deck.ppt: unexpected Current User stream %x", cu)
+	}
+	if marked {
+		cu = append([]byte{}, cu...)
+		binary.LittleEndian.PutUint32(cu[12:], 0xF3D1C4DF)
+		streams["Current User"] = cu
+		streams["EncryptedSummary"] = streams["\x05SummaryInformation"]
+		delete(streams, "\x05SummaryInformation")
+	}
+	return cfbFile(streams)
 }
