@@ -38,6 +38,10 @@ var warmupPPTX []byte
 // the first time (a few seconds on a busy 2-core machine).
 const officeStartTimeout = 90 * time.Second
 
+// officeKillWait bounds how long a kill waits for a worker's helper to exit
+// and its output to close (reap).
+const officeKillWait = 15 * time.Second
+
 // office is the LibreOffice pool: cfg.OfficeWorkers workers, each a helper
 // process with its own soffice and its own directory (profile and job; a
 // shared profile makes parallel jobs fail), each in its own sandbox (or,
@@ -275,6 +279,9 @@ func (w *officeWorker) spawn() error {
 	// Its own group, so killGroup reaches bwrap (whose PID namespace ends
 	// with it) or, unsandboxed, the helper and soffice; and die with reportd.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Wait returns this long after the helper exits even if a process it
+	// left holds stderr open (kill then finds that process by its profile).
+	cmd.WaitDelay = 2 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
 	stdin, err := cmd.StdinPipe()
@@ -447,10 +454,7 @@ func (w *officeWorker) kill(reason string) {
 	if w.cmd == nil {
 		return
 	}
-	killTree(w.cmd.Process.Pid)
-	<-w.exited
-	for range w.replies { // drain until the reader sees EOF
-	}
+	reap(w.cmd.Process.Pid, w.exited, w.replies, "-env:UserInstallation=file://"+w.profile, officeKillWait, w.o.log.With("worker", w.id))
 	w.clearJob()
 	w.cmd, w.exited, w.stdin, w.replies = nil, nil, nil, nil
 	w.pid.Store(0)
