@@ -4,7 +4,7 @@
 // `chromium-headless-shell --print-to-pdf` per document), all in one run,
 // plus the peak resident memory of the warm engines.
 //
-//	go run ./bench/convert [-n 40] [-cold 5] [-shapes 4000] [-lanes-only] [-lane=false]
+//	go run ./bench/convert [-n 40] [-cold 5] [-shapes 4000] [-lanes-only] [-lane=false] [-interval 250ms]
 //
 // It ends with the small-deck p50/p95 while a long deck converts (lanes.go).
 //
@@ -56,6 +56,7 @@ func run() error {
 	shapes := flag.Int("shapes", 4000, "text boxes in the long deck of the small-deck figure")
 	lanesOnly := flag.Bool("lanes-only", false, "measure only small decks while a long deck converts")
 	lane := flag.Bool("lane", true, "with the small-deck lane (false: the baseline without it)")
+	interval := flag.Duration("interval", 250*time.Millisecond, "a small deck arrives this often while the long deck converts")
 	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
 	flag.Parse()
 	if *testdata == "" {
@@ -69,7 +70,7 @@ func run() error {
 	defer os.RemoveAll(work)
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *lanesOnly {
-		return lanes(*testdata, work, *shapes, *lane, quiet)
+		return lanes(*testdata, work, *shapes, *lane, *interval, quiet)
 	}
 
 	docs, err := fixtures(*testdata, work)
@@ -251,7 +252,7 @@ func run() error {
 	}
 	fmt.Printf("  %-30s %9.1fx >= 8x       %s\n", "pptx warm vs cold soffice", speedup, verdict)
 	fmt.Println()
-	return lanes(*testdata, work, *shapes, *lane, quiet)
+	return lanes(*testdata, work, *shapes, *lane, *interval, quiet)
 }
 
 type doc struct {

@@ -144,6 +144,7 @@ func (c *chromium) launch() (*browser, error) {
 		// the thing that hangs. Killing bwrap kills the PID namespace and
 		// so every process of the browser. The profile is throwaway anyway.
 		killTree(b.pid)
+		killByArg("--user-data-dir=" + profile) // a process forked during the kill
 		bcancel()
 		acancel()
 		os.RemoveAll(profile)

@@ -331,6 +331,40 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the loopback listener got %d requests", n)
 	}
+
+	// The control: the same decks, neither defused nor sandboxed (the
+	// office pool called directly, as convertDeck would with no defusing),
+	// do fetch the URL and embed each local file. So the checks above would
+	// notice defusing and the sandbox both failing.
+	control := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.Unsandboxed = true })
+	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
+		t.Run("control "+target, func(t *testing.T) {
+			before := hits.Load()
+			in := filepath.Join(t.TempDir(), "linked.pptx")
+			if err := os.WriteFile(in, linkedDeck(t, target), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out.pdf")
+			leave, err := control.office.gate.enter(testCtx(t), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = control.office.convert(testCtx(t), report.PPTX, in, out)
+			leave()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdf, _ := os.ReadFile(out)
+			n, fetched := pdfImages(t, pdf), hits.Load()-before
+			t.Logf("undefused, unsandboxed: %d images, %d listener hits", n, fetched)
+			if n == 0 {
+				t.Error("undefused and unsandboxed, LibreOffice embedded no linked picture: this test cannot tell what defusing and the sandbox stop")
+			}
+			if strings.HasPrefix(target, "http") && fetched == 0 {
+				t.Error("undefused and unsandboxed, LibreOffice did not fetch the linked URL: this test cannot tell what defusing and the sandbox stop")
+			}
+		})
+	}
 }
 
 func TestDeckBombRefusedBeforeLibreOffice(t *testing.T) {

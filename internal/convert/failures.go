@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -8,7 +9,8 @@ import (
 )
 
 // failures remembers, for a short while, conversions that failed because of
-// the document (report.Conversion: damaged, too costly, timed out), keyed
+// the document (report.Conversion: damaged, too costly, timed out; not
+// engineFault), keyed
 // like the PDF cache by report, content and variant. A second request for
 // the same broken report gets the same error at once instead of another
 // engine's time: six hanging reports asked for again and again cannot keep
@@ -49,9 +51,35 @@ func (f *failures) get(path string) error {
 	return e.err
 }
 
-// put remembers err if it is the document's fault.
+// engineFault marks a ConversionError that is the engine's, not the
+// document's: the sandbox cannot run, an engine is missing or could not
+// start, a worker broke or crashed under a job. The client sees the same
+// ConversionError; failures does not remember it, since the next request
+// may meet a healthy engine (an operator fixed the install, a worker was
+// renewed) and must not be refused for the TTL.
+type engineFault struct{ err error }
+
+func (e *engineFault) Error() string { return e.err.Error() }
+func (e *engineFault) Unwrap() error { return e.err }
+
+// engineErr marks err (nil stays nil) as the engine's fault.
+func engineErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &engineFault{err}
+}
+
+// isEngineFault reports whether err was marked by engineErr.
+func isEngineFault(err error) bool {
+	var e *engineFault
+	return errors.As(err, &e)
+}
+
+// put remembers err if it is the document's fault: a ConversionError not
+// marked as the engine's.
 func (f *failures) put(reportID int64, path string, err error) {
-	if f.ttl <= 0 || !report.IsKind(err, report.Conversion) {
+	if f.ttl <= 0 || !report.IsKind(err, report.Conversion) || isEngineFault(err) {
 		return
 	}
 	now := time.Now()

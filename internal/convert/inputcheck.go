@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -40,6 +41,10 @@ func checkPresentation(path string, typ report.FileType) error {
 	info, err := f.Stat()
 	if err == nil {
 		err = sniff.Check(f, info.Size(), typ)
+	}
+	var bad *sniff.Error
+	if errors.As(err, &bad) && bad.Encrypted {
+		return report.Wrap(report.Conversion, err, "the presentation is password-protected")
 	}
 	if err != nil {
 		return report.Wrap(report.Conversion, err, "the file is not a valid "+string(typ)+" presentation")

@@ -38,6 +38,10 @@ var warmupPPTX []byte
 // the first time (a few seconds on a busy 2-core machine).
 const officeStartTimeout = 90 * time.Second
 
+// officeKillWait bounds how long a kill waits for a worker's helper to exit
+// and its output to close (reap).
+const officeKillWait = 15 * time.Second
+
 // office is the LibreOffice pool: cfg.OfficeWorkers workers, each a helper
 // process with its own soffice and its own directory (profile and job; a
 // shared profile makes parallel jobs fail), each in its own sandbox (or,
@@ -67,16 +71,23 @@ type officeJob struct {
 	in     string
 	out    string
 	filter string
+	detect bool // a .ppt: LibreOffice's type detection may pick another presentation filter
 	result chan error
 }
 
 // filters name LibreOffice's import filter for each type, so that a file is
 // never opened as something else (a fake .pptx that is really text would
-// otherwise open in Writer and "convert" fine).
+// otherwise open in Writer and "convert" fine). A .ppt that this filter
+// cannot load (PowerPoint 95 or 4.0: LibreOffice's "PowerPoint 3" filter) is
+// loaded with the filter LibreOffice's type detection picks, if that filter
+// makes a presentation (officeDetect); a Word or Excel file is still refused.
 var officeFilters = map[report.FileType]string{
 	report.PPTX: "Impress MS PowerPoint 2007 XML",
 	report.PPT:  "MS PowerPoint 97",
 }
+
+// officeDetect: the types whose files may fall back to type detection.
+var officeDetect = map[report.FileType]bool{report.PPT: true}
 
 // newOffice makes a pool of n workers named name-0, name-1, ... (their
 // directories under workDir, and the pool's queue metric).
@@ -111,7 +122,7 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDi
 // usable reports why the engine cannot run, or nil.
 func (o *office) usable() error {
 	if o.missing != nil {
-		return o.missing
+		return engineErr(o.missing)
 	}
 	return o.box.ready()
 }
@@ -146,7 +157,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 		return err
 	}
 	o.start()
-	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], result: make(chan error, 1)}
+	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], detect: officeDetect[typ], result: make(chan error, 1)}
 	select {
 	case o.jobs <- j: // never blocks: the gate bounds the jobs to the workers' number
 	case <-o.quit:
@@ -213,18 +224,22 @@ func (w *officeWorker) loop() {
 			if w.cmd == nil {
 				if err := w.spawn(); err != nil {
 					failedAt = time.Now()
-					j.result <- report.Wrap(report.Conversion, err, "LibreOffice could not start")
+					j.result <- engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
 					continue
 				}
 			}
 			err, retry := w.run(j)
 			if retry && j.ctx.Err() == nil {
 				w.o.log.Info("LibreOffice job retried on a fresh worker", "worker", w.id, "err", err)
+				first := err
 				if err = w.spawn(); err != nil {
 					failedAt = time.Now()
-					err = report.Wrap(report.Conversion, err, "LibreOffice could not start")
-				} else {
-					err, _ = w.run(j)
+					err = engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
+				} else if err, _ = w.run(j); crashed(first) && crashed(err) {
+					// Two workers died under this deck: the deck's fault,
+					// remembered like any other (failures.go).
+					err = report.Wrap(report.Conversion, err,
+						"LibreOffice crashed converting the presentation, twice, on two workers")
 				}
 			}
 			j.result <- err
@@ -237,6 +252,8 @@ type helperReply struct {
 	PID   int    `json:"pid"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	// Encrypted: LibreOffice said the deck is password-protected.
+	Encrypted bool `json:"encrypted"`
 	// Died: soffice exited during the job (status: its exit status, -N
 	// for signal N; peak: its peak resident bytes); the helper exits too.
 	Died   bool  `json:"died"`
@@ -262,6 +279,9 @@ func (w *officeWorker) spawn() error {
 	// Its own group, so killGroup reaches bwrap (whose PID namespace ends
 	// with it) or, unsandboxed, the helper and soffice; and die with reportd.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Wait returns this long after the helper exits even if a process it
+	// left holds stderr open (kill then finds that process by its profile).
+	cmd.WaitDelay = 2 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
 	stdin, err := cmd.StdinPipe()
@@ -366,7 +386,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 	defer cancel()
 	var staging bool
 	err = w.staged(j, func(in, out string) error {
-		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter})
+		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter, detect: j.detect})
 	}, &staging)
 	if err == nil {
 		w.jobs++
@@ -384,7 +404,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 // exchange sends one job and reads its answer. A *report.Error means the
 // helper answered that the document could not be converted.
 func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
-	b, _ := json.Marshal(map[string]string{"in": j.in, "out": j.out, "filter": j.filter})
+	b, _ := json.Marshal(map[string]any{"in": j.in, "out": j.out, "filter": j.filter, "detect": j.detect})
 	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
 		return err
 	}
@@ -400,11 +420,20 @@ func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
 	if r.Died {
 		return &sofficeDied{status: r.Status, peak: r.Peak, msg: r.Error}
 	}
+	if !r.OK && r.Encrypted {
+		return report.Wrap(report.Conversion, errors.New(r.Error), "the presentation is password-protected")
+	}
 	if !r.OK {
 		return report.Wrap(report.Conversion, errors.New(r.Error),
 			"LibreOffice could not read the presentation: it is damaged or not a PowerPoint file")
 	}
 	return nil
+}
+
+// crashed reports whether soffice died under the job that failed with err.
+func crashed(err error) bool {
+	var died *sofficeDied
+	return errors.As(err, &died)
 }
 
 // sofficeDied: soffice exited during a job (status: the helper's view of
@@ -425,10 +454,7 @@ func (w *officeWorker) kill(reason string) {
 	if w.cmd == nil {
 		return
 	}
-	killTree(w.cmd.Process.Pid)
-	<-w.exited
-	for range w.replies { // drain until the reader sees EOF
-	}
+	reap(w.cmd.Process.Pid, w.exited, w.replies, "-env:UserInstallation=file://"+w.profile, officeKillWait, w.o.log.With("worker", w.id))
 	w.clearJob()
 	w.cmd, w.exited, w.stdin, w.replies = nil, nil, nil, nil
 	w.pid.Store(0)

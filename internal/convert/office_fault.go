@@ -23,7 +23,10 @@ import (
 //   - a timeout: the worker is renewed; no retry.
 //   - the worker's: anything else (soffice died, the bridge or pipe broke,
 //     the helper exited, the job directory vanished, the probe failed). The
-//     worker is renewed and the job retried once on a fresh worker.
+//     worker is renewed and the job retried once on a fresh worker. Its
+//     error is marked engineErr, so the failure cache does not remember
+//     it, except when soffice died under the job on both workers: then
+//     the deck is what crashes it, and that is remembered (office.go).
 func (w *officeWorker) failed(ctx context.Context, err error, staging bool) (error, bool) {
 	var re *report.Error
 	var died *sofficeDied
@@ -42,16 +45,16 @@ func (w *officeWorker) failed(ctx context.Context, err error, staging bool) (err
 			"the presentation needs more memory than allowed (%d MiB, convert.max_worker_rss)", w.o.cfg.MaxWorkerRSS>>20)), false
 	case died != nil:
 		w.kill("crash")
-		return report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation"), true
+		return engineErr(report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")), true
 	case re != nil:
 		if w.probe() {
 			return err, false // a healthy worker could not read the deck
 		}
 		w.kill("broken")
-		return err, true
+		return engineErr(err), true
 	}
 	w.kill("crash")
-	return report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation"), true
+	return engineErr(report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation")), true
 }
 
 // probe reports whether the worker still converts the known-good warm-up

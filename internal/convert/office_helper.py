@@ -5,8 +5,11 @@
 # [DATA_LIMIT]: soffice's heap is capped at DATA_LIMIT bytes (0: no cap).
 # It starts soffice as its child (same group, so one kill ends both), connects
 # over a named UNO pipe, prints one JSON line {"ready":true,"pid":N}, then reads
-# one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME} and answers
-# each with one JSON line {"ok":true} or {"ok":false,"error":TEXT}; when
+# one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME,"detect":BOOL}
+# (detect: if the filter cannot load the file, use the presentation filter
+# LibreOffice's type detection picks) and answers each with one JSON line
+# {"ok":true} or {"ok":false,"error":TEXT} ("encrypted":true when LibreOffice
+# said the file is password-protected); when
 # soffice died during the job the answer has "died":true, its exit "status" and
 # "peak" resident bytes, and the helper exits.
 import ctypes
@@ -88,13 +91,23 @@ def main():
             # Never run macros, never fetch linked content: decks are user uploads.
             load = props(Hidden=True, ReadOnly=True, FilterName=job["filter"],
                          MacroExecutionMode=0, UpdateDocMode=0)
-            # Load into a bare document model: no frame, view or controller
-            # (which loadComponentFromURL builds even when hidden). The PDF
-            # export renders from the model alone; this saves ~25 ms a deck.
-            doc = smgr.createInstanceWithContext("com.sun.star.presentation.PresentationDocument", ctx)
-            if doc is None:
-                raise RuntimeError("LibreOffice could not create a presentation")
-            doc.load(load + props(URL=uno.systemPathToFileUrl(job["in"])))
+            url = uno.systemPathToFileUrl(job["in"])
+            try:
+                doc = load_into_model(smgr, ctx, load + props(URL=url))
+            except Exception as e:
+                if encrypted(e) or not job.get("detect"):
+                    raise
+                # Not what the filter expects (a PowerPoint 95 or 4.0 file
+                # is OLE2 too): let LibreOffice's type detection name the
+                # filter, and take it only if it makes a presentation.
+                close(doc)
+                doc = None
+                other = presentation_filter(smgr, ctx, url)
+                if other is None or other == job["filter"]:
+                    raise
+                doc = load_into_model(smgr, ctx, props(
+                    Hidden=True, ReadOnly=True, FilterName=other,
+                    MacroExecutionMode=0, UpdateDocMode=0, URL=url))
             if not doc.supportsService("com.sun.star.presentation.PresentationDocument"):
                 raise RuntimeError("the file is not a presentation")
             t1 = time.monotonic()
@@ -111,6 +124,9 @@ def main():
             # and then the next job must not be the one to find out.
             close(doc)
             doc = None
+            if encrypted(e):
+                reply({"ok": False, "encrypted": True, "error": msg})
+                continue
             if not healthy(proc, smgr, ctx):
                 # The peak resident memory of reaped descendants (soffice.bin,
                 # reaped by its launcher): gone from /proc, kept by the kernel.
@@ -127,6 +143,55 @@ def main():
             close(doc)
     proc.terminate()
     return 0
+
+
+def load_into_model(smgr, ctx, media):
+    # Load into a bare document model: no frame, view or controller
+    # (which loadComponentFromURL builds even when hidden). The PDF
+    # export renders from the model alone; this saves ~25 ms a deck.
+    doc = smgr.createInstanceWithContext("com.sun.star.presentation.PresentationDocument", ctx)
+    if doc is None:
+        raise RuntimeError("LibreOffice could not create a presentation")
+    try:
+        doc.load(media)
+    except Exception:
+        close(doc)
+        raise
+    return doc
+
+
+def presentation_filter(smgr, ctx, url):
+    # The import filter LibreOffice's own (deep) type detection picks for
+    # the file, if that filter makes a presentation; else None. A Word or
+    # Excel OLE2 file named .ppt is thus still refused.
+    try:
+        td = smgr.createInstanceWithContext("com.sun.star.document.TypeDetection", ctx)
+        typ, _ = td.queryTypeByDescriptor(props(URL=url), True)
+        if not typ:
+            return None
+        name = {p.Name: p.Value for p in td.getByName(typ)}.get("PreferredFilter")
+        if not name:
+            return None
+        ff = smgr.createInstanceWithContext("com.sun.star.document.FilterFactory", ctx)
+        f = {p.Name: p.Value for p in ff.getByName(name)}
+        if f.get("DocumentService") != "com.sun.star.presentation.PresentationDocument":
+            return None
+        if not int(f.get("Flags", 0)) & 1:  # an import filter (SfxFilterFlags::IMPORT)
+            return None
+        return name
+    except Exception:
+        return None
+
+
+# LibreOffice's load errors (ErrCode: area << 13 | class << 8 | code) that
+# say the file is encrypted: ERRCODE_SVX_READ_FILTER_PPOINT ("password
+# encrypted PowerPoint documents cannot be read", the binary .ppt import's
+# answer to an encrypted deck) and ERRCODE_SVX_WRONGPASS.
+ENCRYPTED_ERRCODES = {(8 << 13) | (11 << 8) | 17, (8 << 13) | 15}
+
+
+def encrypted(e):
+    return getattr(e, "ErrCode", None) in ENCRYPTED_ERRCODES
 
 
 def close(doc):

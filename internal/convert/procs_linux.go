@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -223,6 +224,66 @@ func killTree(pid int) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// reap kills the tree of pid and waits until exited is closed and replies
+// (its output, read line by line) is drained to EOF. A process forked
+// while the tree was read escapes killTree (it is re-parented) and may hold
+// the output open for ever; every second, stray, an argument that only
+// this engine's processes carry, finds and kills such processes. After
+// wait it gives up, logs, and returns anyway: a kill never hangs.
+func reap(pid int, exited <-chan struct{}, replies <-chan string, stray string, wait time.Duration, log *slog.Logger) {
+	killTree(pid)
+	killByArg(stray)
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for exited != nil || replies != nil {
+		select {
+		case <-exited:
+			exited = nil
+		case _, ok := <-replies:
+			if !ok {
+				replies = nil
+			}
+		case <-tick.C:
+			killTree(pid)
+			if n := killByArg(stray); n > 0 {
+				log.Warn("engine processes outlived their kill; killed", "count", n, "arg", stray)
+			}
+			if time.Now().After(deadline) {
+				log.Error("engine did not end after its kill; going on without it", "pid", pid)
+				return
+			}
+		}
+	}
+}
+
+// killByArg kills every process one of whose arguments is arg: a process
+// that a kill of its tree missed (forked while the tree was read, then
+// re-parented) is still found by an argument only it carries.
+func killByArg(arg string) (killed int) {
+	entries, _ := os.ReadDir("/proc")
+	want := []byte(arg)
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || p == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for a := range bytes.SplitSeq(b, []byte{0}) {
+			if bytes.Equal(a, want) {
+				if syscall.Kill(p, syscall.SIGKILL) == nil {
+					killed++
+				}
+				break
+			}
+		}
+	}
+	return killed
 }
 
 // descendantsOf lists the processes under root, root excluded.

@@ -89,9 +89,11 @@ func (s *sandbox) ready() error {
 			s.path, s.err = "", nil
 		default:
 			s.log.Error("conversion engines disabled: the sandbox is unavailable", "reason", s.err)
-			s.err = report.Wrap(report.Conversion, s.err,
+			// The engine's fault, not a document's: never remembered as a
+			// document's failure (failures.go).
+			s.err = engineErr(report.Wrap(report.Conversion, s.err,
 				"conversion is disabled: the engine sandbox (bubblewrap) cannot run here ("+s.err.Error()+
-					"); install bubblewrap and allow user namespaces, or set convert.unsandboxed: true")
+					"); install bubblewrap and allow user namespaces, or set convert.unsandboxed: true"))
 		}
 	})
 	return s.err

@@ -31,9 +31,18 @@ const pptxMain = "ppt/presentation.xml"
 type Error struct {
 	Type   report.FileType
 	Reason string
+	// Encrypted: the file is a password-protected (encrypted) Office
+	// document, which nothing here can open without its password.
+	Encrypted bool
 }
 
+// ErrEncrypted is the message of an Error with Encrypted set.
+const ErrEncrypted = "the presentation is password-protected (encrypted)"
+
 func (e *Error) Error() string {
+	if e.Encrypted {
+		return ErrEncrypted
+	}
 	if e.Type == "" {
 		return "file " + e.Reason
 	}
@@ -79,7 +88,10 @@ func check(r io.ReaderAt, size int64, t report.FileType, s *Scan) error {
 		return checkPPTX(r, size)
 	case report.PPT:
 		if ok, err := hasPrefix(r, SigOLE2); err != nil || !ok {
-			return orRead(err, &Error{t, "not an OLE2 compound file"})
+			return orRead(err, &Error{Type: t, Reason: "not an OLE2 compound file"})
+		}
+		if encryptedOOXML(r, size) { // an encrypted .pptx named .ppt
+			return &Error{Type: t, Encrypted: true}
 		}
 		return nil
 	case report.HTML, report.MD:
@@ -90,16 +102,16 @@ func check(r io.ReaderAt, size int64, t report.FileType, s *Scan) error {
 			}
 		}
 		if at, ok := s.FirstNUL(); ok {
-			return &Error{t, fmt.Sprintf("it contains NUL bytes, the first at offset %d", at)}
+			return &Error{Type: t, Reason: fmt.Sprintf("it contains NUL bytes, the first at offset %d", at)}
 		}
 		return nil
 	}
-	return &Error{t, "unknown file type"}
+	return &Error{Type: t, Reason: "unknown file type"}
 }
 
 func checkPDF(r io.ReaderAt, size int64) error {
 	if ok, err := hasPrefix(r, SigPDF); err != nil || !ok {
-		return orRead(err, &Error{report.PDF, "no %PDF- header"})
+		return orRead(err, &Error{Type: report.PDF, Reason: "no %PDF- header"})
 	}
 	n := min(size, TrailerWindow)
 	tail := make([]byte, n)
@@ -107,25 +119,30 @@ func checkPDF(r io.ReaderAt, size int64) error {
 		return fmt.Errorf("%w: %w", ErrRead, err)
 	}
 	if !bytes.Contains(tail, []byte("%%EOF")) {
-		return &Error{report.PDF, fmt.Sprintf("incomplete: no %%%%EOF in its last %d bytes", TrailerWindow)}
+		return &Error{Type: report.PDF, Reason: fmt.Sprintf("incomplete: no %%%%EOF in its last %d bytes", TrailerWindow)}
 	}
 	return nil
 }
 
 func checkPPTX(r io.ReaderAt, size int64) error {
 	if ok, err := hasPrefix(r, SigZip); err != nil || !ok {
-		return orRead(err, &Error{report.PPTX, "not a zip archive"})
+		// A password-protected .pptx is an OLE2 file holding the
+		// encrypted package: say so, not "not a zip archive".
+		if ole, _ := hasPrefix(r, SigOLE2); ole && encryptedOOXML(r, size) {
+			return &Error{Type: report.PPTX, Encrypted: true}
+		}
+		return orRead(err, &Error{Type: report.PPTX, Reason: "not a zip archive"})
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return &Error{report.PPTX, "corrupt zip archive"}
+		return &Error{Type: report.PPTX, Reason: "corrupt zip archive"}
 	}
 	for _, f := range zr.File {
 		if f.Name == pptxMain {
 			return nil
 		}
 	}
-	return &Error{report.PPTX, "no " + pptxMain + " in the archive"}
+	return &Error{Type: report.PPTX, Reason: "no " + pptxMain + " in the archive"}
 }
 
 func hasPrefix(r io.ReaderAt, sig []byte) (bool, error) {

@@ -11,3 +11,5 @@ soffice -env:UserInstallation="file://$profile" --headless --convert-to ppt deck
 chromium-headless-shell --no-sandbox --disable-gpu --no-pdf-header-footer \
   --user-data-dir="$profile/chrome" --print-to-pdf=sample.pdf "file://$PWD/report.html"
 cp deck.pptx ../warmup.pptx
+# deck.pptx saved with the password "secret" (needs python3-uno).
+/usr/bin/python3 encrypt-deck.py "$profile/encrypt"

@@ -1,0 +1,102 @@
+package convert
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// helperPID is the host PID of the worker's Python helper (inside its
+// sandbox: a descendant of bwrap whose command line is python's).
+func helperPID(t *testing.T, w *officeWorker) int {
+	t.Helper()
+	for _, p := range append([]int{int(w.pid.Load())}, descendantsOf(int(w.pid.Load()))...) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
+		if argv := strings.Split(string(b), "\x00"); len(argv) > 2 && strings.Contains(argv[0], "python") && argv[1] == "-c" {
+			return p
+		}
+	}
+	t.Fatal("no helper process found in the worker's tree")
+	return 0
+}
+
+// The helper dies in the middle of a job (the UNO bridge and its pipe to
+// reportd break, soffice goes with it): the job is the worker's failure,
+// not the deck's, so it runs again on a fresh worker and succeeds; one
+// restart, a new process.
+func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	w := m.office.workers[0]
+	old := w.pid.Load()
+	helper := helperPID(t, w)
+
+	slow := shapesDeck(t, 3000) // seconds of work, so the kill lands mid-job
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, slow))
+		done <- err
+	}()
+	for busy := false; !busy; time.Sleep(10 * time.Millisecond) {
+		entries, _ := os.ReadDir(w.job)
+		busy = len(entries) > 0
+	}
+	time.Sleep(200 * time.Millisecond) // the helper has the job
+	if err := syscall.Kill(helper, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the job failed instead of being retried on a fresh worker: %v", err)
+	}
+	if n := m.office.restarts.Load(); n != 1 {
+		t.Errorf("restarts = %d, want 1", n)
+	}
+	if p := w.pid.Load(); p == old || p == 0 {
+		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
+	}
+	if n := len(m.fails.m); n != 0 {
+		t.Errorf("%d failures remembered, want 0", n)
+	}
+}
+
+// reportd's pipe to an idle helper breaks (its write end gives EPIPE while
+// helper and soffice still run): the next job finds out on its first write,
+// and runs on a fresh worker.
+func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
+	needOffice(t)
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck))
+	w := m.office.workers[0]
+	old := w.pid.Load()
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	// The helper's own stdin stays open (it waits for a job, soffice runs):
+	// only reportd's end is broken.
+	orig := w.stdin
+	t.Cleanup(func() { orig.Close() })
+	w.stdin = pw
+	soffice := int(w.sofficePID.Load())
+	if !alive(soffice) {
+		t.Fatal("soffice is not running before the job")
+	}
+	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 5)))
+	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+		t.Errorf("pages %q, want 3", pages)
+	}
+	if n := m.office.restarts.Load(); n != 1 {
+		t.Errorf("restarts = %d, want 1", n)
+	}
+	if p := w.pid.Load(); p == old || p == 0 {
+		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
+	}
+}
