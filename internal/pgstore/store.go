@@ -238,6 +238,9 @@ func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []
 		if removed, err = pgx.CollectRows(rows, s.scanReportRow); err != nil {
 			return err
 		}
+		if len(removed) == 0 {
+			removed = nil // as the bbolt store: nothing removed is nil
+		}
 		if _, err := tx.Exec(ctx, "DELETE FROM project_days WHERE project_id = $1", id); err != nil {
 			return err
 		}
