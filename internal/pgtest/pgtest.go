@@ -98,8 +98,10 @@ func Main(m *testing.M) {
 
 // BinDir finds the directory of initdb and postgres: the newest
 // /usr/lib/postgresql/N/bin (Debian), else the one holding initdb on PATH.
-func BinDir() (dir, version string, err error) {
-	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+func BinDir() (dir, version string, err error) { return binDir("/usr/lib/postgresql/*/bin/initdb") }
+
+func binDir(pattern string) (dir, version string, err error) {
+	found, _ := filepath.Glob(pattern)
 	sort.Slice(found, func(i, j int) bool { return majorOf(found[i]) > majorOf(found[j]) })
 	for _, f := range found {
 		d := filepath.Dir(f)
@@ -137,7 +139,7 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	removeStale()
-	dir, err := os.MkdirTemp("", dirPattern)
+	dir, err := os.MkdirTemp(baseDir(), dirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -304,10 +306,32 @@ func (s *Server) Stop() error {
 	return os.RemoveAll(s.Dir)
 }
 
+// baseDir is where the server's directory goes: the temporary directory,
+// unless the postgres user could not reach it (as root, TMPDIR under a
+// private home) or the socket's path would be too long for a unix socket
+// (108 bytes); then /tmp.
+func baseDir() string {
+	d := os.TempDir()
+	if len(d) > 60 {
+		return "/tmp"
+	}
+	if os.Geteuid() == 0 {
+		for p := d; ; p = filepath.Dir(p) {
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o001 == 0 {
+				return "/tmp"
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+	}
+	return d
+}
+
 // removeStale removes the directories of earlier runs whose test process
 // is gone (killed before Main could stop its server).
 func removeStale() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPattern+"*"))
+	dirs, _ := filepath.Glob(filepath.Join(baseDir(), dirPattern+"*"))
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
 		if err != nil {
