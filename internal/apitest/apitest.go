@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -36,6 +37,8 @@ type Options struct {
 	// conversion; without, PDFs pass through and other types fail.
 	Engines bool
 	DataDir string // reuse a data directory (e.g. to reopen); default t.TempDir()
+	// Log receives the daemon's log (request lines included); default none.
+	Log *slog.Logger
 }
 
 // Env is a running stack.
@@ -64,7 +67,7 @@ func Start(t testing.TB, o Options) *Env {
 	if o.Config != nil {
 		o.Config(&c)
 	}
-	s := &daemon.Server{Config: c, Hooks: daemon.Hooks{
+	s := &daemon.Server{Config: c, Log: o.Log, Hooks: daemon.Hooks{
 		Service: func(sc *service.Config) {
 			sc.Version = "test"
 			if o.Service != nil {

@@ -42,7 +42,9 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 func (s *Store) loadProjects(tx *bolt.Tx, ps []report.Project) error {
 	bk := tx.Bucket(bucketProjects)
 	for _, p := range ps {
-		b, err := json.Marshal(projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage})
+		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+		row.setRetention(p.Retention)
+		b, err := json.Marshal(row)
 		if err != nil {
 			return err
 		}
@@ -73,7 +75,7 @@ func (s *Store) loadReports(tx *bolt.Tx, rs []report.ReportRecord) error {
 		if err := index.Put(pairKey(r.ProjectID, r.ID), nil); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketLatest).Put(latestKey(r.ProjectID, ptrTo(rowOf(r)), r.ID), nil); err != nil {
+		if err := putLatest(tx, r.ProjectID, ptrTo(rowOf(r)), r.ID); err != nil {
 			return err
 		}
 		if err := bk.Put(idKey(r.ID), b); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -17,7 +18,11 @@ import (
 
 // Drift is one place where derived metadata disagrees with the rows.
 type Drift struct {
-	What    string // "reportCount", "dayCount", "index-missing", "index-dangling", "latest-missing", "latest-dangling", "report-without-project"
+	// "reportCount", "dayCount", "index-missing", "index-dangling",
+	// "report-without-project", and for each latest index (latest_by.go:
+	// "latest", "latest-name", "latest-branch") "<index>-missing" and
+	// "<index>-dangling".
+	What    string
 	Project int64
 	Report  int64
 	Day     string // YYYYMMDD for dayCount
@@ -35,12 +40,14 @@ func (d Drift) String() string {
 		return fmt.Sprintf("project %d: report %d is missing from the project index", d.Project, d.Report)
 	case "index-dangling":
 		return fmt.Sprintf("project %d: index entry for report %d, which is not the project's", d.Project, d.Report)
-	case "latest-missing":
-		return fmt.Sprintf("project %d: report %d is missing from the latest index", d.Project, d.Report)
-	case "latest-dangling":
-		return fmt.Sprintf("project %d: latest index entry for report %d does not match its row", d.Project, d.Report)
 	case "report-without-project":
 		return fmt.Sprintf("report %d: its project %d does not exist", d.Report, d.Project)
+	}
+	if ix, ok := strings.CutSuffix(d.What, "-missing"); ok {
+		return fmt.Sprintf("project %d: report %d is missing from the %s index", d.Project, d.Report, ix)
+	}
+	if ix, ok := strings.CutSuffix(d.What, "-dangling"); ok {
+		return fmt.Sprintf("project %d: %s index entry for report %d does not match its row", d.Project, ix, d.Report)
 	}
 	return d.What
 }
@@ -64,7 +71,7 @@ func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
 type driftCheck struct {
 	s                              *Store
 	projects, reports, index, days *bolt.Bucket
-	latest                         *bolt.Bucket
+	latest                         []*bolt.Bucket // by latestIndexes; nil: not there yet
 
 	found []Drift
 
@@ -75,8 +82,13 @@ type driftCheck struct {
 
 	orphanRows  [][]byte     // report keys whose project is gone
 	dangling    [][]byte     // index keys that point nowhere
-	staleLatest [][]byte     // latest index keys that match no row
+	staleLatest []staleKey   // latest index keys that match no row
 	recounted   []projectFix // projects whose reportCount is wrong
+}
+
+type staleKey struct {
+	index int // in latestIndexes
+	key   []byte
 }
 
 type projectFix struct {
@@ -91,7 +103,7 @@ func (s *Store) newDriftCheck(tx *bolt.Tx) *driftCheck {
 		reports:  tx.Bucket(bucketReports),
 		index:    tx.Bucket(bucketProjectReports),
 		days:     tx.Bucket(bucketProjectDays),
-		latest:   tx.Bucket(bucketLatest),
+		latest:   latestBuckets(tx),
 		count:    map[int64]int64{},
 		dayCount: map[string]int64{},
 		stored:   map[string]int64{},
@@ -132,8 +144,10 @@ func (c *driftCheck) scanReports() error {
 		if c.index.Get(pairKey(row.Project, rid)) == nil {
 			c.found = append(c.found, Drift{What: "index-missing", Project: row.Project, Report: rid})
 		}
-		if c.latest != nil && c.latest.Get(latestKey(row.Project, &row, rid)) == nil {
-			c.found = append(c.found, Drift{What: "latest-missing", Project: row.Project, Report: rid})
+		for i, ix := range latestIndexes {
+			if c.latest[i] != nil && c.latest[i].Get(ix.key(row.Project, &row, rid)) == nil {
+				c.found = append(c.found, Drift{What: ix.what + "-missing", Project: row.Project, Report: rid})
+			}
 		}
 		return nil
 	})
@@ -162,27 +176,38 @@ func (c *driftCheck) scanIndex() {
 	}
 }
 
-// scanLatest notes latest-index keys that are not exactly the key of an
-// existing row of an existing project.
+// scanLatest notes keys of each latest index that are not exactly the
+// key of an existing row of an existing project.
 func (c *driftCheck) scanLatest() {
-	if c.latest == nil { // a version 1 store opened read-only: no index yet
-		return
-	}
-	cur := c.latest.Cursor()
-	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
-		ok, p, rid := false, int64(0), int64(0)
-		if len(k) >= 18 {
-			p, rid = int64(binary.BigEndian.Uint64(k)), int64(binary.BigEndian.Uint64(k[len(k)-8:]))
-			if v := c.reports.Get(idKey(rid)); v != nil && c.projects.Get(idKey(p)) != nil {
-				var row reportRow
-				ok = unmarshalReportRow(v, &row) == nil && bytes.Equal(latestKey(row.Project, &row, rid), k)
+	for i, ix := range latestIndexes {
+		if c.latest[i] == nil { // an old store opened read-only: no index yet
+			continue
+		}
+		cur := c.latest[i].Cursor()
+		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+			ok, p, rid := false, int64(0), int64(0)
+			if len(k) >= 17 {
+				p, rid = int64(binary.BigEndian.Uint64(k)), int64(binary.BigEndian.Uint64(k[len(k)-8:]))
+				if v := c.reports.Get(idKey(rid)); v != nil && c.projects.Get(idKey(p)) != nil {
+					var row reportRow
+					ok = unmarshalReportRow(v, &row) == nil && bytes.Equal(ix.key(row.Project, &row, rid), k)
+				}
+			}
+			if !ok {
+				c.found = append(c.found, Drift{What: ix.what + "-dangling", Project: p, Report: rid})
+				c.staleLatest = append(c.staleLatest, staleKey{i, append([]byte(nil), k...)})
 			}
 		}
-		if !ok {
-			c.found = append(c.found, Drift{What: "latest-dangling", Project: p, Report: rid})
-			c.staleLatest = append(c.staleLatest, append([]byte(nil), k...))
-		}
 	}
+}
+
+// latestBuckets are the buckets of latestIndexes, nil where missing.
+func latestBuckets(tx *bolt.Tx) []*bolt.Bucket {
+	out := make([]*bolt.Bucket, len(latestIndexes))
+	for i, ix := range latestIndexes {
+		out[i] = tx.Bucket(ix.bucket)
+	}
+	return out
 }
 
 // scanProjects compares each project's reportCount with the real count.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -14,7 +15,8 @@ import (
 // The last key under a (project, name, branch) prefix is the newest such
 // report, found with one cursor seek instead of a scan. Names and branches
 // never hold a NUL (control characters are refused), so the separators
-// are unambiguous. Kept in the same transaction as the row.
+// are unambiguous. Kept in the same transaction as the row, like the
+// indexes of latest_by.go, through putLatest and deleteLatest.
 var bucketLatest = []byte("latest")
 
 // latestPrefix is the key prefix of one (project, name, branch).
@@ -40,28 +42,21 @@ func rowLabel(row *reportRow) string {
 	return report.NameFromFile(row.Name)
 }
 
-// Latest is the newest report (highest id) of project with this name and
-// branch ("" for reports without a branch); NotFound when there is none.
-func (s *Store) Latest(ctx context.Context, project int64, name, branch string) (report.ReportRecord, error) {
+// Latest is the newest report (highest id) of q.Project with q's name and
+// branch, each nil for any: one cursor seek in the index that has both
+// (or neither) as its key prefix; NotFound when there is none.
+func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.ReportRecord, error) {
 	var r report.ReportRecord
+	bucket, prefix := latestSeek(q)
 	err := s.db.View(func(tx *bolt.Tx) error {
-		prefix := latestPrefix(project, name, branch)
-		bk := tx.Bucket(bucketLatest)
-		if bk == nil { // a version 1 store opened read-only
-			return report.Errorf(report.Storage, "the store has no latest index yet: open it read-write once to upgrade it")
+		bk := tx.Bucket(bucket)
+		if bk == nil { // an old store opened read-only
+			return report.Errorf(report.Storage, "the store has no %s index yet: open it read-write once to upgrade it", bucket)
 		}
-		c := bk.Cursor()
-		// Seek past the prefix's last possible key, then step back.
-		k, _ := c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
-		if k == nil {
-			k, _ = c.Last()
-		} else {
-			k, _ = c.Prev()
+		id, ok := lastUnder(bk, prefix)
+		if !ok {
+			return latestNotFound(q)
 		}
-		if k == nil || len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {
-			return report.Errorf(report.NotFound, "no report named %q on branch %q in project %d", name, branch, project)
-		}
-		id := int64(binary.BigEndian.Uint64(k[len(prefix):]))
 		v := tx.Bucket(bucketReports).Get(idKey(id))
 		if v == nil {
 			return notFound("report", id)
@@ -71,6 +66,51 @@ func (s *Store) Latest(ctx context.Context, project int64, name, branch string) 
 		return err
 	})
 	return r, storageErr(err)
+}
+
+// latestSeek picks the index for q and the key prefix of its matches; the
+// id of each match is the 8 bytes after the prefix.
+func latestSeek(q report.LatestQuery) (bucket, prefix []byte) {
+	switch {
+	case q.Name != nil && q.Branch != nil:
+		return bucketLatest, latestPrefix(q.Project, *q.Name, *q.Branch)
+	case q.Name != nil:
+		return bucketLatestName, labelPrefix(q.Project, *q.Name)
+	case q.Branch != nil:
+		return bucketLatestBranch, labelPrefix(q.Project, *q.Branch)
+	}
+	// The per-project index: project id ‖ report id.
+	return bucketProjectReports, idKey(q.Project)
+}
+
+// lastUnder is the id of the last key that is prefix ‖ 8-byte id.
+func lastUnder(bk *bolt.Bucket, prefix []byte) (int64, bool) {
+	c := bk.Cursor()
+	// Seek past the prefix's last possible key, then step back.
+	k, _ := c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	if k == nil || len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(k[len(prefix):])), true
+}
+
+func latestNotFound(q report.LatestQuery) error {
+	what := fmt.Sprintf("no report in project %d", q.Project)
+	if q.Name != nil {
+		what += fmt.Sprintf(" named %q", *q.Name)
+	}
+	switch {
+	case q.Branch != nil && *q.Branch == "":
+		what += " without a branch"
+	case q.Branch != nil:
+		what += fmt.Sprintf(" on branch %q", *q.Branch)
+	}
+	return report.Errorf(report.NotFound, "%s", what)
 }
 
 // buildLatest fills the index from the rows (the schema step to version 2).

@@ -38,8 +38,8 @@ func (c *driftCheck) fix(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, k := range c.staleLatest {
-		if err := c.latest.Delete(k); err != nil {
+	for _, st := range c.staleLatest {
+		if err := c.latest[st.index].Delete(st.key); err != nil {
 			return err
 		}
 	}
@@ -49,9 +49,11 @@ func (c *driftCheck) fix(tx *bolt.Tx) error {
 			return err
 		}
 		rid := int64(binary.BigEndian.Uint64(k))
-		if lk := latestKey(row.Project, &row, rid); c.latest.Get(lk) == nil {
-			if err := c.latest.Put(lk, nil); err != nil {
-				return err
+		for i, ix := range latestIndexes {
+			if lk := ix.key(row.Project, &row, rid); c.latest[i].Get(lk) == nil {
+				if err := c.latest[i].Put(lk, nil); err != nil {
+					return err
+				}
 			}
 		}
 		pk := pairKey(row.Project, rid)
@@ -101,7 +103,7 @@ func (s *Store) DropReports(ctx context.Context, ids []int64) error {
 			if err := tx.Bucket(bucketProjectReports).Delete(pairKey(row.Project, id)); err != nil {
 				return err
 			}
-			if err := tx.Bucket(bucketLatest).Delete(latestKey(row.Project, &row, id)); err != nil {
+			if err := deleteLatest(tx, row.Project, &row, id); err != nil {
 				return err
 			}
 			if err := reports.Delete(idKey(id)); err != nil {

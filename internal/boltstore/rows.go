@@ -18,6 +18,11 @@ type projectRow struct {
 	Created     int64   `json:"c"`
 	Cover       *string `json:"v,omitempty"`
 	Count       int64   `json:"k"`
+	// Retention policy (report.Retention); nil fields inherit the server
+	// default. Rows written before it have none.
+	KeepLast   *int64 `json:"r,omitempty"`
+	MaxAgeDays *int64 `json:"a,omitempty"`
+	KeepNewest *bool  `json:"w,omitempty"`
 }
 
 type reportRow struct {
@@ -34,6 +39,12 @@ type reportRow struct {
 	Commit   string `json:"c,omitempty"`
 	BuildURL string `json:"l,omitempty"`
 	BuildID  string `json:"i,omitempty"`
+	// What the upload was recognised as (summary.go); unset when unknown.
+	Generator string `json:"g,omitempty"`
+	Lines     *int64 `json:"y,omitempty"` // line coverage in hundredths of a percent
+	Passed    *int64 `json:"o,omitempty"`
+	Failed    *int64 `json:"x,omitempty"`
+	Skipped   *int64 `json:"z,omitempty"`
 }
 
 // updateProjectRow reads project id's row, lets change edit it and stores
@@ -68,7 +79,41 @@ func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, e
 		CreatedAt:   report.LocalTime{Time: s.clock.Local(time.Unix(row.Created, 0))},
 		CoverImage:  row.Cover,
 		ReportCount: row.Count,
+		Retention:   row.retention(),
 	}, row, nil
+}
+
+// retention is the row's policy, nil when it has none.
+func (row *projectRow) retention() *report.Retention {
+	r := report.Retention{KeepLast: intPtr(row.KeepLast), MaxAgeDays: intPtr(row.MaxAgeDays), KeepNewestPerBranch: row.KeepNewest}
+	if r.IsZero() {
+		return nil
+	}
+	return &r
+}
+
+// setRetention stores r in the row (nil or zero: none).
+func (row *projectRow) setRetention(r *report.Retention) {
+	row.KeepLast, row.MaxAgeDays, row.KeepNewest = nil, nil, nil
+	if r == nil {
+		return
+	}
+	if r.KeepLast != nil {
+		row.KeepLast = ptrTo(int64(*r.KeepLast))
+	}
+	if r.MaxAgeDays != nil {
+		row.MaxAgeDays = ptrTo(int64(*r.MaxAgeDays))
+	}
+	if r.KeepNewestPerBranch != nil {
+		row.KeepNewest = ptrTo(*r.KeepNewestPerBranch)
+	}
+}
+
+func intPtr(v *int64) *int {
+	if v == nil {
+		return nil
+	}
+	return ptrTo(int(*v))
 }
 
 func (s *Store) decodeReport(id int64, b []byte) (report.ReportRecord, reportRow, error) {
@@ -101,6 +146,7 @@ func withMeta(r *report.Report, row *reportRow) {
 	}
 	r.Branch, r.Commit = optional(row.Branch), optional(row.Commit)
 	r.BuildURL, r.BuildID = optional(row.BuildURL), optional(row.BuildID)
+	r.Generator, r.Summary = row.Generator, summaryOf(row)
 }
 
 func optional(s string) *string {
@@ -122,12 +168,15 @@ func encodeReport(r report.ReportRecord) ([]byte, error) {
 }
 
 func rowOf(r report.ReportRecord) reportRow {
-	return reportRow{
+	row := reportRow{
 		Project: r.ProjectID, Name: r.FileName, Type: string(r.FileType), Path: r.FilePath,
 		Uploaded: r.UploadTime.Unix(), Size: r.Size, SHA256: r.SHA256,
 		Label: r.Name, Branch: deref(r.Branch), Commit: deref(r.Commit),
 		BuildURL: deref(r.BuildURL), BuildID: deref(r.BuildID),
+		Generator: r.Generator,
 	}
+	setSummary(&row, r.Summary)
+	return row
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -58,6 +58,12 @@ func scanProjectRow(b []byte, row *projectRow) bool {
 			return s.optStr(&row.Cover)
 		case 'k':
 			return s.int(&row.Count)
+		case 'r':
+			return s.optInt(&row.KeepLast)
+		case 'a':
+			return s.optInt(&row.MaxAgeDays)
+		case 'w':
+			return s.optBool(&row.KeepNewest)
 		}
 		return false
 	})
@@ -92,6 +98,16 @@ func scanReportRow(b []byte, row *reportRow) bool {
 			return s.str(&row.BuildURL)
 		case 'i':
 			return s.str(&row.BuildID)
+		case 'g':
+			return s.str(&row.Generator)
+		case 'y':
+			return s.optInt(&row.Lines)
+		case 'o':
+			return s.optInt(&row.Passed)
+		case 'x':
+			return s.optInt(&row.Failed)
+		case 'z':
+			return s.optInt(&row.Skipped)
 		}
 		return false
 	})
@@ -275,4 +291,45 @@ func (s *rowScanner) int(dst *int64) bool {
 	}
 	*dst = v
 	return true
+}
+
+// optInt reads an integer or null.
+func (s *rowScanner) optInt(dst **int64) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	var v int64
+	if !s.int(&v) {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// optBool reads true, false or null.
+func (s *rowScanner) optBool(dst **bool) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	for _, lit := range []string{"true", "false"} {
+		if s.i+len(lit) <= len(s.b) && string(s.b[s.i:s.i+len(lit)]) == lit {
+			s.i += len(lit)
+			v := lit == "true"
+			*dst = &v
+			return true
+		}
+	}
+	return false
+}
+
+// null reads a null, if that is what comes next.
+func (s *rowScanner) null() bool {
+	s.space()
+	if s.i+4 <= len(s.b) && string(s.b[s.i:s.i+4]) == "null" {
+		s.i += 4
+		return true
+	}
+	return false
 }

@@ -78,6 +78,8 @@ func fill(f reflect.Value, n int) bool {
 		f.SetString(fmt.Sprintf("value %d é 报告", n))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		f.SetInt(int64(n) * 1_000_000_007)
+	case reflect.Bool:
+		f.SetBool(true)
 	case reflect.Pointer:
 		p := reflect.New(f.Type().Elem())
 		if !fill(p.Elem(), n) {

@@ -29,6 +29,10 @@ var rowSeeds = []string{
 	`{"n":"\xff\xfe"}`,
 	`{"p":7,"n":"r.md","t":"md","f":"/uploads/reports/7.md","u":1700000000,"s":10,"h":"ab"}`,
 	`{"p":7,"n":"quarterly report.pdf","t":"pdf","f":"/uploads/reports/8.pdf","u":1700000001,"s":123456789,"h":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`,
+	`{"n":"Ret","c":1,"k":2,"r":10,"a":90,"w":false}`,
+	`{"n":"Ret","c":1,"r":0,"a":null,"w":true,"w":null}`,
+	`{"n":"Ret","r":true,"w":1}`,
+	`{"n":"Ret","w":truex}`,
 	`{"p":"7"}`,
 	`{"p":7,"s":-1,"h":"\u00e9"}`,
 }

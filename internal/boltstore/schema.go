@@ -22,15 +22,27 @@ var (
 	// uploaded that day (in the daemon's zone); gives todayNewReports.
 	bucketProjectDays = []byte("project_days")
 
-	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest}
+	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
+		bucketTokens, bucketLatestName, bucketLatestBranch}
 )
 
 var keyStorageVersion = []byte("storage_version")
 
 // storageVersion is the schema this code reads and writes. A newer file is
 // refused; an older one would be migrated here, step by step.
-// Version 2 added bucketLatest (latest.go).
-const storageVersion uint64 = 2
+// Version 2 added bucketLatest (latest.go), version 3 bucketTokens
+// (tokens.go), version 4 bucketLatestName and bucketLatestBranch (latest_by.go).
+const storageVersion uint64 = 4
+
+// upgrades[v] takes a store from version v to v+1; the buckets exist already.
+var upgrades = map[uint64]struct {
+	what string
+	step func(*bolt.Tx) error
+}{
+	1: {"build the latest index", buildLatest},
+	2: {"the tokens bucket", tokensUpgrade},
+	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
+}
 
 func initSchema(tx *bolt.Tx) error {
 	for _, name := range allBuckets {
@@ -47,10 +59,18 @@ func initSchema(tx *bolt.Tx) error {
 		return fmt.Errorf("corrupt storage version %x", v)
 	case binary.BigEndian.Uint64(v) > storageVersion:
 		return fmt.Errorf("store has storage version %d, this build reads up to %d: upgrade reportd", binary.BigEndian.Uint64(v), storageVersion)
-	case binary.BigEndian.Uint64(v) == 1:
-		if err := buildLatest(tx); err != nil {
-			return fmt.Errorf("storage version 2: build the latest index: %w", err)
+	}
+	have := binary.BigEndian.Uint64(v)
+	for n := have; n < storageVersion; n++ {
+		up, ok := upgrades[n]
+		if !ok {
+			return fmt.Errorf("store has storage version %d, which this build cannot upgrade", n)
 		}
+		if err := up.step(tx); err != nil {
+			return fmt.Errorf("storage version %d: %s: %w", n+1, up.what, err)
+		}
+	}
+	if have != storageVersion {
 		return meta.Put(keyStorageVersion, u64(storageVersion))
 	}
 	return nil

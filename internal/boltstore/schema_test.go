@@ -69,8 +69,49 @@ func TestVersion1GetsTheLatestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if r, err := s.Latest(ctx, 1, "coverage", ""); err != nil || r.ID != 3 {
+	if r, err := s.Latest(ctx, exact(1, "coverage", "")); err != nil || r.ID != 3 {
 		t.Fatalf("latest after the upgrade: %d %v, want 3", r.ID, err)
+	}
+	if d, err := s.CounterDrift(ctx); err != nil || len(d) != 0 {
+		t.Fatalf("drift after the upgrade: %v %v", d, err)
+	}
+}
+
+// A version 2 store (no by-name or by-branch index) is upgraded on open:
+// both are built from the rows, and check finds nothing to repair.
+func TestVersion2GetsTheLatestByIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reportd.db")
+	s, err := Open(path, report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	s.CreateProject(ctx, report.Project{ID: 1, Name: "p"})
+	for id, branch := range map[int64]string{1: "main", 2: "dev", 3: "main"} {
+		if _, err := s.CreateReport(ctx, report.ReportRecord{Report: report.Report{ID: id, ProjectID: 1, FileName: "Coverage.html", FileType: report.HTML,
+			FilePath: "/uploads/reports/x.html", Branch: &branch}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.DB().Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLatestName, bucketLatestBranch} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(2))
+	})
+	s.Close()
+	if s, err = Open(path, report.Clock{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	name, dev := "coverage", "dev"
+	if r, err := s.Latest(ctx, report.LatestQuery{Project: 1, Name: &name}); err != nil || r.ID != 3 {
+		t.Fatalf("latest by name after the upgrade: %d %v, want 3", r.ID, err)
+	}
+	if r, err := s.Latest(ctx, report.LatestQuery{Project: 1, Branch: &dev}); err != nil || r.ID != 2 {
+		t.Fatalf("latest by branch after the upgrade: %d %v, want 2", r.ID, err)
 	}
 	if d, err := s.CounterDrift(ctx); err != nil || len(d) != 0 {
 		t.Fatalf("drift after the upgrade: %v %v", d, err)

@@ -76,6 +76,7 @@ func (s *Store) NextReportID(ctx context.Context) (int64, error)  { return s.nex
 
 func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
 	row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+	row.setRetention(p.Retention)
 	b, err := json.Marshal(row)
 	if err != nil {
 		return report.Project{}, storageErr(err)
@@ -143,6 +144,9 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			if c.CoverImage != nil {
 				old, row.Cover = row.Cover, c.CoverImage
 			}
+			if c.Retention != nil {
+				row.setRetention(c.Retention)
+			}
 		})
 		if err != nil {
 			return err
@@ -191,8 +195,10 @@ func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []
 		if err := deletePrefix(tx.Bucket(bucketProjectDays), idKey(id)); err != nil {
 			return err
 		}
-		if err := deletePrefix(tx.Bucket(bucketLatest), idKey(id)); err != nil {
-			return err
+		for _, ix := range latestIndexes {
+			if err := deletePrefix(tx.Bucket(ix.bucket), idKey(id)); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(bucketProjects).Delete(idKey(id))
 	})
@@ -220,7 +226,7 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 		if err := tx.Bucket(bucketProjectReports).Put(pairKey(r.ProjectID, r.ID), nil); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketLatest).Put(latestKey(r.ProjectID, &row, r.ID), nil); err != nil {
+		if err := putLatest(tx, r.ProjectID, &row, r.ID); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketReports).Put(idKey(r.ID), b)
@@ -304,13 +310,11 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if err != nil {
 			return err
 		}
-		if nk, ok := latestKey(r.ProjectID, ptrTo(rowOf(r)), id), latestKey(old.Project, &old, id); !bytes.Equal(nk, ok) {
-			if err := tx.Bucket(bucketLatest).Delete(ok); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketLatest).Put(nk, nil); err != nil {
-				return err
-			}
+		if err := deleteLatest(tx, old.Project, &old, id); err != nil {
+			return err
+		}
+		if err := putLatest(tx, r.ProjectID, ptrTo(rowOf(r)), id); err != nil {
+			return err
 		}
 		return bk.Put(idKey(id), nb)
 	})
@@ -332,7 +336,7 @@ func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord
 		if r, row, err = s.decodeReport(id, b); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketLatest).Delete(latestKey(row.Project, &row, id)); err != nil {
+		if err := deleteLatest(tx, row.Project, &row, id); err != nil {
 			return err
 		}
 		if err := s.bumpProject(tx, r.ProjectID, -1); err != nil {

@@ -99,6 +99,7 @@ func TestScripts(t *testing.T) {
 			"jsonget":     cmdJSONGet,
 			"mkpng":       cmdMkPNG,
 			"proxybodies": cmdProxyBodies,
+			"stdoutenv":   cmdStdoutEnv,
 		},
 	})
 }
@@ -139,6 +140,15 @@ func (d *daemon) stop() {
 		d.proc.Stop()
 		d.proc = nil
 	}
+}
+
+// cmdStdoutEnv sets an environment variable to the last command's stdout,
+// trimmed (a token's secret, printed once).
+func cmdStdoutEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stdoutenv NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
 }
 
 func cmdDaemon(ts *testscript.TestScript, neg bool, args []string) {

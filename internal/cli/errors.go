@@ -33,6 +33,8 @@ func exitCodeOf(err error) int {
 		return exitcode.Unreachable
 	case isAPIKind(err, report.Unauthorized):
 		return exitcode.Auth
+	case isAPIKind(err, report.Forbidden):
+		return exitcode.Forbidden
 	case isCobraUsage(err):
 		return exitcode.Usage
 	}
@@ -70,6 +72,8 @@ func errorMessage(err error) string {
 	switch exitCodeOf(err) {
 	case exitcode.Auth:
 		return err.Error() + " (set --token or REPORTCTL_TOKEN)"
+	case exitcode.Forbidden:
+		return err.Error() + " (the token is valid but lacks the scope or project named; ask for one that has it)"
 	case exitcode.Interrupted:
 		return "interrupted"
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +23,7 @@ func newProjectsCmd(f *Factory) *cobra.Command {
 		newProjectsCreateCmd(f),
 		newProjectsUpdateCmd(f),
 		newProjectsDeleteCmd(f),
+		newProjectsRetentionCmd(f),
 	)
 	return cmd
 }
@@ -39,5 +42,25 @@ func printProject(w io.Writer, tty bool, site func(string) string, p report.Proj
 		"coverImage", cover,
 		"reportCount", itoa(p.ReportCount),
 		"todayNewReports", itoa(p.TodayNewReports),
+		"retention", retentionSummary(p.Retention),
 	)
+}
+
+// retentionSummary is a project's own policy in one line ("" for none:
+// the server default applies).
+func retentionSummary(r *report.Retention) string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	if r.KeepLast != nil {
+		parts = append(parts, "keepLast "+strconv.Itoa(*r.KeepLast))
+	}
+	if r.MaxAgeDays != nil {
+		parts = append(parts, "maxAge "+report.FormatAgeDays(*r.MaxAgeDays))
+	}
+	if r.KeepNewestPerBranch != nil {
+		parts = append(parts, "keepNewestPerBranch "+strconv.FormatBool(*r.KeepNewestPerBranch))
+	}
+	return strings.Join(parts, ", ")
 }

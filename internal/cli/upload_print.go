@@ -52,12 +52,15 @@ func printUploadResults(o *uploadOptions, results []uploadResult) error {
 		}
 		if !o.f.IO.OutTTY {
 			// Columns are only ever added at the end, for scripts that cut them.
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL, r.DashboardURL)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL, r.DashboardURL, r.LatestURL)
 			continue
 		}
 		fmt.Fprintf(w, "%s → report %d %q (project %d)%s\n  open:     %s\n  download: %s\n  pdf:      %s\n",
 			r.LocalPath, r.ID, r.Name, r.ProjectID, describeMeta(report.BuildMeta{Branch: r.Branch, Commit: r.Commit}),
 			r.DashboardURL, r.DownloadURL, r.PDFURL)
+		if r.LatestURL != "" {
+			fmt.Fprintf(w, "  latest:   %s\n", r.LatestURL)
+		}
 	}
 	return nil
 }

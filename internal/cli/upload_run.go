@@ -22,7 +22,10 @@ type uploadResult struct {
 	PreviewURL  string `json:"previewUrl,omitempty"`
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// LatestURL is the stable link to the newest report of this project,
+	// name and branch (docs/links.md).
+	LatestURL string `json:"latestUrl,omitempty"`
+	Error     string `json:"error,omitempty"`
 
 	err error
 }
@@ -52,7 +55,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 		wg.Go(func() {
 			for i := range next {
 				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta)
-				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Unreachable {
+				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Forbidden || code == exitcode.Unreachable {
 					stop(results[i].err)
 				}
 			}
@@ -117,6 +120,7 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	}
 	res.Report = &r
 	res.PreviewURL, res.DownloadURL, res.PDFURL = c.PreviewURL(r.ID), c.DownloadURL(r.ID), c.PDFURL(r.ID)
+	res.LatestURL = latestURL(&r)
 	return res
 }
 

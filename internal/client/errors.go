@@ -57,8 +57,10 @@ func decodeError(status int, body []byte) *report.Error {
 
 func kindOfStatus(status int) report.Kind {
 	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusUnauthorized:
 		return report.Unauthorized
+	case http.StatusForbidden:
+		return report.Forbidden
 	case http.StatusNotFound:
 		return report.NotFound
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:

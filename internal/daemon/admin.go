@@ -14,6 +14,7 @@ import (
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // adminPrefix is outside /api: the admin endpoints are for `reportd backup`,
@@ -36,13 +37,21 @@ type adminHandler struct {
 	token string
 	key   string // per-run admin key, see servefile.go
 	log   *slog.Logger
+
+	tokens *tokens.Set
+	// keepOneToken refuses to revoke the last live token: the daemon
+	// listens beyond loopback with neither auth.token nor auth.anonymous.
+	keepOneToken bool
 }
 
 func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if !a.allowed(r) {
-		a.api.WriteError(w, r, report.Errorf(report.Unauthorized,
-			"the admin endpoints need the bearer token or the admin key from the data directory (reportd backup --data-dir sends it)"))
+	if err := a.allowed(r); err != nil {
+		a.api.WriteError(w, r, err)
+		return
+	}
+	if r.URL.Path == adminPrefix+"tokens" || strings.HasPrefix(r.URL.Path, adminPrefix+"tokens/") {
+		a.serveTokens(w, r)
 		return
 	}
 	if r.URL.Path != adminPrefix+"backup" {
@@ -74,15 +83,27 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.log.Info("backup served", "files", len(m.Entries), "missing", len(m.Missing), "duration", time.Since(start))
 }
 
-func (a *adminHandler) allowed(r *http.Request) bool {
-	if httpapi.HasBearer(r, a.token) {
-		return true
-	}
+// allowed admits the admin key, a unix-socket client, auth.token, or a
+// token of scope admin; a token of a lesser scope is a ForbiddenError.
+func (a *adminHandler) allowed(r *http.Request) error {
 	if a.key != "" && httpapi.SameSecret(r.Header.Get(adminKeyHeader), a.key) {
-		return true
+		return nil
 	}
-	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && la.Network() == "unix"
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la.Network() == "unix" {
+		return nil
+	}
+	if h := r.Header.Get("Authorization"); h != "" && (a.token != "" || a.tokens.Enabled()) {
+		p, err := httpapi.Authenticate(h, a.token, a.tokens)
+		if err != nil {
+			return err
+		}
+		if p.Scope < tokens.Admin {
+			return report.Errorf(report.Forbidden, "token %s has scope %s; the admin endpoints need scope admin", p.ID, p.Scope)
+		}
+		return nil
+	}
+	return report.Errorf(report.Unauthorized,
+		"the admin endpoints need a token of scope admin, auth.token, or the admin key from the data directory (reportd backup and reportd token send it)")
 }
 
 // adminKeyHeader carries the per-run admin key.

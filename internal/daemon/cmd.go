@@ -24,7 +24,7 @@ func NewRootCommand() *cobra.Command {
 		Version:       version.String(),
 	}
 	root.SetVersionTemplate("reportd {{.Version}}\n")
-	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newTokenCommand(), newVersionCommand())
 	return root
 }
 

@@ -36,6 +36,14 @@ type Config struct {
 	Admin   struct{ Enabled bool }
 	Metrics struct{ Enabled bool }
 	Log     struct{ Level, Format string }
+	Badges  BadgesConfig
+	// Retention is the server-wide default policy and the sweeper's period.
+	Retention struct {
+		KeepLast            int
+		MaxAgeDays          int
+		KeepNewestPerBranch bool
+		Interval            time.Duration
+	}
 
 	// HTTP exposure and input bounds (docs/operations.md, "Exposing reportd").
 	PublicURL         string
@@ -49,7 +57,12 @@ type Config struct {
 
 // validate checks what involves more than one key; each value was checked
 // by its setting's kind as it was read.
-func (c *Config) validate() error { return c.validateExposure() }
+func (c *Config) validate() error {
+	if err := c.validateExposure(); err != nil {
+		return err
+	}
+	return c.Badges.validate()
+}
 
 func (c *Config) location() (*time.Location, error) {
 	if c.TimeZone == "" {

@@ -67,13 +67,14 @@ func loopbackOnly(a net.Addr) bool {
 
 // checkExposure refuses to serve beyond loopback with no token unless
 // auth.anonymous says that is meant, and says in the log what is exposed.
-func checkExposure(c Config, ln net.Addr, log *slog.Logger) error {
-	if loopbackOnly(ln) || c.Auth.Token != "" {
+// A live scoped token (reportd token create) counts as a token.
+func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
+	if loopbackOnly(ln) || c.Auth.Token != "" || scoped {
 		return nil
 	}
 	if !c.Auth.Anonymous {
 		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach it could read, change and delete every report. "+
-			"Set auth.token (REPORTD_AUTH_TOKEN), listen on 127.0.0.1 behind a reverse proxy, "+
+			"Set auth.token (REPORTD_AUTH_TOKEN) or create a token (reportd token create --scope admin), listen on 127.0.0.1 behind a reverse proxy, "+
 			"or set auth.anonymous: true (REPORTD_AUTH_ANONYMOUS=true) to serve without authentication on purpose", ln)
 	}
 	log.Warn("serving without authentication beyond loopback (auth.anonymous: true): anyone who can reach this address can read, upload, change and delete every project and report",

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/service"
@@ -23,3 +25,11 @@ func (m *Server) Service() *service.Service { return m.svc }
 
 // Store is the metadata store Open opened (nil before Open).
 func (m *Server) Store() *boltstore.Store { return m.store }
+
+// CheckIdle runs `reportd check`'s comparison (rows vs files, orphans,
+// counter and index drift) on the open store, without repair. Only for
+// tests, while no request is in flight: an upload between its rename
+// and its commit would look like an orphan.
+func (m *Server) CheckIdle(ctx context.Context) (CheckReport, error) {
+	return checkStore(ctx, m.store, m.files, false)
+}

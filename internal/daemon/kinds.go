@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // kind reads one setting's text (from reportd.yaml, a REPORTD_* variable or
@@ -102,6 +104,17 @@ func duration(get func(*Config) *time.Duration) kind {
 		}
 		return d, nil
 	}, show: time.Duration.String}
+}
+
+// days is an age in whole days: 0, 90d, 12w or 720h.
+func days(get func(*Config) *int) kind {
+	return field[int]{get: get, parse: func(s string) (int, error) {
+		n, err := report.ParseAgeDays(s)
+		if err != nil {
+			return 0, fmt.Errorf("must be whole days such as 90d, 12w or 720h, or 0 for no limit, not %q", s)
+		}
+		return n, nil
+	}, show: report.FormatAgeDays}
 }
 
 func size(get func(*Config) *ByteSize) kind {

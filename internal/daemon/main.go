@@ -21,6 +21,7 @@ import (
 	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/tokens"
 	"github.com/reportd/reportd/internal/version"
 	"github.com/reportd/reportd/internal/web"
 )
@@ -36,11 +37,15 @@ type Server struct {
 	files *files.Dir
 	svc   *service.Service
 	conv  *convert.Manager
+	// tokens are the scoped API tokens, loaded from the store.
+	tokens *tokens.Set
 	// adminKey authorises /admin/backup for whoever can read the data
 	// directory's serve file (the daemon's user, root), token or not.
 	adminKey string
 	http     *http.Server
 	ln       net.Listener
+
+	retention *retentionMetrics
 
 	// Metrics is the daemon's one Prometheus registry (nil until Open);
 	// engines register their collectors on Metrics.Registry.
@@ -70,6 +75,7 @@ func (m *Server) Open(ctx context.Context) error {
 		return err
 	}
 	m.Metrics = metrics.New()
+	m.retention = newRetentionMetrics(m.Metrics.Registry)
 	var conv service.Converter // nil: PDFs pass through, nothing converts
 	if !m.Hooks.NoEngines {
 		if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
@@ -91,9 +97,14 @@ func (m *Server) Open(ctx context.Context) error {
 		ConvertOnUpload:       c.ConvertOnUpload,
 		Clock:                 clock,
 		Logger:                m.Log,
+		Retention:             c.retentionPolicy(),
+		OnPrune:               m.retention.observe,
 	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
+	}
+	if m.tokens, err = tokens.Load(m.store); err != nil {
+		return fmt.Errorf("load tokens: %w", err)
 	}
 	m.svc = service.New(sc, m.store, m.files, conv)
 	removed, err := m.svc.Sweep(ctx)
@@ -107,7 +118,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
-	if err := checkExposure(c, m.ln.Addr(), m.Log); err != nil {
+	if err := checkExposure(c, m.ln.Addr(), m.Log, m.tokens.Enabled()); err != nil {
 		return err
 	}
 	notePublicURL(c, m.ln.Addr(), m.Log)
@@ -115,10 +126,12 @@ func (m *Server) Open(ctx context.Context) error {
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
 		AuthReads:        c.Auth.Reads,
+		Tokens:           m.tokens,
 		HTMLAllowScripts: c.HTMLScripts,
 		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
 		PublicURL:        c.PublicURL,
 		Pace:             c.pace(),
+		Badges:           c.Badges.http(),
 	}
 	if c.Dashboard {
 		hc.Dashboard = web.Handler()
@@ -133,7 +146,8 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log}
+		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
 	m.http = &http.Server{
@@ -174,6 +188,16 @@ func (m *Server) Run(ctx context.Context) error {
 	wctx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
 	go m.watchdog(wctx)
+	// The sweeper stops with ctx; a pass in progress ends after the report
+	// it is deleting, and Run waits for it before returning.
+	swept := make(chan struct{})
+	sctxSweep, stopSweep := context.WithCancel(ctx)
+	if iv := m.Config.Retention.Interval; iv > 0 {
+		go func() { defer close(swept); m.sweep(sctxSweep, iv) }()
+	} else {
+		close(swept)
+	}
+	defer func() { stopSweep(); <-swept }()
 	select {
 	case err := <-errc:
 		notify(m.Log, sd.SdNotifyStopping)

@@ -622,6 +622,47 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		t.Fatalf("empty update changed the report: %s", r)
 	}
 
+	// Retention: the project's policy, then dry and real prunes that keep
+	// everything (the flow below deletes what it expects to find).
+	rp := fmt.Sprintf("/api/projects/%d", alpha.ID)
+	if got := decode[report.RetentionView](t, e.do(apiCall{method: "GET", path: rp + "/retention"})); !got.Retention.IsZero() || got.Effective.KeepLast != 0 {
+		t.Fatalf("retention of a new project: %+v", got)
+	}
+	r = e.do(jsonCall("PUT", rp+"/retention", map[string]any{"keepLast": 1, "maxAgeDays": nil}))
+	if got := decode[report.RetentionView](t, r); got.KeepLast == nil || *got.KeepLast != 1 || got.Effective.KeepLast != 1 {
+		t.Fatalf("set retention: %s", r)
+	}
+	if got := decode[report.Project](t, e.do(apiCall{method: "GET", path: rp})); got.Retention == nil || *got.Retention.KeepLast != 1 {
+		t.Fatalf("project retention: %+v", got.Retention)
+	}
+	r = e.do(apiCall{method: "POST", path: rp + "/prune?dryRun=true"})
+	if got := decode[report.PruneResult](t, r); !got.DryRun || got.Projects != 1 {
+		t.Fatalf("dry prune: %s", r)
+	}
+	r = e.do(apiCall{method: "POST", path: "/api/prune?dryRun=1"})
+	if got := decode[report.PruneResult](t, r); !got.DryRun {
+		t.Fatalf("dry prune of all: %s", r)
+	}
+	wantStatus(t, e.do(jsonCall("PUT", rp+"/retention", map[string]any{})), 200)
+	r = e.do(jsonCall("POST", rp+"/prune", map[string]any{"keepLast": 1000}))
+	if got := decode[report.PruneResult](t, r); got.DryRun || len(got.Reports) != 0 || got.Bytes != 0 {
+		t.Fatalf("prune keeping everything: %s", r)
+	}
+	r = e.do(jsonCall("POST", "/api/prune", map[string]any{"keepLast": 1000}))
+	if got := decode[report.PruneResult](t, r); got.DryRun || len(got.Reports) != 0 {
+		t.Fatalf("prune of all keeping everything: %s", r)
+	}
+	r = e.do(apiCall{method: "PUT", path: rp + "/retention", body: []byte(`{"keep_last":1}`), ctype: "application/json", raw: true})
+	if wantStatus(t, r, 500); !bytes.Contains(r.body, []byte("ValidationError")) || !bytes.Contains(r.body, []byte("keep_last")) {
+		t.Fatalf("misspelt field: %s", r)
+	}
+	r = e.do(apiCall{method: "POST", path: rp + "/prune?dryRun=maybe", raw: true})
+	if wantStatus(t, r, 500); !bytes.Contains(r.body, []byte("ValidationError")) {
+		t.Fatalf("bad dryRun: %s", r)
+	}
+
+	contractLinks(t, e, alpha.ID) // stable links and badges: contract_links_test.go
+
 	// The document itself.
 	r = e.do(apiCall{method: "GET", path: "/api/openapi.json"})
 	if !bytes.Equal(r.body, httpapi.OpenAPI) {
@@ -630,7 +671,8 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 
 	// Preflight on every documented path.
 	for p := range e.doc.Paths.Map() {
-		concrete := strings.NewReplacer("{id}", strconv.FormatInt(reps[2].ID, 10), "{projectId}", "1", "{fileName}", "x.png").Replace(p)
+		concrete := strings.NewReplacer("{id}", strconv.FormatInt(reps[2].ID, 10), "{projectId}", "1", "{fileName}", "x.png",
+			"{project}", "1", "{name}", "cov", "{action}", "pdf").Replace(p)
 		r := e.do(apiCall{method: "OPTIONS", path: concrete, header: http.Header{
 			"Origin": {"https://dash.example"}, "Access-Control-Request-Method": {"PUT"}, "Access-Control-Request-Headers": {"content-type"}}})
 		wantStatus(t, r, 204)
@@ -806,6 +848,9 @@ func TestContractDocumentStatesDecisions(t *testing.T) {
 		p := m[2]
 		if p == "/uploads/" {
 			continue // documented as the two concrete static paths
+		}
+		if p == "/p/{project}/{rest...}" || p == "/p/{project}" {
+			continue // documented as the concrete /p/ paths (latest.go); /p/{project} only answers NotFoundError
 		}
 		item := doc.Paths.Find(p)
 		if item == nil || item.GetOperation(m[1]) == nil {

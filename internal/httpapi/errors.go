@@ -14,7 +14,7 @@ type StatusMode string
 const (
 	// StatusSpec answers every error with 500, as api-spec.md §7 says.
 	StatusSpec StatusMode = "spec"
-	// StatusConventional uses 400/401/404/405/408/413/421/502/503 for monitoring that counts 5xx.
+	// StatusConventional uses 400/401/403/404/405/408/413/421/502/503 for monitoring that counts 5xx.
 	StatusConventional StatusMode = "conventional"
 )
 
@@ -23,6 +23,7 @@ var conventional = map[report.Kind]int{
 	report.Validation:       http.StatusBadRequest,
 	report.PayloadTooLarge:  http.StatusRequestEntityTooLarge,
 	report.Unauthorized:     http.StatusUnauthorized,
+	report.Forbidden:        http.StatusForbidden,
 	report.MethodNotAllowed: http.StatusMethodNotAllowed,
 	report.Conversion:       http.StatusBadGateway,
 	report.Unavailable:      http.StatusServiceUnavailable,
@@ -60,8 +61,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",
 			slog.String("id", requestID(r.Context())), slog.String("type", string(kind)), slog.String("err", err.Error()))
 	}
-	if kind == report.Unauthorized {
+	switch kind {
+	case report.Unauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
+	case report.Forbidden: // RFC 6750 §3.1
+		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd", error="insufficient_scope"`)
 	}
 	// Headers for a file that was about to be served must not leak into the error.
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -72,7 +74,35 @@ func appendProject(b []byte, p *report.Project) []byte {
 	b = strconv.AppendInt(b, p.ReportCount, 10)
 	b = append(b, `,"todayNewReports":`...)
 	b = strconv.AppendInt(b, p.TodayNewReports, 10)
+	b = append(b, `,"retention":`...)
+	b = appendRetention(b, p.Retention)
 	return append(b, '}')
+}
+
+// appendRetention writes a project's policy, null when it has none.
+func appendRetention(b []byte, r *report.Retention) []byte {
+	if r == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"keepLast":`...)
+	b = appendOptInt(b, r.KeepLast)
+	b = append(b, `,"maxAgeDays":`...)
+	b = appendOptInt(b, r.MaxAgeDays)
+	b = append(b, `,"keepNewestPerBranch":`...)
+	switch {
+	case r.KeepNewestPerBranch == nil:
+		b = append(b, "null"...)
+	default:
+		b = strconv.AppendBool(b, *r.KeepNewestPerBranch)
+	}
+	return append(b, '}')
+}
+
+func appendOptInt(b []byte, v *int) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(*v), 10)
 }
 
 func appendReport(b []byte, r *report.Report) []byte {
@@ -110,6 +140,14 @@ func appendReportTail(b []byte, r *report.Report) []byte {
 	b = appendOptString(b, r.BuildURL)
 	b = append(b, `,"buildId":`...)
 	b = appendOptString(b, r.BuildID)
+	if r.Generator != "" {
+		b = append(b, `,"generator":`...)
+		b = appendJSONString(b, r.Generator)
+	}
+	if r.Summary != nil {
+		b = append(b, `,"summary":`...)
+		b = appendSummary(b, r.Summary)
+	}
 	if r.DashboardURL != "" {
 		b = append(b, `,"dashboardUrl":`...)
 		b = appendJSONString(b, r.DashboardURL)
@@ -120,6 +158,42 @@ func appendReportTail(b []byte, r *report.Report) []byte {
 	if r.FileContentSize != 0 {
 		b = append(b, `,"fileContentSize":`...)
 		b = strconv.AppendInt(b, r.FileContentSize, 10)
+	}
+	return append(b, '}')
+}
+
+func appendSummary(b []byte, s *report.Summary) []byte {
+	sep := byte('{')
+	field := func(name string) {
+		b = append(b, sep, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		sep = ','
+	}
+	if s.Lines != nil {
+		f := *s.Lines
+		if f != 0 && (math.Abs(f) < 1e-6 || math.Abs(f) >= 1e21) || math.IsNaN(f) || math.IsInf(f, 0) {
+			// encoding/json's exponent form (or its error): let it decide.
+			v, err := json.Marshal(s)
+			if err != nil {
+				return append(b, "null"...)
+			}
+			return append(b, v...)
+		}
+		field("lines")
+		b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{{"passed", s.Passed}, {"failed", s.Failed}, {"skipped", s.Skipped}} {
+		if c.v != nil {
+			field(c.name)
+			b = strconv.AppendInt(b, *c.v, 10)
+		}
+	}
+	if sep == '{' {
+		b = append(b, '{')
 	}
 	return append(b, '}')
 }

@@ -24,6 +24,15 @@ var jsonStrings = []string{
 	"\x00\x01\x1f\x7f", "季度报告 2026.pdf", "emoji 📊", "\u2028\u2029", "bad \xff\xfe utf8", "\xe2\x82", "é",
 }
 
+var summaries = func() []*report.Summary {
+	f := func(v float64) *float64 { return &v }
+	n := func(v int64) *int64 { return &v }
+	return []*report.Summary{
+		{Lines: f(87.5), Passed: n(3), Failed: n(0), Skipped: n(1)},
+		{Lines: f(0)}, {Lines: f(100)}, {Lines: f(33.333333333333336)}, {Passed: n(1 << 40)}, {Lines: f(1e-9)}, {},
+	}
+}()
+
 // The hand-written bodies must be byte for byte what encoding/json writes;
 // a field added to report.Project or report.Report shows up here first.
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
@@ -38,6 +47,12 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		if i%2 == 0 {
 			p.Description, p.CoverImage = &s2, &s
 		}
+		switch n, yes := i*7, i%4 == 1; i % 3 {
+		case 1:
+			p.Retention = &report.Retention{KeepLast: &n, KeepNewestPerBranch: &yes}
+		case 2:
+			p.Retention = &report.Retention{MaxAgeDays: &n}
+		}
 		r := report.Report{ID: int64(1 << (i * 4)), ProjectID: 3, FileName: s, FileType: report.FileType(s), FilePath: s2, UploadTime: at}
 		if i%3 == 0 {
 			r.FileContent = &s
@@ -45,8 +60,17 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		if i%3 == 1 {
 			r.FileContentOmitted, r.FileContentSize = true, int64(i)<<30
 		}
+		if i%4 == 2 {
+			r.Generator = s
+		}
+		if i%4 < len(summaries) {
+			r.Summary = summaries[i%4]
+		}
 		ps, rs = append(ps, p), append(rs, r)
 		values = append(values, p, r)
+	}
+	for _, sm := range summaries {
+		values = append(values, report.Report{ID: 1, UploadTime: at, Generator: "coverage.py", Summary: sm})
 	}
 	values = append(values, ps, rs)
 	for _, v := range values {

@@ -27,7 +27,15 @@ func requestID(ctx context.Context) string {
 // outcome is what writeError leaves for the request's log line and
 // metrics: the error type the client was answered with.
 type outcome struct {
-	errType report.Kind
+	errType   report.Kind
+	unmatched bool // answered by a catch-all: logged as route "unmatched"
+}
+
+// noteUnmatched marks the request in ctx as taken by no route.
+func noteUnmatched(ctx context.Context) {
+	if o, ok := ctx.Value(outcomeKey).(*outcome); ok {
+		o.unmatched = true
+	}
 }
 
 // noteError records the error type answered for the request in ctx.
@@ -105,7 +113,7 @@ func (s *Server) logged(next http.Handler) http.Handler {
 			sw.status = http.StatusOK
 		}
 		route := r.Pattern
-		if route == "" {
+		if route == "" || out.unmatched {
 			route = "unmatched"
 		}
 		d := time.Since(start)

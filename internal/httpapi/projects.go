@@ -4,6 +4,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/reportd/reportd/internal/report"
@@ -19,6 +20,9 @@ func (s *Server) ping(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	ps, err := s.svc.ListProjects(r.Context())
+	if covers := s.visible(r); covers != nil {
+		ps = slices.DeleteFunc(ps, func(p report.Project) bool { return !covers(p.ID) })
+	}
 	if err == nil {
 		writeJSON(w, http.StatusOK, ps)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -447,6 +448,23 @@ type propChecker struct {
 	checked                map[string]bool // "METHOD /path" whose answers were validated
 }
 
+// noRedirects never follows a redirect: a 302 is an answer to check.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func (pc *propChecker) send(req *http.Request) *apitest.Response {
+	pc.t.Helper()
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		pc.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		pc.t.Fatal(err)
+	}
+	return &apitest.Response{Response: resp, Body: b}
+}
+
 func (pc *propChecker) run(c propCase) {
 	t := pc.t
 	t.Helper()
@@ -464,7 +482,7 @@ func (pc *propChecker) run(c propCase) {
 		}
 		return req
 	}
-	resp := pc.e.Send(newReq())
+	resp := pc.send(newReq())
 	pc.sent++
 	if resp.StatusCode >= 400 {
 		pc.checkError(c, resp)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/reportd/reportd/internal/files"
@@ -21,6 +22,9 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 		f.ProjectID = &id
 	}
 	rs, err := s.svc.FindReports(r.Context(), f)
+	if covers := s.visible(r); covers != nil {
+		rs = slices.DeleteFunc(rs, func(r report.Report) bool { return !covers(r.ProjectID) })
+	}
 	if err == nil {
 		s.withLinks(r, rs)
 		writeJSON(w, http.StatusOK, rs)
@@ -77,6 +81,13 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			projectRaw = &v
+			// Refuse a project the token does not cover before the file
+			// part (if it comes later) is even read.
+			if id, err := report.ParseID("projectId", v); err == nil {
+				if err := s.permitProject(r, id, "uploading a report"); err != nil {
+					return err
+				}
+			}
 		case "fileType":
 			v, err := readField(part, "fileType")
 			if err != nil {
@@ -103,6 +114,9 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	project, err := report.ParseID("projectId", *projectRaw)
 	if err != nil {
 		return err
+	}
+	if err := s.permitProject(r, project, "uploading a report"); err != nil {
+		return err // the staged file is discarded: nothing was stored
 	}
 	if typeRaw == nil {
 		return report.Errorf(report.Validation, "fileType is required")

@@ -11,14 +11,17 @@ import (
 
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // Config holds the HTTP layer's switches.
 type Config struct {
-	ErrorStatus      StatusMode
-	AuthToken        string // empty: no auth
-	AuthReads        bool   // also require the token for reads
-	HTMLAllowScripts bool   // add allow-scripts to the sandbox of uploaded HTML
+	ErrorStatus StatusMode
+	AuthToken   string // empty: no auth
+	AuthReads   bool   // also require the token for reads
+	// Tokens are the scoped tokens (nil: none); access.go decides.
+	Tokens           *tokens.Set
+	HTMLAllowScripts bool // add allow-scripts to the sandbox of uploaded HTML
 	MaxJSONBytes     int64
 	Dashboard        http.Handler // nil: none; served at "/"
 	Metrics          http.Handler // nil: none; served at "/metrics"
@@ -33,6 +36,8 @@ type Config struct {
 	PublicURL string
 	// Pace bounds how slowly request bodies may arrive.
 	Pace Pace
+	// Badges configures the badge links (badge.go).
+	Badges Badges
 }
 
 // Observer hears about every finished request (for metrics).
@@ -70,7 +75,8 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 }
 
 // ServeHTTP runs the middleware chain: request id and log line, CORS and
-// security headers, preflight, auth, then the routes.
+// security headers, preflight, then the routes, each behind its row of
+// the access matrix (access.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
 }
@@ -87,10 +93,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
 		s.preflight(w, r)
-		return
-	}
-	if err := s.authorize(r); err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	if !canonicalPath(r.URL.Path) {
@@ -131,11 +133,12 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 
 // handle registers a method+path route.
 func (s *Server) handle(method, path string, fn func(http.ResponseWriter, *http.Request) error) {
-	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+	pattern := method + " " + path
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
-	})
+	})))
 }
 
 func (s *Server) routes() {
@@ -145,6 +148,10 @@ func (s *Server) routes() {
 	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
 	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
+	h("GET", "/api/projects/{id}/retention", s.getRetention)
+	h("PUT", "/api/projects/{id}/retention", s.putRetention)
+	h("POST", "/api/projects/{id}/prune", s.pruneProject)
+	h("POST", "/api/prune", s.pruneAll)
 
 	h("GET", "/api/reports/ping", s.ping)
 	s.refuse("PUT", "/api/reports/ping")    // not PUT /api/reports/{id}
@@ -160,18 +167,21 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 
 	h("GET", "/api/openapi.json", s.openAPI)
+	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go
+	h("GET", "/p/{project}", s.stable)           // not /p/{project}/ by redirect
 	h("GET", "/uploads/", s.static)
 
-	s.mux.HandleFunc("/api/", s.unrouted)
-	s.mux.HandleFunc("/uploads/", s.unrouted)
+	s.mux.Handle("/api/", s.guard("/api/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/uploads/", s.guard("/uploads/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/p/", s.guard("/p/", http.HandlerFunc(s.unrouted)))
 	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics)
-		s.mux.HandleFunc("/metrics", s.unrouted) // other methods: 405 with Allow
+		s.mux.Handle("GET /metrics", s.guard("GET /metrics", s.cfg.Metrics))
+		s.mux.Handle("/metrics", s.guard("/metrics", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow
 	}
 	if s.cfg.Dashboard != nil {
-		s.mux.Handle("/", s.cfg.Dashboard)
+		s.mux.Handle("/", s.guard("/", s.cfg.Dashboard))
 	} else {
-		s.mux.HandleFunc("/", s.unrouted)
+		s.mux.Handle("/", s.guard("/", http.HandlerFunc(s.unrouted)))
 	}
 }
 
@@ -179,7 +189,7 @@ func (s *Server) routes() {
 func (s *Server) refuse(method, path string) {
 	pattern := method + " " + path
 	s.refusals[pattern] = true
-	s.mux.HandleFunc(pattern, s.unrouted)
+	s.mux.Handle(pattern, s.guard(pattern, http.HandlerFunc(s.unrouted)))
 }
 
 // unrouted answers what no route took: MethodNotAllowedError (with Allow)
@@ -188,7 +198,7 @@ func (s *Server) refuse(method, path string) {
 func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(r.Pattern, " ") {
 		// A catch-all ("/api/", "/metrics"): logged and counted as one route.
-		r.Pattern = "unmatched"
+		noteUnmatched(r.Context())
 	}
 	allow := s.allowed(r)
 	if len(allow) == 0 {

@@ -10,19 +10,23 @@ import (
 type Kind string
 
 const (
-	NotFound         Kind = "NotFoundError"
-	Validation       Kind = "ValidationError"
-	PayloadTooLarge  Kind = "PayloadTooLargeError"
-	Conversion       Kind = "ConversionError"
-	Unavailable      Kind = "ServiceUnavailableError"
-	Storage          Kind = "StorageError"
-	Unauthorized     Kind = "UnauthorizedError"
+	NotFound        Kind = "NotFoundError"
+	Validation      Kind = "ValidationError"
+	PayloadTooLarge Kind = "PayloadTooLargeError"
+	Conversion      Kind = "ConversionError"
+	Unavailable     Kind = "ServiceUnavailableError"
+	Storage         Kind = "StorageError"
+	Unauthorized    Kind = "UnauthorizedError"
+	// Forbidden: the bearer token is valid but its scope or projects do
+	// not cover the request (Unauthorized is for no, bad, expired or
+	// revoked tokens).
+	Forbidden        Kind = "ForbiddenError"
 	MethodNotAllowed Kind = "MethodNotAllowedError"
 	Internal         Kind = "InternalError"
 )
 
 // Kinds lists every kind, for documentation and the OpenAPI enum.
-var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, MethodNotAllowed, Internal}
+var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, Forbidden, MethodNotAllowed, Internal}
 
 // Error is the one error type that crosses package boundaries. Message is
 // safe to show to a client; Err carries internal detail for logs only.

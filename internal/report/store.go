@@ -18,6 +18,9 @@ type ProjectChange struct {
 	Name        *string
 	Description *string
 	CoverImage  *string
+	// Retention, when non-nil, replaces the stored policy (a zero
+	// Retention removes it).
+	Retention *Retention
 }
 
 // ReportChange is an update to a report row; nil fields stay unchanged.
@@ -56,10 +59,11 @@ type MetaStore interface {
 	Reports(ctx context.Context, projectID *int64) ([]ReportRecord, error)
 	UpdateReport(ctx context.Context, id int64, c ReportChange) (ReportRecord, error)
 	DeleteReport(ctx context.Context, id int64) (ReportRecord, error)
-	// Latest is the newest report (highest id) of a project with this name
-	// and branch ("" matches reports without one), found through an index
-	// kept with the rows, never a scan; NotFound when there is none.
-	Latest(ctx context.Context, projectID int64, name, branch string) (ReportRecord, error)
+	// Latest is the newest report (highest id) of q.Project matching q's
+	// name and branch (nil: any; a branch of "" matches reports without
+	// one), found through an index kept with the rows, never a scan of
+	// reports, whichever fields are set; NotFound when there is none.
+	Latest(ctx context.Context, q LatestQuery) (ReportRecord, error)
 
 	// FilePaths calls fn with every file path that a row refers to
 	// (report files and covers), for the start-up sweep and checks.

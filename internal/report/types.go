@@ -16,6 +16,9 @@ type Project struct {
 	CoverImage      *string   `json:"coverImage"`
 	ReportCount     int64     `json:"reportCount"`
 	TodayNewReports int64     `json:"todayNewReports"`
+	// Retention is the project's own retention policy (not in the seed
+	// spec, additive); null when it has none and the server default applies.
+	Retention *Retention `json:"retention"`
 }
 
 // Report is the API's report object. FileContent is null in lists and in
@@ -36,6 +39,11 @@ type Report struct {
 	Commit   *string `json:"commit"`
 	BuildURL *string `json:"buildUrl"`
 	BuildID  *string `json:"buildId"`
+	// Generator is the tool that wrote the report ("coverage.py",
+	// "mochawesome", "pytest-html", "jacoco", "istanbul") and Summary its
+	// headline figures, when the upload was recognised; omitted otherwise.
+	Generator string   `json:"generator,omitempty"`
+	Summary   *Summary `json:"summary,omitempty"`
 	// DashboardURL is the absolute link to the report's dashboard page,
 	// filled in by the HTTP layer (public_url, or the request's host).
 	DashboardURL string `json:"dashboardUrl,omitempty"`

@@ -120,6 +120,9 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 		rec.Name = *meta.Name
 	}
 	rec.Branch, rec.Commit, rec.BuildURL, rec.BuildID = nonEmpty(meta.Branch), nonEmpty(meta.Commit), nonEmpty(meta.BuildURL), nonEmpty(meta.BuildID)
+	if t == report.HTML {
+		rec.Generator, rec.Summary = s.detect(st)
+	}
 	if err := st.Commit(rec.FilePath); err != nil {
 		return report.Report{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reportd/reportd/internal/files"
@@ -36,6 +37,10 @@ type Config struct {
 	ConvertOnUpload  bool
 	Clock            report.Clock
 	Logger           *slog.Logger
+	// Retention is the server-wide retention policy (config retention.*).
+	Retention report.Policy
+	// OnPrune, if set, hears about every prune that deleted (metrics).
+	OnPrune func(res report.PruneResult, took time.Duration, err error)
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
@@ -65,6 +70,7 @@ type Service struct {
 	conv        Converter
 	coverClient *http.Client
 	log         *slog.Logger
+	pruneMu     sync.Mutex // held by the one prune that deletes
 }
 
 var _ report.Service = (*Service)(nil)

@@ -83,7 +83,7 @@ func latest(t *testing.T, s report.MetaStore, c report.Clock) {
 	}
 	want := func(p int64, name, branch string, id int64) {
 		t.Helper()
-		got, err := s.Latest(ctx, p, name, branch)
+		got, err := s.Latest(ctx, report.LatestQuery{Project: p, Name: &name, Branch: &branch})
 		switch {
 		case id == 0 && !report.IsKind(err, report.NotFound):
 			t.Fatalf("latest %d/%s/%s: %+v %v, want NotFound", p, name, branch, got, err)

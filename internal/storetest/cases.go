@@ -33,6 +33,25 @@ func projectsRoundTrip(t *testing.T, s report.MetaStore, c report.Clock) {
 	if err != nil || old == nil || *old != "/uploads/covers/1/x.png" || p.Name != "alpha2" {
 		t.Fatalf("cover replace: %+v old=%v err=%v", p, old, err)
 	}
+	if p.Retention != nil {
+		t.Fatalf("a new project has no retention policy: %+v", p.Retention)
+	}
+	keep, no := 5, false
+	p, _, err = s.UpdateProject(ctx, a.ID, report.ProjectChange{Retention: &report.Retention{KeepLast: &keep, KeepNewestPerBranch: &no}})
+	if err != nil || p.Retention == nil || *p.Retention.KeepLast != 5 || p.Retention.MaxAgeDays != nil || *p.Retention.KeepNewestPerBranch || p.Name != "alpha2" {
+		t.Fatalf("set retention: %+v %+v %v", p, p.Retention, err)
+	}
+	if got, err := s.Project(ctx, a.ID); err != nil || got.Retention == nil || *got.Retention.KeepLast != 5 {
+		t.Fatalf("retention read back: %+v %v", got.Retention, err)
+	}
+	p, _, err = s.UpdateProject(ctx, a.ID, report.ProjectChange{Name: ptr("alpha2")})
+	if err != nil || p.Retention == nil || *p.Retention.KeepLast != 5 {
+		t.Fatalf("an update without retention keeps it: %+v %v", p.Retention, err)
+	}
+	p, _, err = s.UpdateProject(ctx, a.ID, report.ProjectChange{Retention: &report.Retention{}})
+	if err != nil || p.Retention != nil {
+		t.Fatalf("clear retention: %+v %v", p.Retention, err)
+	}
 	ps, err := s.Projects(ctx)
 	if err != nil || len(ps) != 2 || ps[0].ID != a.ID || ps[1].ID != b.ID {
 		t.Fatalf("list order: %+v %v", ps, err)

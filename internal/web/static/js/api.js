@@ -38,10 +38,21 @@ function authHeaders(h) {
   if (t) h.Authorization = 'Bearer ' + t;
   return h;
 }
+// noticeAuth turns refusals into something to act on: a missing, wrong,
+// expired or revoked token (401) asks for one; a valid token that lacks
+// the scope or project (403) keeps the daemon's message, which names what
+// is missing ("token tok_… has scope read; creating a project needs scope
+// admin"), and points at the token control.
 function noticeAuth(err) {
   if (err.type === 'UnauthorizedError') {
+    const reason = err.message;
     err.message += ' Use “Enter API token” at the top of the page.';
-    window.dispatchEvent(new CustomEvent('reportd:unauthorized'));
+    window.dispatchEvent(new CustomEvent('reportd:unauthorized', { detail: { message: reason } }));
+  } else if (err.type === 'ForbiddenError') {
+    const m = /needs scope (\w+)/.exec(err.message);
+    err.message += m ? ` Enter a token with scope ${m[1]} under “API token set” at the top of the page.`
+      : ' Enter a token that covers this project under “API token set” at the top of the page.';
+    window.dispatchEvent(new CustomEvent('reportd:forbidden', { detail: { message: err.message } }));
   }
   return err;
 }

@@ -49,4 +49,6 @@ fetch('api/reports/ping').then((r) => (r.ok ? r.json() : null)).then((p) => {
 }).catch(() => { /* the footer keeps its plain label */ });
 
 window.addEventListener('hashchange', route);
+// A token entered after a refusal: load the page again with it.
+window.addEventListener('reportd:token', route);
 route();

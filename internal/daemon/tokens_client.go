@@ -1,0 +1,146 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/tokens"
+)
+
+// tokenOps manages tokens for `reportd token`: in the store directly when
+// no daemon holds it, else through the running daemon's /admin/tokens
+// (bbolt lets one process open the file), the way `reportd backup` does.
+type tokenOps struct {
+	cfg    Config
+	server string // "": the address the daemon recorded, else the configured one
+}
+
+// offline runs fn on the store if no daemon holds it; ok is false when one
+// does. create makes the data directory and store if they do not exist.
+func (o tokenOps) offline(ctx context.Context, create bool, fn func(*boltstore.Store, *tokens.Set) error) (ok bool, err error) {
+	if o.server != "" {
+		return false, nil
+	}
+	dbPath := filepath.Join(o.cfg.DataDir, "reportd.db")
+	if _, err := os.Stat(dbPath); err != nil && !create {
+		return true, fmt.Errorf("no store at %s: %w", dbPath, err)
+	}
+	loc, err := o.cfg.location()
+	if err != nil {
+		return true, err
+	}
+	if err := os.MkdirAll(o.cfg.DataDir, 0o750); err != nil {
+		return true, err
+	}
+	store, err := boltstore.OpenWait(dbPath, report.Clock{Location: loc}, 300*time.Millisecond)
+	if errors.Is(err, boltstore.ErrLocked) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	defer store.Close()
+	set, err := tokens.Load(store)
+	if err != nil {
+		return true, err
+	}
+	return true, fn(store, set)
+}
+
+// online sends one request to the running daemon's admin routes with the
+// admin key from the serve file and auth.token, and decodes the answer.
+func (o tokenOps) online(ctx context.Context, method, path string, body, out any) error {
+	server := o.server
+	if server == "" {
+		server = "http://" + loopbackAddr(o.cfg.Addr)
+		if si, ok := readServeInfo(o.cfg.DataDir); ok {
+			server = si.URL
+		}
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, server+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.cfg.Auth.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+o.cfg.Auth.Token)
+	}
+	if si, ok := readServeInfo(o.cfg.DataDir); ok && si.AdminKey != "" {
+		req.Header.Set(adminKeyHeader, si.AdminKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the store is locked by a running daemon, and asking it failed: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct{ Error string }
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s%s: %s", server, path, e.Error)
+		}
+		return fmt.Errorf("%s%s answered %s", server, path, resp.Status)
+	}
+	return json.Unmarshal(b, out)
+}
+
+// Create creates a token (see tokenRequest).
+func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken, err error) {
+	ok, err := o.offline(ctx, true, func(st *boltstore.Store, set *tokens.Set) error {
+		c, err = createToken(ctx, st, set, req)
+		return err
+	})
+	if !ok {
+		err = o.online(ctx, http.MethodPost, adminPrefix+"tokens", req, &c)
+	}
+	return c, err
+}
+
+// List lists every token.
+func (o tokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
+	ok, err := o.offline(ctx, false, func(_ *boltstore.Store, set *tokens.Set) error {
+		ts = set.List()
+		return nil
+	})
+	if !ok {
+		err = o.online(ctx, http.MethodGet, adminPrefix+"tokens", nil, &ts)
+	}
+	return ts, err
+}
+
+// Revoke revokes one token. Offline, the daemon's exposure is not known,
+// so the last token may be revoked; the command warns.
+func (o tokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err error) {
+	if !tokens.ValidID(id) {
+		return t, fmt.Errorf("%q is not a token id (tok_ and 16 hex digits; reportd token list shows them)", id)
+	}
+	ok, err := o.offline(ctx, false, func(_ *boltstore.Store, set *tokens.Set) error {
+		t, err = revokeToken(set, id, false)
+		return err
+	})
+	if !ok {
+		err = o.online(ctx, http.MethodDelete, adminPrefix+"tokens/"+id, nil, &t)
+	}
+	return t, err
+}

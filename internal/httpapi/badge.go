@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reportd/reportd/internal/badge"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Badges configures /p/{project}[/{name}]/badge.svg and badge.json.
+type Badges struct {
+	Thresholds *badge.Thresholds // nil: badge.DefaultThresholds
+	MaxAge     time.Duration     // Cache-Control max-age; zero: 60s
+	Now        func() time.Time  // nil: time.Now
+}
+
+// badge answers a badge link. A report that cannot be found (no such
+// project, no report, an ambiguous project name) is still a badge, grey,
+// with status 200, as shields.io does: a README shows it instead of a
+// broken image. Other failures (storage) are the API's error body.
+// ?label= replaces the label.
+func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
+	label := r.URL.Query().Get("label")
+	b, err := s.badgeFor(r, l, label)
+	if err != nil {
+		return err
+	}
+	body, ctype := b.SVG(), "image/svg+xml; charset=utf-8"
+	if l.action == badgeJSON {
+		body, ctype = b.Endpoint(), "application/json; charset=utf-8"
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", s.badgeCacheControl())
+	if matchesETag(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+	return nil
+}
+
+func (s *Server) badgeFor(r *http.Request, l link, label string) (badge.Badge, error) {
+	cfg := s.cfg.Badges
+	rep, err := s.newest(r, l)
+	switch {
+	case report.IsKind(err, report.NotFound):
+		return badge.Missing(label, "no report"), nil
+	case report.IsKind(err, report.Validation):
+		return badge.Missing(label, "invalid link"), nil
+	case err != nil:
+		return badge.Badge{}, err
+	}
+	th := badge.DefaultThresholds
+	if cfg.Thresholds != nil {
+		th = *cfg.Thresholds
+	}
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	return badge.For(rep, now(), th, label), nil
+}
+
+// badgeCacheControl lets browsers and shared caches (GitHub's image proxy)
+// keep a badge briefly; with auth.reads only private caches may.
+func (s *Server) badgeCacheControl() string {
+	age := s.cfg.Badges.MaxAge
+	if age <= 0 {
+		age = time.Minute
+	}
+	scope := "public"
+	if s.cfg.AuthToken != "" && s.cfg.AuthReads {
+		scope = "private"
+	}
+	return scope + ", max-age=" + strconv.Itoa(int(age/time.Second))
+}
+
+// matchesETag reports whether an If-None-Match header names etag (weak
+// or strong, or "*").
+func matchesETag(header, etag string) bool {
+	for _, v := range strings.Split(header, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == etag || v == "*" {
+			return true
+		}
+	}
+	return false
+}

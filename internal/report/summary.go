@@ -1,0 +1,25 @@
+package report
+
+// Summary is a report's headline figures, as far as they are known: the
+// line coverage in percent and the test counts. A nil field is unknown.
+// It is filled at upload from the file's text (internal/detect) and shown
+// in the report JSON and in badges.
+type Summary struct {
+	Lines   *float64 `json:"lines,omitempty"` // line coverage, percent (0–100)
+	Passed  *int64   `json:"passed,omitempty"`
+	Failed  *int64   `json:"failed,omitempty"`
+	Skipped *int64   `json:"skipped,omitempty"`
+}
+
+// Empty reports whether no figure is known.
+func (s *Summary) Empty() bool {
+	return s == nil || (s.Lines == nil && s.Passed == nil && s.Failed == nil && s.Skipped == nil)
+}
+
+// LatestQuery selects the newest report (highest id) of a project. A nil
+// Name or Branch matches any; a Branch of "" matches reports without one.
+type LatestQuery struct {
+	Project int64
+	Name    *string
+	Branch  *string
+}

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// ResolveProject turns a project reference from a stable link into an id:
+// decimal digits are an id (the project must exist); anything else is a
+// project name, which must belong to exactly one project (none:
+// NotFound; several: a ValidationError listing their ids).
+func (s *Service) ResolveProject(ctx context.Context, ref string) (int64, error) {
+	if id, err := report.ParseID("project", ref); err == nil {
+		_, err := s.meta.Project(ctx, id)
+		return id, err
+	}
+	if ref == "" {
+		return 0, report.Errorf(report.Validation, "project is empty")
+	}
+	ps, err := s.meta.Projects(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	var id int64
+	for _, p := range ps {
+		if p.Name == ref {
+			id = p.ID
+			ids = append(ids, fmt.Sprint(p.ID))
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return 0, report.Errorf(report.NotFound, "no project named %q", ref)
+	case 1:
+		return id, nil
+	}
+	return 0, report.Errorf(report.Validation, "%d projects are named %q (ids %s): use the id", len(ids), ref, strings.Join(ids, ", "))
+}
+
+// Latest is the newest report matching q (report.MetaStore.Latest).
+func (s *Service) Latest(ctx context.Context, q report.LatestQuery) (report.Report, error) {
+	rec, err := s.meta.Latest(ctx, q)
+	return rec.Report, err
+}

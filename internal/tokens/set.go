@@ -1,0 +1,204 @@
+package tokens
+
+import (
+	"crypto/subtle"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Store keeps token records (boltstore implements it).
+type Store interface {
+	PutToken(Record) error
+	Tokens() ([]Record, error)
+}
+
+// Set is every token, held in memory and written through to the store:
+// checking a request costs a map lookup and one SHA-256, no disk.
+// Only the process that holds the store changes it (bbolt's lock), so the
+// copy in memory never goes stale.
+type Set struct {
+	store Store
+	now   func() time.Time
+
+	mu   sync.RWMutex
+	byID map[string]Record
+	live int // records not revoked: Enabled is asked on every request
+}
+
+// Load reads every token from store.
+func Load(store Store) (*Set, error) {
+	recs, err := store.Tokens()
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{store: store, now: time.Now, byID: make(map[string]Record, len(recs))}
+	for _, r := range recs {
+		s.byID[r.ID] = r
+		if r.RevokedAt == nil {
+			s.live++
+		}
+	}
+	return s, nil
+}
+
+// SetClock replaces the clock (tests).
+func (s *Set) SetClock(now func() time.Time) { s.now = now }
+
+// Enabled reports whether any token has not been revoked: then the API
+// asks for a token as it does with auth.token. An expired token still
+// counts (expiry must not reopen the API); revoking the last one does
+// reopen it, and `reportd token revoke` says so.
+func (s *Set) Enabled() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.live > 0
+}
+
+// Authenticate checks a presented bearer secret. Every failure is an
+// UnauthorizedError; the reason (expired, revoked) is given only to a
+// caller who presented the right secret.
+func (s *Set) Authenticate(secret string) (Principal, error) {
+	id, hash, ok := parseSecret(secret)
+	if !ok {
+		return Principal{}, report.Errorf(report.Unauthorized, "the bearer token is not valid")
+	}
+	s.mu.RLock()
+	r, found := s.byID[id]
+	s.mu.RUnlock()
+	if !found {
+		// Compare anyway, so an unknown id costs what a known one does.
+		subtle.ConstantTimeCompare(hash, make([]byte, len(hash)))
+		return Principal{}, report.Errorf(report.Unauthorized, "the bearer token is not valid")
+	}
+	if subtle.ConstantTimeCompare(hash, r.Hash) != 1 {
+		return Principal{}, report.Errorf(report.Unauthorized, "the bearer token is not valid")
+	}
+	now := s.now()
+	switch {
+	case r.RevokedAt != nil:
+		return Principal{}, report.Errorf(report.Unauthorized, "token %s was revoked on %s", r.ID, r.RevokedAt.UTC().Format(time.RFC3339))
+	case r.ExpiresAt != nil && !now.Before(*r.ExpiresAt):
+		return Principal{}, report.Errorf(report.Unauthorized, "token %s expired on %s", r.ID, r.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	s.touch(id, now)
+	return Principal{ID: r.ID, Scope: r.Scope, Projects: r.Projects}, nil
+}
+
+// touch records the last use in memory only (a write per request would
+// cost an fsync); lists from the running daemon show it, it is not kept
+// across restarts.
+func (s *Set) touch(id string, now time.Time) {
+	s.mu.Lock()
+	if r, ok := s.byID[id]; ok && (r.LastUsed == nil || now.Sub(*r.LastUsed) > time.Second) {
+		t := now.UTC()
+		r.LastUsed = &t
+		s.byID[id] = r
+	}
+	s.mu.Unlock()
+}
+
+// Spec is what creating a token asks for.
+type Spec struct {
+	Name     string        `json:"name"`
+	Scope    Scope         `json:"scope"`
+	Projects []int64       `json:"projects"`
+	Expires  time.Duration `json:"-"` // 0: never
+}
+
+// Create makes a token and returns it with its secret, which exists only
+// in this return value: the store keeps the digest.
+func (s *Set) Create(sp Spec) (Token, string, error) {
+	if _, ok := scopeNames[sp.Scope]; !ok {
+		return Token{}, "", report.Errorf(report.Validation, "scope must be read, upload or admin")
+	}
+	if sp.Scope == Admin && len(sp.Projects) > 0 {
+		return Token{}, "", report.Errorf(report.Validation, "an admin token is global: it cannot be limited to projects")
+	}
+	if len(sp.Name) > 200 || strings.ContainsFunc(sp.Name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return Token{}, "", report.Errorf(report.Validation, "name must be at most 200 characters without control characters")
+	}
+	for _, p := range sp.Projects {
+		if p <= 0 {
+			return Token{}, "", report.Errorf(report.Validation, "project ids are positive, not %d", p)
+		}
+	}
+	if sp.Expires < 0 {
+		return Token{}, "", report.Errorf(report.Validation, "expiry must be positive")
+	}
+	id, secret, hash := newSecret()
+	now := s.now().UTC().Truncate(time.Second)
+	projects := slices.Clone(sp.Projects)
+	slices.Sort(projects)
+	projects = slices.Compact(projects)
+	if projects == nil {
+		projects = []int64{}
+	}
+	t := Token{ID: id, Name: sp.Name, Scope: sp.Scope, Projects: projects, CreatedAt: now}
+	if sp.Expires > 0 {
+		e := now.Add(sp.Expires)
+		t.ExpiresAt = &e
+	}
+	rec := Record{Token: t, Hash: hash}
+	if err := s.store.PutToken(rec); err != nil {
+		return Token{}, "", err
+	}
+	s.mu.Lock()
+	s.byID[id] = rec
+	s.live++
+	s.mu.Unlock()
+	return t, secret, nil
+}
+
+// List returns every token, oldest first.
+func (s *Set) List() []Token {
+	s.mu.RLock()
+	out := make([]Token, 0, len(s.byID))
+	for _, r := range s.byID {
+		out = append(out, r.Token)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Token) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for i := range out {
+		if out[i].Projects == nil {
+			out[i].Projects = []int64{}
+		}
+	}
+	return out
+}
+
+// Revoke marks a token revoked; the row stays, so the token's holder is
+// told it was revoked and lists show when. Revoking twice is a no-op.
+func (s *Set) Revoke(id string) (Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.byID[id]
+	if !ok {
+		return Token{}, report.Errorf(report.NotFound, "token %s not found", id)
+	}
+	if r.RevokedAt != nil {
+		return r.Token, nil
+	}
+	now := s.now().UTC().Truncate(time.Second)
+	r.RevokedAt = &now
+	if err := s.store.PutToken(r); err != nil {
+		return Token{}, err
+	}
+	s.byID[id] = r
+	s.live--
+	return r.Token, nil
+}
+
+// ValidID reports whether v is a token id's shape (tok_ and 16 hex digits).
+func ValidID(v string) bool {
+	h, ok := strings.CutPrefix(v, idPrefix)
+	return ok && len(h) == 2*idBytes && strings.Trim(h, "0123456789abcdef") == ""
+}
