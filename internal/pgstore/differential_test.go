@@ -145,16 +145,23 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 			b, brm, berr := bolt.DeleteProject(ctx, id)
 			p, prm, perr := pg.DeleteProject(ctx, id)
 			same(i, "DeleteProject", []any{b, brm}, []any{p, prm}, berr, perr)
-		case 9: // latest
-			id, name, branch := anyOf(projects), pick("coverage", "e2e", "r", "other", "renamed"), pick("", "main", "dev", "release")
+		case 9: // latest, in every form of query
+			q := report.LatestQuery{Project: anyOf(projects)}
+			name, branch := pick("coverage", "e2e", "r", "other", "renamed"), pick("", "main", "dev", "release")
 			if r, err := bolt.Report(ctx, anyOf(reports)); err == nil && rng.IntN(4) != 0 {
-				id, name = r.ProjectID, r.Name // one that exists, mostly
+				q.Project, name = r.ProjectID, r.Name // one that exists, mostly
 				if r.Branch != nil {
 					branch = *r.Branch
 				}
 			}
-			b, berr := bolt.Latest(ctx, id, name, branch)
-			p, perr := pg.Latest(ctx, id, name, branch)
+			if rng.IntN(3) != 0 {
+				q.Name = &name
+			}
+			if rng.IntN(3) != 0 {
+				q.Branch = &branch
+			}
+			b, berr := bolt.Latest(ctx, q)
+			p, perr := pg.Latest(ctx, q)
 			same(i, "Latest", b, p, berr, perr)
 		case 10: // the clock moves on, possibly past midnight
 			sc.add(time.Duration(rng.IntN(300)) * time.Minute)

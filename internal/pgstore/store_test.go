@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -152,30 +153,80 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-// Latest is an index probe, never a scan of the project's reports.
+// Latest is an index probe, never a scan or a sort of the project's
+// reports, for each form of query: the plan of its real statement, on a
+// table with enough rows (and statistics) that a scan would show.
 func TestLatestUsesIndex(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
+	// 20,000 reports: project 1 went quiet (its 10,000 are the oldest ids),
+	// 39 others share the newer 10,000; 5 names, 4 branches ('' among them).
+	// A walk of the primary key backwards, filtering, looks cheap to the
+	// planner (project 1 is half the table) but would read every newer row.
+	if _, err := s.Pool().Exec(ctx, `
+		INSERT INTO projects (id, name, created_at) SELECT i, 'p' || i, now() FROM generate_series(1, 40) i;
+		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
+		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', 'md', '/uploads/reports/' || i, now(), 1, 'ab',
+			(ARRAY['coverage', 'e2e', 'unit', 'perf', 'lint'])[1 + i % 5], (ARRAY['', 'main', 'dev', 'release'])[1 + i % 4]
+		FROM generate_series(1, 20000) i;
+		ANALYZE reports`); err != nil {
+		t.Fatal(err)
+	}
 	conn, err := s.Pool().Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	// The table is empty, so make the planner show what it would do on a big one.
-	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
-		t.Fatal(err)
+	explain := func(query string, args ...any) string {
+		t.Helper()
+		rows, _ := conn.Query(ctx, query, args...)
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(plan, "\n")
 	}
-	defer conn.Exec(ctx, "RESET enable_seqscan")
-	rows, _ := conn.Query(ctx, `EXPLAIN SELECT * FROM reports
-		WHERE project_id = 1 AND name = 'coverage' AND branch = 'main' ORDER BY id DESC LIMIT 1`)
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
-	if !strings.Contains(text, "reports_latest") || strings.Contains(text, "Sort") {
-		t.Fatalf("Latest's plan does not walk reports_latest:\n%s", text)
+	name, branch, none := "coverage", "main", ""
+	for i, c := range []struct {
+		q     report.LatestQuery
+		index string
+	}{
+		{report.LatestQuery{Project: 1}, "reports_project"},
+		{report.LatestQuery{Project: 1, Name: &name}, "reports_latest_name"},
+		{report.LatestQuery{Project: 1, Branch: &branch}, "reports_latest_branch"},
+		{report.LatestQuery{Project: 1, Branch: &none}, "reports_latest_branch"},
+		{report.LatestQuery{Project: 1, Name: &name, Branch: &branch}, "reports_latest"},
+	} {
+		query, args := pgstore.LatestSQL(c.q)
+		// The plan for these values, and the generic plan that a prepared
+		// statement (pgx caches them) may switch to after a few runs.
+		custom := explain("EXPLAIN "+query, args...)
+		if _, err := conn.Exec(ctx, fmt.Sprintf("PREPARE latest%d AS %s", i, query)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+			t.Fatal(err)
+		}
+		var params []string // EXECUTE takes literals
+		for _, a := range args {
+			switch a := a.(type) {
+			case []int64:
+				params = append(params, fmt.Sprintf("'{%d}'", a[0]))
+			case string:
+				params = append(params, "'"+strings.ReplaceAll(a, "'", "''")+"'")
+			}
+		}
+		generic := explain(fmt.Sprintf("EXPLAIN EXECUTE latest%d(%s)", i, strings.Join(params, ", ")))
+		if _, err := conn.Exec(ctx, "RESET plan_cache_mode"); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{custom, generic} {
+			if !strings.Contains(text, "Index Scan") || !strings.Contains(text, " "+c.index+" ") ||
+				strings.Contains(text, "Sort") || strings.Contains(text, "Seq Scan") {
+				t.Errorf("Latest %+v: the plan does not probe %s alone:\n%s", c.q, c.index, text)
+			}
+		}
 	}
 }
 
