@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +14,8 @@ import (
 
 // reportCols are read by scanReport, in this order.
 const reportCols = `id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
-	name, branch, commit, build_url, build_id`
+	name, branch, commit, build_url, build_id,
+	generator, summary_lines, summary_passed, summary_failed, summary_skipped`
 
 func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 	var (
@@ -21,9 +23,12 @@ func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 		uploaded time.Time
 		fileType string
 		branch   string
+		sum      summaryCols
 	)
 	err := row.Scan(&r.ID, &r.ProjectID, &r.FileName, &fileType, &r.FilePath, &uploaded, &r.Size, &r.SHA256,
-		&r.Name, &branch, &r.Commit, &r.BuildURL, &r.BuildID)
+		&r.Name, &branch, &r.Commit, &r.BuildURL, &r.BuildID,
+		&r.Generator, &sum.Lines, &sum.Passed, &sum.Failed, &sum.Skipped)
+	r.Summary = sum.summary()
 	r.FileType = report.FileType(fileType)
 	r.UploadTime = report.LocalTime{Time: s.clock.Local(uploaded)}
 	r.Branch = optional(branch)
@@ -60,6 +65,38 @@ func label(r *report.Report) string {
 	return report.NameFromFile(r.FileName)
 }
 
+// summaryCols is a report.Summary as stored: the line coverage in
+// hundredths of a percent, rounded as the bbolt store rounds it, so that
+// both read back the same float.
+type summaryCols struct {
+	Lines, Passed, Failed, Skipped *int64
+}
+
+func summaryOf(s *report.Summary) summaryCols {
+	if s.Empty() {
+		return summaryCols{}
+	}
+	c := summaryCols{Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped}
+	if s.Lines != nil {
+		l := int64(math.Round(*s.Lines * 100))
+		c.Lines = &l
+	}
+	return c
+}
+
+// summary is nil when no figure is known.
+func (c summaryCols) summary() *report.Summary {
+	if c.Lines == nil && c.Passed == nil && c.Failed == nil && c.Skipped == nil {
+		return nil
+	}
+	s := &report.Summary{Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped}
+	if c.Lines != nil {
+		l := float64(*c.Lines) / 100
+		s.Lines = &l
+	}
+	return s
+}
+
 // lockProject takes the project's row lock for a change to its counters;
 // NotFound if it is gone, so an upload racing a project delete fails
 // instead of leaving an orphan row.
@@ -76,6 +113,7 @@ func lockProject(ctx context.Context, tx pgx.Tx, id int64, delta int64) error {
 
 func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report.ReportRecord, error) {
 	var out report.ReportRecord
+	sum := summaryOf(r.Summary)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProject(ctx, tx, r.ProjectID, +1); err != nil {
 			return err
@@ -89,11 +127,13 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 		var err error
 		out, err = s.scanReport(tx.QueryRow(ctx, `
 			INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
-				name, branch, commit, build_url, build_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+				name, branch, commit, build_url, build_id,
+				generator, summary_lines, summary_passed, summary_failed, summary_skipped)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 			RETURNING `+reportCols,
 			r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
-			label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID)))
+			label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
+			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped))
 		return err
 	})
 	if err != nil {
