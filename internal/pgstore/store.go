@@ -120,25 +120,43 @@ func (s *Store) NextReportID(ctx context.Context) (int64, error) {
 
 // projectCols are read by scanProject; today's count comes last, from a
 // join on project_days for the day given as $1 or $2.
-const projectCols = `p.id, p.name, p.description, p.cover_image, p.created_at, p.report_count, coalesce(d.count, 0)`
+const projectCols = `p.id, p.name, p.description, p.cover_image, p.created_at, p.report_count,
+	p.retention_keep_last, p.retention_max_age_days, p.retention_keep_newest_per_branch, coalesce(d.count, 0)`
 
 func (s *Store) scanProject(row pgx.Row) (report.Project, error) {
 	var (
 		p       report.Project
 		created time.Time
+		ret     report.Retention
 	)
-	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.CoverImage, &created, &p.ReportCount, &p.TodayNewReports)
+	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.CoverImage, &created, &p.ReportCount,
+		&ret.KeepLast, &ret.MaxAgeDays, &ret.KeepNewestPerBranch, &p.TodayNewReports)
 	p.CreatedAt = report.LocalTime{Time: s.clock.Local(created)}
+	if !ret.IsZero() {
+		p.Retention = &ret
+	}
 	return p, err
 }
 
+// retentionCols is a policy as stored: nil or zero is no policy (every
+// column NULL).
+func retentionCols(r *report.Retention) (keepLast, maxAgeDays *int, keepNewest *bool) {
+	if r == nil {
+		return nil, nil, nil
+	}
+	return r.KeepLast, r.MaxAgeDays, r.KeepNewestPerBranch
+}
+
 func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
+	keepLast, maxAge, keepNewest := retentionCols(p.Retention)
 	row := s.pool.QueryRow(ctx, `
 		WITH p AS (
-			INSERT INTO projects (id, name, description, cover_image, created_at) VALUES ($1, $2, $3, $4, $5)
+			INSERT INTO projects (id, name, description, cover_image, created_at,
+				retention_keep_last, retention_max_age_days, retention_keep_newest_per_branch)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			RETURNING *)
 		SELECT `+projectCols+` FROM p LEFT JOIN project_days d ON false`,
-		p.ID, p.Name, p.Description, p.CoverImage, stamp(p.CreatedAt.Time))
+		p.ID, p.Name, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest)
 	out, err := s.scanProject(row)
 	return out, storageErr(err)
 }
@@ -190,16 +208,22 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			old = cover
 		}
 		// A nil change keeps the column; a non-nil one sets it (even to "").
+		// A retention change replaces the whole policy (a zero one clears it).
+		keepLast, maxAge, keepNewest := retentionCols(c.Retention)
 		p, err = s.scanProject(tx.QueryRow(ctx, `
 			WITH p AS (
 				UPDATE projects SET
 					name        = CASE WHEN $2 THEN $3 ELSE name END,
 					description = CASE WHEN $4 THEN $5 ELSE description END,
-					cover_image = CASE WHEN $6 THEN $7 ELSE cover_image END
+					cover_image = CASE WHEN $6 THEN $7 ELSE cover_image END,
+					retention_keep_last              = CASE WHEN $9 THEN $10 ELSE retention_keep_last END,
+					retention_max_age_days           = CASE WHEN $9 THEN $11 ELSE retention_max_age_days END,
+					retention_keep_newest_per_branch = CASE WHEN $9 THEN $12 ELSE retention_keep_newest_per_branch END
 				WHERE id = $1 RETURNING *)
 			SELECT `+projectCols+` FROM p
 			LEFT JOIN project_days d ON d.project_id = p.id AND d.day = $8::date`,
-			id, c.Name != nil, c.Name, c.Description != nil, c.Description, c.CoverImage != nil, c.CoverImage, s.today()))
+			id, c.Name != nil, c.Name, c.Description != nil, c.Description, c.CoverImage != nil, c.CoverImage, s.today(),
+			c.Retention != nil, keepLast, maxAge, keepNewest))
 		return err
 	})
 	if err != nil {
