@@ -30,7 +30,9 @@ func (c *stepClock) add(d time.Duration) {
 // and on this one and wants the same answer from both at every step: the
 // results (as the API would encode them, with size and digest) or the
 // error kinds. It covers what the conformance suite spells out and the
-// corners it does not (empty strings, derived names, clearing, days).
+// corners it does not (empty strings, derived names, clearing, days,
+// every form of LatestQuery, summaries that round, retention policies set,
+// kept and cleared).
 func TestSameAsBolt(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { sameAsBolt(t, seed, 400) })
@@ -67,6 +69,48 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 		}
 		return ids[rng.IntN(len(ids))]
 	}
+	// retention is a random policy: nil (none given), zero (none, or clear
+	// it), or some fields set, 0 and false among the values.
+	retention := func() *report.Retention {
+		switch rng.IntN(4) {
+		case 0, 1:
+			return nil
+		case 2:
+			return &report.Retention{}
+		}
+		var r report.Retention
+		if rng.IntN(2) == 0 {
+			r.KeepLast = ptrTo([]int{0, 1, 5, report.MaxKeepLast}[rng.IntN(4)])
+		}
+		if rng.IntN(2) == 0 {
+			r.MaxAgeDays = ptrTo([]int{0, 30, report.MaxMaxAgeDays}[rng.IntN(3)])
+		}
+		if rng.IntN(2) == 0 {
+			r.KeepNewestPerBranch = ptrTo(rng.IntN(2) == 0)
+		}
+		return &r
+	}
+	// summary is a random generator and summary: none, or some figures
+	// (coverage that rounds to hundredths, zero counts), or an empty one.
+	summary := func() (string, *report.Summary) {
+		gen := pick("", "", "coverage.py", "jacoco", "mochawesome")
+		switch rng.IntN(4) {
+		case 0:
+			return gen, nil
+		case 1:
+			return gen, &report.Summary{}
+		}
+		var s report.Summary
+		if rng.IntN(3) != 0 {
+			s.Lines = ptrTo([]float64{0, 100, 87.25, 33.33333, 66.665, 99.999}[rng.IntN(6)])
+		}
+		for _, f := range []**int64{&s.Passed, &s.Failed, &s.Skipped} {
+			if rng.IntN(2) == 0 {
+				*f = ptrTo(int64(rng.IntN(3) * rng.IntN(500)))
+			}
+		}
+		return gen, &s
+	}
 	// same compares what the two stores answered.
 	same := func(step int, op string, b, p any, berr, perr error) {
 		t.Helper()
@@ -91,7 +135,8 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 				t.Fatalf("step %d: project ids %d %v / %d %v", i, bid, err1, pid, err2)
 			}
 			in := report.Project{ID: pid, Name: pick("a", "b", "ünï"), Description: maybe("", "d"),
-				CoverImage: maybe("/uploads/covers/x.png"), CreatedAt: report.LocalTime{Time: clock.NowLocal()}}
+				CoverImage: maybe("/uploads/covers/x.png"), CreatedAt: report.LocalTime{Time: clock.NowLocal()},
+				Retention: retention()}
 			b, berr := bolt.CreateProject(ctx, in)
 			p, perr := pg.CreateProject(ctx, in)
 			same(i, "CreateProject", b, p, berr, perr)
@@ -110,12 +155,14 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 					BuildURL: maybe("https://ci/b/1"), BuildID: maybe("", "1")},
 				Size: int64(rng.IntN(1000)), SHA256: "ab",
 			}
+			in.Generator, in.Summary = summary()
 			b, berr := bolt.CreateReport(ctx, in)
 			p, perr := pg.CreateReport(ctx, in)
 			same(i, "CreateReport", b, p, berr, perr)
 			reports = append(reports, pid)
 		case 5: // update a project
-			c := report.ProjectChange{Name: maybe("n", "m"), Description: maybe("", "e"), CoverImage: maybe("/uploads/covers/y.png", "")}
+			c := report.ProjectChange{Name: maybe("n", "m"), Description: maybe("", "e"), CoverImage: maybe("/uploads/covers/y.png", ""),
+				Retention: retention()}
 			id := anyOf(projects)
 			b, bold, berr := bolt.UpdateProject(ctx, id, c)
 			p, pold, perr := pg.UpdateProject(ctx, id, c)
@@ -193,3 +240,5 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
