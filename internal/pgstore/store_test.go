@@ -238,3 +238,48 @@ func TestBadDSNNotEchoed(t *testing.T) {
 		t.Fatalf("bad DSN: %v", err)
 	}
 }
+
+// A database written by the first release (schema version 1 only, with
+// rows) is brought up to date by Open: the later steps run once, the old
+// rows read back with no generator, summary or retention policy, and
+// every form of Latest finds them.
+func TestUpgradeFromVersion1(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	steps, err := pgstore.Migrations()
+	if err != nil || len(steps) < 2 || steps[0].Version != 1 {
+		t.Fatalf("embedded migrations: %+v %v", steps, err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, steps[0].SQL+`;
+		CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version, name) VALUES (1, 'init');
+		INSERT INTO projects (id, name, created_at, report_count) VALUES (nextval('project_ids'), 'old', now(), 1);
+		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
+		VALUES (nextval('report_ids'), 1, 'coverage.html', 'html', '/uploads/reports/1.html', now(), 10, 'ab', 'coverage', 'main')`); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dsn, report.Clock{})
+	defer s.Close()
+	wantAllApplied(t, dsn)
+	p, err := s.Project(ctx, 1)
+	if err != nil || p.Name != "old" || p.Retention != nil || p.ReportCount != 1 {
+		t.Fatalf("old project: %+v %v", p, err)
+	}
+	name, branch := "coverage", "main"
+	for _, q := range []report.LatestQuery{{Project: 1}, {Project: 1, Name: &name}, {Project: 1, Branch: &branch},
+		{Project: 1, Name: &name, Branch: &branch}} {
+		r, err := s.Latest(ctx, q)
+		if err != nil || r.ID != 1 || r.Generator != "" || r.Summary != nil || r.Branch == nil || *r.Branch != "main" {
+			t.Fatalf("old report by %+v: %+v %v", q, r, err)
+		}
+	}
+	// The sequences carry on past the old rows.
+	if id, err := s.NextReportID(ctx); err != nil || id != 2 {
+		t.Fatalf("next report id: %d %v", id, err)
+	}
+}
