@@ -4,13 +4,14 @@
 # is missing.
 set -euo pipefail
 
-# runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo)
-# and python3-coverage (real coverage.py output for internal/detect);
+# runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo),
+# python3-coverage (real coverage.py output for internal/detect) and Debian's PostgreSQL
+# (internal/pgtest starts a throwaway server on loopback for internal/pgstore);
 # bench: nginx and wrk for side-by-side serving figures.
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
-test=(poppler-utils python3-coverage)
+test=(poppler-utils python3-coverage postgresql)
 bench=(nginx-light wrk)
 
 want=("${runtime[@]}")

@@ -1,0 +1,4 @@
+package pgstore
+
+// LatestSQL exposes Latest's statement to the plan test.
+var LatestSQL = latestSQL
