@@ -13,22 +13,7 @@ import (
 // another project's report.
 func latestQueries(t *testing.T, s report.MetaStore, c report.Clock) {
 	a, b := mustProject(t, s, c, "a"), mustProject(t, s, c, "b")
-	add := func(p int64, name, branch string) int64 {
-		t.Helper()
-		id, err := s.NextReportID(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := record(id, p, c.NowLocal())
-		rec.Name = name
-		if branch != "" {
-			rec.Branch = ptr(branch)
-		}
-		if _, err := s.CreateReport(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
+	add := func(p int64, name, branch string) int64 { t.Helper(); return addNamed(t, s, c, p, name, branch) }
 	want := func(q report.LatestQuery, id int64) {
 		t.Helper()
 		got, err := s.Latest(ctx, q)

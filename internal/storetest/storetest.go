@@ -100,3 +100,22 @@ func counts(t *testing.T, s report.MetaStore, id int64) (total, today int64) {
 	}
 	return p.ReportCount, p.TodayNewReports
 }
+
+// addNamed stores a new report named name on branch ("" for none) in
+// project p and returns its id.
+func addNamed(t *testing.T, s report.MetaStore, c report.Clock, p int64, name, branch string) int64 {
+	t.Helper()
+	id, err := s.NextReportID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record(id, p, c.NowLocal())
+	rec.Name = name
+	if branch != "" {
+		rec.Branch = ptr(branch)
+	}
+	if _, err := s.CreateReport(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
