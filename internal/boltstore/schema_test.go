@@ -58,16 +58,7 @@ func TestVersion1GetsTheLatestIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.DB().Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketLatest); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(1))
-	})
-	s.Close()
-	if s, err = Open(path, report.Clock{}); err != nil {
-		t.Fatal(err)
-	}
+	s = reopenAs(t, s, path, 1, bucketLatest)
 	defer s.Close()
 	if r, err := s.Latest(ctx, exact(1, "coverage", "")); err != nil || r.ID != 3 {
 		t.Fatalf("latest after the upgrade: %d %v, want 3", r.ID, err)
@@ -77,9 +68,9 @@ func TestVersion1GetsTheLatestIndex(t *testing.T) {
 	}
 }
 
-// A version 2 store (no by-name or by-branch index) is upgraded on open:
+// A version 3 store (no by-name or by-branch index) is upgraded on open:
 // both are built from the rows, and check finds nothing to repair.
-func TestVersion2GetsTheLatestByIndexes(t *testing.T) {
+func TestVersion3GetsTheLatestByIndexes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "reportd.db")
 	s, err := Open(path, report.Clock{})
 	if err != nil {
@@ -93,18 +84,7 @@ func TestVersion2GetsTheLatestByIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.DB().Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketLatestName, bucketLatestBranch} {
-			if err := tx.DeleteBucket(b); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(2))
-	})
-	s.Close()
-	if s, err = Open(path, report.Clock{}); err != nil {
-		t.Fatal(err)
-	}
+	s = reopenAs(t, s, path, 3, bucketLatestName, bucketLatestBranch)
 	defer s.Close()
 	name, dev := "coverage", "dev"
 	if r, err := s.Latest(ctx, report.LatestQuery{Project: 1, Name: &name}); err != nil || r.ID != 3 {
@@ -116,4 +96,27 @@ func TestVersion2GetsTheLatestByIndexes(t *testing.T) {
 	if d, err := s.CounterDrift(ctx); err != nil || len(d) != 0 {
 		t.Fatalf("drift after the upgrade: %v %v", d, err)
 	}
+}
+
+// reopenAs turns s into a store of an older storage version (without the
+// buckets that version lacked), closes it and opens it again, as a newer
+// reportd would find it.
+func reopenAs(t *testing.T, s *Store, path string, version uint64, missing ...[]byte) *Store {
+	t.Helper()
+	err := s.DB().Update(func(tx *bolt.Tx) error {
+		for _, b := range missing {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(version))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(path, report.Clock{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -19,16 +19,7 @@ func TestVersion2GetsTheTokensBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.DB().Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketTokens); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keyStorageVersion, u64(2))
-	})
-	s.Close()
-	if s, err = Open(path, report.Clock{}); err != nil {
-		t.Fatal(err)
-	}
+	s = reopenAs(t, s, path, 2, bucketTokens)
 	defer s.Close()
 	s.DB().View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketTokens) == nil {
