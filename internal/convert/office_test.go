@@ -173,12 +173,7 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q, want 3", pages)
 	}
-	if n := m.office.restarts.Load(); n != 1 {
-		t.Errorf("restarts = %d, want 1", n)
-	}
-	if p := w.pid.Load(); p == old || p == 0 {
-		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
-	}
+	wantFreshWorker(t, m, w, old)
 }
 
 // With the small-deck lane, a small deck converts while a long deck holds
