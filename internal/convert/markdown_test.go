@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,52 @@ func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
 	}
 	if len(p.idle) != 1 || p.idle[0].cmd.Process.Pid == dead {
 		t.Fatalf("the dead child was not replaced by a fresh one")
+	}
+}
+
+// Markdown that costs a parser more than linear time, in every shape we
+// know of, either renders or is cut off at the deadline by killing the
+// renderer; none of it outlives the deadline, and the next document renders.
+func TestMarkdownPathologiesAreBounded(t *testing.T) {
+	p := newMDRenderer(1)
+	defer p.close()
+	rep := func(s string, n int) []byte { return bytes.Repeat([]byte(s), n) }
+	nested := func(n int) []byte {
+		var b bytes.Buffer
+		for i := range n {
+			b.WriteString(strings.Repeat(" ", 2*i) + "- a\n")
+		}
+		return b.Bytes()
+	}
+	table := append(append(rep("|a", 20_000), "|\n"...), append(rep("|-", 20_000), "|\n"...)...)
+	for name, src := range map[string][]byte{
+		"open links":        rep("[a](", 100_000),
+		"open brackets":     rep("[", 200_000),
+		"emphasis runs":     rep("*a_", 100_000),
+		"nested quotes":     rep(">", 200_000),
+		"nested list line":  rep("- ", 100_000),
+		"nested list lines": nested(3_000),
+		"backtick runs":     rep("`a``", 50_000),
+		"raw html":          rep("<a", 100_000),
+		"reference defs":    rep("[x]: /u\n[x]\n", 20_000),
+		"wide table":        table,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			_, err := p.render(ctx, src, 3*time.Second)
+			if ctx.Err() != nil {
+				t.Fatal("the render outlived its deadline")
+			}
+			if err != nil {
+				if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "too costly to render") {
+					t.Errorf("message %q", re.Message)
+				}
+			}
+			html, err := p.render(t.Context(), []byte("# After"), time.Minute)
+			if err != nil || !bytes.Contains(html, []byte("After")) {
+				t.Fatalf("the next document: %s %v", html, err)
+			}
+		})
 	}
 }
