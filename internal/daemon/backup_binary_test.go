@@ -3,7 +3,6 @@ package daemon
 import (
 	"fmt"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,9 +30,7 @@ func TestBackupRestoreBinary(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "b.tar")
 	run := func(args ...string) string {
-		cmd := exec.Command(bins.Path(t, "reportd"), append(args, "--config", testbin.EmptyConfig)...)
-		cmd.Env = testbin.Env()
-		b, err := cmd.CombinedOutput()
+		b, err := testbin.Command(bins.Path(t, "reportd"), append(args, "--config", testbin.EmptyConfig)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("reportd %v: %v\n%s", args, err, b)
 		}

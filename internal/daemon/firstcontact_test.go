@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 func TestVersionFlag(t *testing.T) {
 	bin := bins.Path(t, "reportd")
 	for _, args := range [][]string{{"--version"}, {"version"}} {
-		out, err := exec.Command(bin, args...).CombinedOutput()
+		out, err := testbin.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("reportd %v: %v\n%s", args, err, out)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,8 +17,7 @@ import (
 // runReportd runs the real binary and returns stdout and stderr apart.
 func runReportd(t *testing.T, wantOK bool, args ...string) (string, string) {
 	t.Helper()
-	cmd := exec.Command(bins.Path(t, "reportd"), append(args, "--config", testbin.EmptyConfig)...)
-	cmd.Env = testbin.Env()
+	cmd := testbin.Command(bins.Path(t, "reportd"), append(args, "--config", testbin.EmptyConfig)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -73,6 +73,14 @@ func Env(extra ...string) []string {
 	return append(append(env, "REPORTD_CONVERT_WARM_ON_START=false"), extra...)
 }
 
+// Command is bin with args in the daemons' clean environment (Env), for
+// the subcommands that are not serve (version, backup, token, check...).
+func Command(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = Env()
+	return cmd
+}
+
 // EmptyConfig is the config file Start passes when Options.Config is "".
 const EmptyConfig = os.DevNull
 
