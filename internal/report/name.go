@@ -3,31 +3,38 @@ package report
 import (
 	"path"
 	"strings"
+	"unicode"
 )
 
 // NameFromFile derives a report's stable name from its file name: the
-// base name without its extension, lower-cased, with every character
-// outside [a-z0-9._-] turned into '-' ("Coverage Report.html" is
-// "coverage-report"). A name left empty is "report"; a longer one is cut
-// at MaxNameLen.
+// base name without its extension, lower-cased, letters (any script),
+// digits, '.' and '_' kept, and every run of other characters turned into
+// one '-', none at either end ("Coverage Report.html" is "coverage-report",
+// "Lighthouse (1).pdf" "lighthouse-1", "résumé.md" "résumé"). A name left
+// empty is "report"; a longer one is cut at MaxNameLen characters.
 func NameFromFile(fileName string) string {
 	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
 	base = strings.TrimSuffix(base, path.Ext(base))
 	var b strings.Builder
+	n, dash := 0, false
 	for _, r := range strings.ToLower(base) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '.' || r == '_') {
+			dash = true
+			continue
 		}
+		if n == MaxNameLen || (dash && n+1 == MaxNameLen) {
+			break
+		}
+		if dash && n > 0 {
+			b.WriteByte('-')
+			n++
+		}
+		dash = false
+		b.WriteRune(r)
+		n++
 	}
-	n := b.String()
-	if len(n) > MaxNameLen {
-		n = n[:MaxNameLen]
-	}
-	if n != "" && n != "." && n != ".." {
-		return n
+	if name := b.String(); name != "" && name != "." && name != ".." {
+		return name
 	}
 	return "report"
 }
