@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -22,10 +23,12 @@ const (
 )
 
 // Dir is the data directory's file area: uploads/ and its tmp/ sibling on
-// the same file system, so a staged file lands by rename.
+// the same file system, so a staged file lands by rename. uploads/ is also
+// a blob store (Blobs), whose keys are the API paths without "/uploads/".
 type Dir struct {
-	base string
-	root *os.Root // uploads/: opens through it cannot leave it, even by a symlink
+	base  string
+	root  *os.Root // uploads/: opens through it cannot leave it, even by a symlink
+	blobs *local.Store
 }
 
 // Open prepares base (creating uploads/reports, uploads/covers and tmp).
@@ -46,10 +49,40 @@ func Open(base string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{base: base, root: root}, nil
+	// The store stages its own writes in tmp/ too: the start-up sweep
+	// clears them with the uploads'.
+	blobs, err := local.Open(filepath.Join(base, "uploads"), filepath.Join(base, tmpDir))
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return &Dir{base: base, root: root, blobs: blobs}, nil
 }
 
-func (d *Dir) Close() error { return d.root.Close() }
+func (d *Dir) Close() error { return errors.Join(d.blobs.Close(), d.root.Close()) }
+
+// Blobs is uploads/ as a blob store: report files under "reports/", covers
+// under "covers/<project>/". Key and APIPath translate to and from the
+// paths the rows keep.
+func (d *Dir) Blobs() *local.Store { return d.blobs }
+
+// Key is the blob key of an API path ("/uploads/reports/7.pdf" is
+// "reports/7.pdf"); anything that is not a plain path below /uploads/ is
+// NotFound, as for OpenFile.
+func Key(p string) (string, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return "", err
+	}
+	k := strings.TrimPrefix(rel, strings.TrimPrefix(UploadsPrefix, "/"))
+	if k == "" || k == rel {
+		return "", report.Errorf(report.NotFound, "file not found")
+	}
+	return k, nil
+}
+
+// APIPath is the API path of a blob key.
+func APIPath(key string) string { return UploadsPrefix + key }
 
 // Base is the data directory.
 func (d *Dir) Base() string { return d.base }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -62,11 +63,14 @@ type Converter interface {
 	Forget(reportID int64) error
 }
 
-// Service implements report.Service over a MetaStore and a file Dir.
+// Service implements report.Service over a MetaStore, a blob store for the
+// stored bytes (report files and covers) and a file Dir for staging uploads
+// and the start-up sweep.
 type Service struct {
 	cfg         Config
 	meta        report.MetaStore
-	files       *files.Dir
+	files       *files.Dir // staging (tmp/) and the start-up sweep
+	blobs       blob.Store // report files and covers, keyed by files.Key of their API path
 	conv        Converter
 	coverClient *http.Client
 	log         *slog.Logger
@@ -101,10 +105,14 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	default:
 		allowed = publicIP
 	}
-	return &Service{
+	s := &Service{
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
 		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
 	}
+	if dir != nil { // some tests need no files
+		s.blobs = dir.Blobs()
+	}
+	return s
 }
 
 func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
@@ -122,7 +130,46 @@ func (s *Service) Sweep(ctx context.Context) ([]string, error) {
 }
 
 // OpenStatic opens a file below /uploads/ for static serving.
-func (s *Service) OpenStatic(p string) (*os.File, fs.FileInfo, error) { return s.files.OpenFile(p) }
+func (s *Service) OpenStatic(p string) (*os.File, fs.FileInfo, error) {
+	return s.openFile(context.Background(), p)
+}
+
+// openFile opens the stored object of an API path as the *os.File net/http
+// sends with sendfile. Anything that is not a stored regular file is
+// NotFound.
+func (s *Service) openFile(ctx context.Context, p string) (*os.File, fs.FileInfo, error) {
+	key, err := files.Key(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := s.blobs.Open(ctx, key)
+	if err != nil {
+		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
+	}
+	f, ok := blob.OSFile(o)
+	if !ok {
+		o.Close()
+		return nil, nil, report.Errorf(report.Storage, "the file store cannot serve files directly")
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
+	}
+	return f, fi, nil
+}
+
+// place stores a staged upload under the API path p: the durable step
+// between reserving the id and committing the row. The upload arrived
+// whole, so placing it is not abandoned when the client goes (as before
+// the blob store); ctx still carries its values.
+func (s *Service) place(ctx context.Context, st *files.Staged, p string) error {
+	key, err := files.Key(p)
+	if err != nil {
+		return err
+	}
+	return st.Place(context.WithoutCancel(ctx), s.blobs, key, blob.PutOptions{})
+}
 
 // OpenReport opens a report's stored file for preview and download.
 func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, *os.File, fs.FileInfo, error) {
@@ -130,7 +177,7 @@ func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord
 	if err != nil {
 		return rec, nil, nil, err
 	}
-	f, fi, err := s.files.OpenFile(rec.FilePath)
+	f, fi, err := s.openFile(ctx, rec.FilePath)
 	if err != nil {
 		return rec, nil, nil, report.Wrap(report.Storage, err, "the report's file is missing")
 	}
@@ -170,9 +217,23 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64) (report.ReportReco
 	return rec, b, err
 }
 
+// job describes rec for the engines, which read the original by path: the
+// store must have local files (blob.Pather).
 func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
-	src, err := s.files.Abs(rec.FilePath)
+	src, err := s.localPath(rec.FilePath)
 	return PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
+}
+
+func (s *Service) localPath(p string) (string, error) {
+	key, err := files.Key(p)
+	if err != nil {
+		return "", err
+	}
+	lp, ok := s.blobs.(blob.Pather)
+	if !ok {
+		return "", report.Errorf(report.Storage, "the file store has no local files for the engines")
+	}
+	return lp.LocalPath(key)
 }
 
 func (s *Service) forget(id int64) {
@@ -182,7 +243,11 @@ func (s *Service) forget(id int64) {
 }
 
 func (s *Service) removeFile(p string) {
-	if err := s.files.Remove(p); err != nil {
+	key, err := files.Key(p)
+	if err == nil {
+		err = s.blobs.Delete(context.Background(), key)
+	}
+	if err != nil {
 		// The start-up sweep removes it later; the row is already gone.
 		s.log.Warn("remove file", "path", p, "err", err)
 	}
