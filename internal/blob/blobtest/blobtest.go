@@ -26,6 +26,10 @@ type Options struct {
 	// MaxLargeAlloc bounds what the large round trip may allocate in this
 	// process (default 16 MiB): the object must stream, not sit in memory.
 	MaxLargeAlloc uint64
+	// Incomplete lists what unfinished writes s holds apart from its
+	// objects (local: temp files; S3: open multipart uploads). If set, the
+	// suite checks that failed and cancelled Puts leave none.
+	Incomplete func(t *testing.T, s blob.Store) []string
 }
 
 // Run runs every conformance test against stores made by newStore.
@@ -45,7 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store, opt Options) {
 	t.Run("Walk", func(t *testing.T) { walk(t, newStore(t)) })
 	t.Run("InvalidKeys", func(t *testing.T) { invalidKeys(t, newStore(t)) })
 	t.Run("AtomicVisibility", func(t *testing.T) { atomicVisibility(t, newStore(t)) })
-	t.Run("FailedPut", func(t *testing.T) { failedPut(t, newStore(t)) })
+	t.Run("FailedPut", func(t *testing.T) { failedPut(t, newStore(t), opt) })
 	t.Run("ConcurrentPuts", func(t *testing.T) { concurrentPuts(t, newStore(t)) })
 	t.Run("ConcurrentCreates", func(t *testing.T) { concurrentCreates(t, newStore(t)) })
 	t.Run("Copy", func(t *testing.T) { copyObject(t, newStore(t)) })
@@ -381,7 +385,7 @@ func atomicVisibility(t *testing.T, s blob.Store) {
 	assertKeys(t, s, "", "fresh", "seen")
 }
 
-func failedPut(t *testing.T, s blob.Store) {
+func failedPut(t *testing.T, s blob.Store, opt Options) {
 	put(t, s, "keep", []byte("intact"))
 	boom := errors.New("client went away")
 	for _, key := range []string{"keep", "new"} {
@@ -421,6 +425,11 @@ func failedPut(t *testing.T, s blob.Store) {
 		t.Errorf("failed Put left an object: %v", err)
 	}
 	assertKeys(t, s, "", "keep")
+	if opt.Incomplete != nil {
+		if left := opt.Incomplete(t, s); len(left) != 0 {
+			t.Errorf("failed Puts left incomplete writes: %q", left)
+		}
+	}
 }
 
 func contents(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, 256<<10) }

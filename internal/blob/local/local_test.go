@@ -33,8 +33,21 @@ func newStore(t *testing.T) *Store {
 	return s
 }
 
+// Incomplete lists the store's temp files (its unfinished writes).
+func Incomplete(t *testing.T, s blob.Store) []string {
+	var names []string
+	entries, err := os.ReadDir(s.(*Store).tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 func TestConformance(t *testing.T) {
-	blobtest.Run(t, func(t *testing.T) blob.Store { return newStore(t) }, blobtest.Options{})
+	blobtest.Run(t, func(t *testing.T) blob.Store { return newStore(t) }, blobtest.Options{Incomplete: Incomplete})
 }
 
 var ctx = context.Background()
