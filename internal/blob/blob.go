@@ -63,9 +63,12 @@ type Info struct {
 	ETag string
 }
 
-// Object is an open object: a seekable reader for http.ServeContent.
+// Object is an open object: a seekable reader for http.ServeContent, and
+// ReadAt for checks that read a file's parts out of order (zip-based
+// decks). Both read the object as it was when opened.
 type Object interface {
 	io.ReadSeekCloser
+	io.ReaderAt
 	Info() Info
 }
 

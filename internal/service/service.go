@@ -6,7 +6,6 @@ package service
 import (
 	"context"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -129,34 +128,25 @@ func (s *Service) Sweep(ctx context.Context) ([]string, error) {
 	return s.files.Sweep(func(p string) bool { return refs[p] })
 }
 
-// OpenStatic opens a file below /uploads/ for static serving.
-func (s *Service) OpenStatic(p string) (*os.File, fs.FileInfo, error) {
-	return s.openFile(context.Background(), p)
+// OpenStatic opens a file below /uploads/ for static serving. Anything
+// that is not a stored object is NotFound.
+func (s *Service) OpenStatic(p string) (blob.Object, error) {
+	return s.open(context.Background(), p)
 }
 
-// openFile opens the stored object of an API path as the *os.File net/http
-// sends with sendfile. Anything that is not a stored regular file is
-// NotFound.
-func (s *Service) openFile(ctx context.Context, p string) (*os.File, fs.FileInfo, error) {
+// open opens the stored object of an API path. With the local store the
+// object is an *os.File underneath (blob.OSFile), which net/http sends with
+// sendfile.
+func (s *Service) open(ctx context.Context, p string) (blob.Object, error) {
 	key, err := files.Key(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	o, err := s.blobs.Open(ctx, key)
 	if err != nil {
-		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
+		return nil, report.Wrap(report.NotFound, err, "file not found")
 	}
-	f, ok := blob.OSFile(o)
-	if !ok {
-		o.Close()
-		return nil, nil, report.Errorf(report.Storage, "the file store cannot serve files directly")
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
-	}
-	return f, fi, nil
+	return o, nil
 }
 
 // place stores a staged upload under the API path p: the durable step
@@ -172,16 +162,16 @@ func (s *Service) place(ctx context.Context, st *files.Staged, p string) error {
 }
 
 // OpenReport opens a report's stored file for preview and download.
-func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, *os.File, fs.FileInfo, error) {
+func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, blob.Object, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
-		return rec, nil, nil, err
+		return rec, nil, err
 	}
-	f, fi, err := s.openFile(ctx, rec.FilePath)
+	o, err := s.open(ctx, rec.FilePath)
 	if err != nil {
-		return rec, nil, nil, report.Wrap(report.Storage, err, "the report's file is missing")
+		return rec, nil, report.Wrap(report.Storage, err, "the report's file is missing")
 	}
-	return rec, f, fi, nil
+	return rec, o, nil
 }
 
 // PDF returns the report as an open PDF file, printed with opts.

@@ -166,6 +166,14 @@ func ranges(t *testing.T, s blob.Store) {
 			t.Errorf("bytes at %d differ", c.abs)
 		}
 	}
+	// ReadAt, independent of the offset.
+	at := make([]byte, 500)
+	if n, err := o.ReadAt(at, 70_000); n != len(at) || (err != nil && err != io.EOF) || !bytes.Equal(at, data[70_000:70_500]) {
+		t.Errorf("ReadAt(70000) = %d, %v", n, err)
+	}
+	if n, err := o.ReadAt(at, int64(len(data))-100); n != 100 || err != io.EOF || !bytes.Equal(at[:100], data[len(data)-100:]) {
+		t.Errorf("ReadAt across the end = %d, %v", n, err)
+	}
 	// Size by seeking to the end, as http.ServeContent does.
 	if end, err := o.Seek(0, io.SeekEnd); err != nil || end != int64(len(data)) {
 		t.Errorf("Seek end = %d, %v", end, err)
