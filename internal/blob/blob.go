@@ -21,7 +21,8 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Store holds immutable objects by key.
+// Store holds immutable objects by key. It is safe for concurrent use;
+// concurrent Puts of one key end with one of them whole.
 type Store interface {
 	// Put streams r into key. The object becomes visible only once it is
 	// complete (a reader sees the old object or none, never part of the
@@ -34,7 +35,9 @@ type Store interface {
 	Open(ctx context.Context, key string) (Object, error)
 	// Stat describes key without opening it.
 	Stat(ctx context.Context, key string) (Info, error)
-	// Delete removes key; a missing key is not an error.
+	// Delete removes key; a missing key is not an error. It need not be
+	// durable: callers delete after committing the row, and a sweep
+	// removes whatever a crash leaves unreferenced.
 	Delete(ctx context.Context, key string) error
 	// Walk calls fn for every complete object whose key starts with
 	// prefix ("" is all), in no particular order. An error from fn stops
