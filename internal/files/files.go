@@ -1,17 +1,20 @@
-// Package files is the upload directory: streamed, durable writes and
-// confined reads. Paths given to it are the API's relative paths
-// ("/uploads/reports/7.pdf"); it never lets one leave the data directory.
+// Package files is the data directory's file area: uploads staged in tmp/
+// (streamed, hashed, scanned, fsynced), uploads/ as the local blob store
+// that holds them once placed (Blobs), and the start-up sweep. Paths given
+// to it are the API's ("/uploads/reports/7.pdf"); Key turns them into blob
+// keys, and nothing lets one leave uploads/.
 package files
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -22,10 +25,11 @@ const (
 )
 
 // Dir is the data directory's file area: uploads/ and its tmp/ sibling on
-// the same file system, so a staged file lands by rename.
+// the same file system, so a staged file lands by rename. uploads/ is also
+// a blob store (Blobs), whose keys are the API paths without "/uploads/".
 type Dir struct {
-	base string
-	root *os.Root // uploads/: opens through it cannot leave it, even by a symlink
+	base  string
+	blobs *local.Store // uploads/, read through an os.Root: no symlink leaves it
 }
 
 // Open prepares base (creating uploads/reports, uploads/covers and tmp).
@@ -41,15 +45,39 @@ func Open(base string) (*Dir, error) {
 		}
 	}
 	// Rooted at uploads/, not the data directory, so that no link can reach
-	// reportd.db, tmp/ or the cache.
-	root, err := os.OpenRoot(filepath.Join(base, "uploads"))
+	// reportd.db, tmp/ or the cache. The store stages its own writes in
+	// tmp/ too: the start-up sweep clears them with the uploads'.
+	blobs, err := local.Open(filepath.Join(base, "uploads"), filepath.Join(base, tmpDir))
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{base: base, root: root}, nil
+	return &Dir{base: base, blobs: blobs}, nil
 }
 
-func (d *Dir) Close() error { return d.root.Close() }
+func (d *Dir) Close() error { return d.blobs.Close() }
+
+// Blobs is uploads/ as a blob store: report files under "reports/", covers
+// under "covers/<project>/". Key and APIPath translate to and from the
+// paths the rows keep.
+func (d *Dir) Blobs() *local.Store { return d.blobs }
+
+// Key is the blob key of an API path ("/uploads/reports/7.pdf" is
+// "reports/7.pdf"); anything that is not a plain path below /uploads/ is
+// NotFound, as for OpenFile.
+func Key(p string) (string, error) {
+	rel, err := clean(p)
+	if err != nil {
+		return "", err
+	}
+	k := strings.TrimPrefix(rel, strings.TrimPrefix(UploadsPrefix, "/"))
+	if k == "" || k == rel {
+		return "", report.Errorf(report.NotFound, "file not found")
+	}
+	return k, nil
+}
+
+// APIPath is the API path of a blob key.
+func APIPath(key string) string { return UploadsPrefix + key }
 
 // Base is the data directory.
 func (d *Dir) Base() string { return d.base }
@@ -67,82 +95,36 @@ func clean(p string) (string, error) {
 	return strings.TrimPrefix(c, "/"), nil
 }
 
-// inRoot is rel (from clean) relative to the uploads/ root.
-func inRoot(rel string) string {
-	return filepath.FromSlash(strings.TrimPrefix(rel, strings.TrimPrefix(UploadsPrefix, "/")))
-}
-
-// Abs is the absolute file name of an API path, for engines that take paths.
+// Abs is the absolute file name of an API path, for engines and backups
+// that take paths.
 func (d *Dir) Abs(p string) (string, error) {
-	rel, err := clean(p)
+	key, err := Key(p)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d.base, filepath.FromSlash(rel)), nil
+	abs, err := d.blobs.LocalPath(key)
+	if err != nil {
+		return "", report.Wrap(report.NotFound, err, "file not found")
+	}
+	return abs, nil
 }
 
-// OpenFile opens a stored regular file. Symlinks that leave the data
-// directory, directories and missing files are all NotFound.
+// OpenFile opens a stored regular file through the blob store. Symlinks
+// that leave uploads/, directories and missing files are all NotFound.
 func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
-	rel, err := clean(p)
+	key, err := Key(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := d.root.Open(inRoot(rel))
+	o, err := d.blobs.Open(context.Background(), key)
 	if err != nil {
 		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
 	}
+	f, _ := blob.OSFile(o) // always, for the local store
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil {
 		f.Close()
-		return nil, nil, report.Errorf(report.NotFound, "file not found")
+		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
 	}
 	return f, fi, nil
-}
-
-// Remove deletes a stored file; a missing one is not an error.
-func (d *Dir) Remove(p string) error {
-	rel, err := clean(p)
-	if err != nil {
-		return err
-	}
-	if err := d.root.Remove(inRoot(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// RemoveDir deletes a folder below uploads/ and everything in it.
-func (d *Dir) RemoveDir(p string) error {
-	rel, err := clean(p)
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(filepath.Join(d.base, filepath.FromSlash(rel)))
-}
-
-// Link gives an existing file a second name, durably, so that a rename can
-// be committed before the old name goes.
-func (d *Dir) Link(oldPath, newPath string) error {
-	o, err := d.Abs(oldPath)
-	if err != nil {
-		return err
-	}
-	n, err := d.Abs(newPath)
-	if err != nil {
-		return err
-	}
-	if err := os.Link(o, n); err != nil {
-		return fmt.Errorf("link: %w", err)
-	}
-	return syncDir(filepath.Dir(n))
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
 )
@@ -90,22 +92,27 @@ func (h scanningHash) Write(p []byte) (int, error) {
 // Open reads the staged bytes back (for validation that needs more than Head).
 func (s *Staged) Open() (*os.File, error) { return os.Open(s.tmp) }
 
-// Commit moves the staged file to its API path p, durably: rename, then
-// fsync the directory. After Commit the caller may commit the row.
+// Commit moves the staged file to its API path p in the Dir's own store,
+// durably (Place). After Commit the caller may commit the row.
 func (s *Staged) Commit(p string) error {
-	dst, err := s.dir.Abs(p)
+	key, err := Key(p)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-		return report.Wrap(report.Storage, err, "cannot store the file")
+	return s.Place(context.Background(), s.dir.blobs, key, blob.PutOptions{})
+}
+
+// Place stores the staged file under key in st, durably: a store that can
+// adopt it (the local one: same file system) takes it by rename and fsyncs
+// the directory, any other streams it (Size set from the staged file). After
+// Place the caller may commit the row; Discard stays safe to defer.
+func (s *Staged) Place(ctx context.Context, st blob.Store, key string, opt blob.PutOptions) error {
+	opt.Size = s.Size
+	if _, err := blob.PutFile(ctx, st, key, s.tmp, opt); err != nil {
+		return blob.StorageErr(err, "cannot store the file")
 	}
-	if err := os.Rename(s.tmp, dst); err != nil {
-		return report.Wrap(report.Storage, err, "cannot store the file")
-	}
-	s.done = true
-	if err := syncDir(filepath.Dir(dst)); err != nil {
-		return report.Wrap(report.Storage, err, "cannot store the file")
+	if _, ok := st.(blob.Adopter); ok {
+		s.done = true // renamed away: nothing left to discard
 	}
 	return nil
 }

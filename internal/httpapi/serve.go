@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
 	"strings"
+	"time"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -28,9 +28,22 @@ func (s *Server) sandbox(h http.Header, contentType string) {
 	h.Set("Content-Security-Policy", csp)
 }
 
-// serveFile answers with the file's bytes, with range requests, ETag and
-// Last-Modified from http.ServeContent.
-func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, fi fs.FileInfo, contentType, disposition, etag string) {
+// serveObject serves a stored object with serveFile. The local store's
+// objects are *os.File underneath, handed to ServeContent as such so the
+// body still goes out with sendfile; any other store's object is read (and
+// range-seeked) as it is.
+func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, o blob.Object, contentType, disposition, etag string) {
+	var content io.ReadSeeker = o
+	if f, ok := blob.OSFile(o); ok {
+		content = f
+	}
+	info := o.Info()
+	s.serveFile(w, r, content, info.ModTime, info.Size, contentType, disposition, etag)
+}
+
+// serveFile answers with the content's size bytes, with range requests,
+// ETag and Last-Modified from http.ServeContent.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, content io.ReadSeeker, modTime time.Time, size int64, contentType, disposition, etag string) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	if disposition != "" {
@@ -42,9 +55,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, f
 	h.Set("Cache-Control", "no-cache")
 	s.sandbox(h, contentType)
 	g := &rangeGuard{ResponseWriter: w}
-	http.ServeContent(g, r, "", fi.ModTime(), f)
+	http.ServeContent(g, r, "", modTime, content)
 	if g.refused {
-		s.writeError(w, r, report.Errorf(report.Validation, "Range %q cannot be satisfied for a %d-byte file", r.Header.Get("Range"), fi.Size()))
+		s.writeError(w, r, report.Errorf(report.Validation, "Range %q cannot be satisfied for a %d-byte file", r.Header.Get("Range"), size))
 	}
 }
 
@@ -110,12 +123,12 @@ func (s *Server) original(disposition func(report.ReportRecord) string) func(htt
 		if err != nil {
 			return err
 		}
-		rec, f, fi, err := s.svc.OpenReport(r.Context(), id)
+		rec, o, err := s.svc.OpenReport(r.Context(), id)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		s.serveFile(w, r, f, fi, rec.FileType.ContentType(), disposition(rec), etagOf(rec))
+		defer o.Close()
+		s.serveObject(w, r, o, rec.FileType.ContentType(), disposition(rec), etagOf(rec))
 		return nil
 	}
 }
@@ -149,7 +162,7 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 		return report.Wrap(report.Storage, err, "cannot read the PDF")
 	}
 	name := strings.TrimSuffix(rec.FileName, path.Ext(rec.FileName)) + ".pdf"
-	s.serveFile(w, r, f, fi, "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts))
+	s.serveFile(w, r, f, fi.ModTime(), fi.Size(), "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts))
 	return nil
 }
 
@@ -162,15 +175,15 @@ var staticTypes = map[string]string{
 // static serves /uploads/... from the data directory, confined to it:
 // no traversal, no symlink escape, no directory listing.
 func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
-	f, fi, err := s.svc.OpenStatic(r.URL.Path)
+	o, err := s.svc.OpenStatic(r.URL.Path)
 	if err != nil {
 		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
 	}
-	defer f.Close()
-	ct, ok := staticTypes[strings.ToLower(path.Ext(fi.Name()))]
+	defer o.Close()
+	ct, ok := staticTypes[strings.ToLower(path.Ext(o.Info().Key))]
 	if !ok {
 		ct = "application/octet-stream"
 	}
-	s.serveFile(w, r, f, fi, ct, "", "")
+	s.serveObject(w, r, o, ct, "", "")
 	return nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -43,7 +44,7 @@ func (s *Service) CreateProject(ctx context.Context, in report.ProjectCreate) (r
 		CreatedAt: report.LocalTime{Time: s.cfg.Clock.NowLocal()}}
 	if cover != nil {
 		path := coverDir(id) + "/" + coverName
-		if err := cover.Commit(path); err != nil {
+		if err := s.place(ctx, cover, path); err != nil {
 			return report.Project{}, err
 		}
 		p.CoverImage = &path
@@ -78,7 +79,7 @@ func (s *Service) UpdateProject(ctx context.Context, id int64, in report.Project
 		}
 		defer cover.Discard()
 		path := coverDir(id) + "/" + name
-		if err := cover.Commit(path); err != nil {
+		if err := s.place(ctx, cover, path); err != nil {
 			return report.Project{}, err
 		}
 		change.CoverImage = &path
@@ -107,8 +108,17 @@ func (s *Service) DeleteProject(ctx context.Context, id int64) error {
 		s.removeFile(r.FilePath)
 		s.forget(r.ID)
 	}
-	if err := s.files.RemoveDir(coverDir(id)); err != nil {
+	if err := s.removeCovers(id); err != nil {
 		s.log.Warn("remove cover folder", "project", id, "err", err)
 	}
 	return nil
+}
+
+// removeCovers deletes a project's cover folder and everything in it.
+func (s *Service) removeCovers(project int64) error {
+	key, err := files.Key(coverDir(project))
+	if err != nil {
+		return err
+	}
+	return blob.DeletePrefix(context.Background(), s.blobs, key+"/")
 }

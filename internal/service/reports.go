@@ -3,8 +3,8 @@ package service
 import (
 	"context"
 	"io"
-	"os"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -46,25 +46,26 @@ func (s *Service) GetReport(ctx context.Context, id int64) (report.Report, error
 }
 
 // ReportDetail is GetReport without reading the text: when the detail
-// carries fileContent, content is the open file (size bytes) for the
+// carries fileContent, content is the open object (size bytes) for the
 // caller to read and close (HTTP streams it into the response); otherwise
 // content is nil and r is the whole detail.
-func (s *Service) ReportDetail(ctx context.Context, id int64) (r report.Report, content *os.File, size int64, err error) {
-	rec, f, fi, err := s.OpenReport(ctx, id)
+func (s *Service) ReportDetail(ctx context.Context, id int64) (r report.Report, content io.ReadCloser, size int64, err error) {
+	rec, o, err := s.OpenReport(ctx, id)
 	if err != nil {
 		return report.Report{}, nil, 0, err
 	}
 	r = rec.Report
+	size = o.Info().Size
 	switch {
 	case !r.FileType.IsText():
-		f.Close()
+		o.Close()
 		return r, nil, 0, nil
-	case fi.Size() > s.cfg.MaxInlineContent:
-		f.Close()
-		r.FileContentOmitted, r.FileContentSize = true, fi.Size()
+	case size > s.cfg.MaxInlineContent:
+		o.Close()
+		r.FileContentOmitted, r.FileContentSize = true, size
 		return r, nil, 0, nil
 	}
-	return r, f, fi.Size(), nil
+	return r, o, size, nil
 }
 
 // Stage streams an upload's file into a temp file under the size limit.
@@ -123,7 +124,7 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 	if t == report.HTML {
 		rec.Generator, rec.Summary = s.detect(st)
 	}
-	if err := st.Commit(rec.FilePath); err != nil {
+	if err := s.place(ctx, st, rec.FilePath); err != nil {
 		return report.Report{}, err
 	}
 	out, err := s.meta.CreateReport(ctx, rec)
@@ -166,11 +167,11 @@ func (s *Service) UpdateReport(ctx context.Context, id int64, in report.ReportUp
 	}
 	change := report.ReportChange{FileName: &name, FileType: &t, Meta: in.BuildMeta}
 	if t != rec.FileType {
-		if err := s.checkStoredAs(rec, t); err != nil {
+		if err := s.checkStoredAs(ctx, rec, t); err != nil {
 			return report.Report{}, err
 		}
 		newPath := reportPath(id, t)
-		if err := s.files.Link(rec.FilePath, newPath); err != nil {
+		if err := s.copyFile(ctx, rec.FilePath, newPath); err != nil {
 			return report.Report{}, report.Wrap(report.Storage, err, "cannot rename the report's file")
 		}
 		change.FilePath = &newPath
@@ -201,13 +202,27 @@ func (s *Service) checkStaged(st *files.Staged, t report.FileType) error {
 
 // checkStoredAs applies the upload's content rule, every check of it, to
 // the stored bytes under a new type.
-func (s *Service) checkStoredAs(rec report.ReportRecord, t report.FileType) error {
-	f, info, err := s.files.OpenFile(rec.FilePath)
+func (s *Service) checkStoredAs(ctx context.Context, rec report.ReportRecord, t report.FileType) error {
+	o, err := s.open(ctx, rec.FilePath)
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report's file is missing")
 	}
-	defer f.Close()
-	return checkContent(f, info.Size(), t, nil)
+	defer o.Close()
+	return checkContent(o, o.Info().Size, t, nil)
+}
+
+// copyFile gives a stored file a second API path, durably, so that a
+// rename can be committed before the old name goes.
+func (s *Service) copyFile(ctx context.Context, oldPath, newPath string) error {
+	from, err := files.Key(oldPath)
+	if err != nil {
+		return err
+	}
+	to, err := files.Key(newPath)
+	if err != nil {
+		return err
+	}
+	return blob.Copy(ctx, s.blobs, from, to)
 }
 
 // DeleteReport commits the row deletion, then removes the file and its PDFs.

@@ -6,7 +6,6 @@ package service
 import (
 	"context"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -62,11 +62,14 @@ type Converter interface {
 	Forget(reportID int64) error
 }
 
-// Service implements report.Service over a MetaStore and a file Dir.
+// Service implements report.Service over a MetaStore, a blob store for the
+// stored bytes (report files and covers) and a file Dir for staging uploads
+// and the start-up sweep.
 type Service struct {
 	cfg         Config
 	meta        report.MetaStore
-	files       *files.Dir
+	files       *files.Dir // staging (tmp/) and the start-up sweep
+	blobs       blob.Store // report files and covers, keyed by files.Key of their API path
 	conv        Converter
 	coverClient *http.Client
 	log         *slog.Logger
@@ -101,10 +104,14 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	default:
 		allowed = publicIP
 	}
-	return &Service{
+	s := &Service{
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
 		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
 	}
+	if dir != nil { // some tests need no files
+		s.blobs = dir.Blobs()
+	}
+	return s
 }
 
 func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
@@ -121,20 +128,50 @@ func (s *Service) Sweep(ctx context.Context) ([]string, error) {
 	return s.files.Sweep(func(p string) bool { return refs[p] })
 }
 
-// OpenStatic opens a file below /uploads/ for static serving.
-func (s *Service) OpenStatic(p string) (*os.File, fs.FileInfo, error) { return s.files.OpenFile(p) }
+// OpenStatic opens a file below /uploads/ for static serving. Anything
+// that is not a stored object is NotFound.
+func (s *Service) OpenStatic(p string) (blob.Object, error) {
+	return s.open(context.Background(), p)
+}
+
+// open opens the stored object of an API path. With the local store the
+// object is an *os.File underneath (blob.OSFile), which net/http sends with
+// sendfile.
+func (s *Service) open(ctx context.Context, p string) (blob.Object, error) {
+	key, err := files.Key(p)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.blobs.Open(ctx, key)
+	if err != nil {
+		return nil, report.Wrap(report.NotFound, err, "file not found")
+	}
+	return o, nil
+}
+
+// place stores a staged upload under the API path p: the durable step
+// between reserving the id and committing the row. The upload arrived
+// whole, so placing it is not abandoned when the client goes (as before
+// the blob store); ctx still carries its values.
+func (s *Service) place(ctx context.Context, st *files.Staged, p string) error {
+	key, err := files.Key(p)
+	if err != nil {
+		return err
+	}
+	return st.Place(context.WithoutCancel(ctx), s.blobs, key, blob.PutOptions{})
+}
 
 // OpenReport opens a report's stored file for preview and download.
-func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, *os.File, fs.FileInfo, error) {
+func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord, blob.Object, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
-		return rec, nil, nil, err
+		return rec, nil, err
 	}
-	f, fi, err := s.files.OpenFile(rec.FilePath)
+	o, err := s.open(ctx, rec.FilePath)
 	if err != nil {
-		return rec, nil, nil, report.Wrap(report.Storage, err, "the report's file is missing")
+		return rec, nil, report.Wrap(report.Storage, err, "the report's file is missing")
 	}
-	return rec, f, fi, nil
+	return rec, o, nil
 }
 
 // PDF returns the report as an open PDF file, printed with opts.
@@ -170,9 +207,23 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64) (report.ReportReco
 	return rec, b, err
 }
 
+// job describes rec for the engines, which read the original by path: the
+// store must have local files (blob.Pather).
 func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
-	src, err := s.files.Abs(rec.FilePath)
+	src, err := s.localPath(rec.FilePath)
 	return PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
+}
+
+func (s *Service) localPath(p string) (string, error) {
+	key, err := files.Key(p)
+	if err != nil {
+		return "", err
+	}
+	lp, ok := s.blobs.(blob.Pather)
+	if !ok {
+		return "", report.Errorf(report.Storage, "the file store has no local files for the engines")
+	}
+	return lp.LocalPath(key)
 }
 
 func (s *Service) forget(id int64) {
@@ -182,7 +233,11 @@ func (s *Service) forget(id int64) {
 }
 
 func (s *Service) removeFile(p string) {
-	if err := s.files.Remove(p); err != nil {
+	key, err := files.Key(p)
+	if err == nil {
+		err = s.blobs.Delete(context.Background(), key)
+	}
+	if err != nil {
 		// The start-up sweep removes it later; the row is already gone.
 		s.log.Warn("remove file", "path", p, "err", err)
 	}

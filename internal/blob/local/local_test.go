@@ -1,0 +1,185 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/blob/blobtest"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	base := t.TempDir()
+	s, err := Open(filepath.Join(base, "uploads"), filepath.Join(base, "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// No failed or finished Put leaves a temp file behind.
+		if left, _ := os.ReadDir(s.tmp); len(left) != 0 {
+			t.Errorf("temp files left: %v", left)
+		}
+		s.Close()
+	})
+	return s
+}
+
+// Incomplete lists the store's temp files (its unfinished writes).
+func Incomplete(t *testing.T, s blob.Store) []string {
+	var names []string
+	entries, err := os.ReadDir(s.(*Store).tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestConformance(t *testing.T) {
+	blobtest.Run(t, func(t *testing.T) blob.Store { return newStore(t) }, blobtest.Options{Incomplete: Incomplete})
+}
+
+var ctx = context.Background()
+
+func TestOpenGivesTheFile(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Put(ctx, "reports/1.pdf", strings.NewReader("%PDF-1.4"), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Open(ctx, "reports/1.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	f, ok := blob.OSFile(o)
+	if !ok {
+		t.Fatal("local objects must expose their *os.File (sendfile)")
+	}
+	if f.Name() != filepath.Join(s.Dir(), "reports", "1.pdf") {
+		t.Errorf("file %s", f.Name())
+	}
+	p, err := s.LocalPath("reports/1.pdf")
+	if err != nil || p != f.Name() {
+		t.Errorf("LocalPath = %s, %v", p, err)
+	}
+	// ServeContent ranges through the object.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Set("Range", "bytes=1-3")
+	http.ServeContent(rec, req, "", o.Info().ModTime, o)
+	if rec.Code != http.StatusPartialContent || rec.Body.String() != "PDF" {
+		t.Errorf("range: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+func TestNoSymlinkEscape(t *testing.T) {
+	s := newStore(t)
+	outside := filepath.Join(filepath.Dir(s.Dir()), "secret")
+	if err := os.WriteFile(outside, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Dir(), "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(s.Dir()), filepath.Join(s.Dir(), "up")); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"link", "up/secret"} {
+		if _, err := s.Open(ctx, k); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Open %s through a symlink: %v", k, err)
+		}
+		if _, err := s.Stat(ctx, k); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Stat %s through a symlink: %v", k, err)
+		}
+	}
+	if err := s.Copy(ctx, "up/secret", "stolen"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("Copy through a symlink: %v", err)
+	}
+	var walked []string
+	s.Walk(ctx, "", func(i blob.Info) error { walked = append(walked, i.Key); return nil })
+	if len(walked) != 0 {
+		t.Errorf("Walk followed symlinks: %v", walked)
+	}
+	if _, err := s.Put(ctx, "up/planted", strings.NewReader("x"), blob.PutOptions{}); err == nil {
+		t.Error("Put through a symlinked folder leaving the store succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Dir()), "planted")); err == nil {
+		t.Error("Put wrote outside the store")
+	}
+}
+
+func TestAdopt(t *testing.T) {
+	s := newStore(t)
+	staged := filepath.Join(s.tmp, "upload-1")
+	if err := os.WriteFile(staged, []byte("staged bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := blob.PutFile(ctx, s, "covers/3/logo.png", staged, blob.PutOptions{Size: 12})
+	if err != nil || info.Size != 12 {
+		t.Fatalf("PutFile = %+v, %v", info, err)
+	}
+	if _, err := os.Stat(staged); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("adopted file still at its staged name: %v", err)
+	}
+	o, _ := s.Open(ctx, "covers/3/logo.png")
+	b, _ := io.ReadAll(o)
+	o.Close()
+	if string(b) != "staged bytes" {
+		t.Errorf("adopted %q", b)
+	}
+	// Conditional adoption leaves the staged file for the caller on conflict.
+	if err := os.WriteFile(staged, []byte("other"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Adopt(ctx, "covers/3/logo.png", staged, blob.PutOptions{IfNoneMatch: true}); !errors.Is(err, blob.ErrExists) {
+		t.Errorf("conditional Adopt onto an existing key: %v", err)
+	}
+	if _, err := s.Adopt(ctx, "covers/3/new.png", staged, blob.PutOptions{Size: 99}); err == nil {
+		t.Error("Adopt with the wrong size succeeded")
+	}
+	os.Remove(staged)
+	// A file from another directory tree (maybe another file system) is copied in.
+	other := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(other, []byte("far"), 0o600)
+	if _, err := s.Adopt(ctx, "far", other, blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o, _ = s.Open(ctx, "far")
+	b, _ = io.ReadAll(o)
+	o.Close()
+	if !bytes.Equal(b, []byte("far")) {
+		t.Errorf("adopted %q", b)
+	}
+}
+
+func TestDeletePrefixRemovesTheFolder(t *testing.T) {
+	s := newStore(t)
+	s.Put(ctx, "covers/4/a.png", strings.NewReader("a"), blob.PutOptions{})
+	if err := s.DeletePrefix(ctx, "covers/4/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(), "covers", "4")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cover folder left: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(), "covers")); err != nil {
+		t.Errorf("parent folder gone: %v", err)
+	}
+}
+
+func TestTempInsideRefused(t *testing.T) {
+	d := t.TempDir()
+	if _, err := Open(d, filepath.Join(d, "tmp")); err == nil {
+		t.Error("a temp directory inside the store was accepted")
+	}
+}

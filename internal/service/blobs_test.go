@@ -1,0 +1,197 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// plainStore is the local store behind nothing but blob.Store (plus the
+// local paths engines need and the file net/http sends), so the service
+// takes the generic paths an S3 store would: Put streams the staged file,
+// Copy goes through Open+Put, prefix deletes through Walk+Delete. It logs
+// every call.
+type plainStore struct {
+	s   blob.Store
+	mu  sync.Mutex
+	ops []string
+}
+
+func (p *plainStore) log(op, key string) {
+	p.mu.Lock()
+	p.ops = append(p.ops, op+" "+key)
+	p.mu.Unlock()
+}
+
+func (p *plainStore) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOptions) (blob.Info, error) {
+	p.log("put", key)
+	return p.s.Put(ctx, key, r, opt)
+}
+func (p *plainStore) Open(ctx context.Context, key string) (blob.Object, error) {
+	return p.s.Open(ctx, key)
+}
+func (p *plainStore) Stat(ctx context.Context, key string) (blob.Info, error) {
+	return p.s.Stat(ctx, key)
+}
+func (p *plainStore) Delete(ctx context.Context, key string) error {
+	p.log("delete", key)
+	return p.s.Delete(ctx, key)
+}
+func (p *plainStore) Walk(ctx context.Context, prefix string, fn func(blob.Info) error) error {
+	return p.s.Walk(ctx, prefix, fn)
+}
+func (p *plainStore) LocalPath(key string) (string, error) { return p.s.(blob.Pather).LocalPath(key) }
+
+func pngBytes(t *testing.T) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Report files and covers go through the blob store, with the local
+// store's fast paths and without them, to the same files and API paths.
+func TestFilesGoThroughTheBlobStore(t *testing.T) {
+	for _, generic := range []bool{false, true} {
+		name := "local"
+		if generic {
+			name = "generic"
+		}
+		t.Run(name, func(t *testing.T) { blobLifecycle(t, generic) })
+	}
+}
+
+func blobLifecycle(t *testing.T, generic bool) {
+	dir := t.TempDir()
+	fd, err := files.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	store, err := boltstore.Open(filepath.Join(dir, "reportd.db"), report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s := New(Config{}, store, fd, nil)
+	var plain *plainStore
+	if generic {
+		plain = &plainStore{s: fd.Blobs()}
+		s.blobs = plain
+	}
+	ctx := context.Background()
+	exists := func(rel string) bool {
+		_, err := os.Stat(filepath.Join(dir, "uploads", filepath.FromSlash(rel)))
+		return err == nil
+	}
+
+	cover := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBytes(t))
+	p, err := s.CreateProject(ctx, report.ProjectCreate{Name: "p", CoverImage: &cover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.CoverImage == nil || !strings.HasPrefix(*p.CoverImage, "/uploads/covers/1/") {
+		t.Fatalf("cover path %v", p.CoverImage)
+	}
+	coverKey := strings.TrimPrefix(*p.CoverImage, "/uploads/")
+	if !exists(coverKey) {
+		t.Fatalf("cover %s not stored", coverKey)
+	}
+	o, err := s.OpenStatic(*p.CoverImage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+
+	html := "<!doctype html><html><body><p>hello</p></body></html>"
+	r, err := s.UploadReport(ctx, report.ReportUpload{ProjectID: p.ID, FileType: report.HTML,
+		File: report.Upload{FileName: "r.html", Body: strings.NewReader(html)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FilePath != "/uploads/reports/1.html" || !exists("reports/1.html") {
+		t.Fatalf("report stored at %s", r.FilePath)
+	}
+	rec, o, err := s.OpenReport(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The local store's object is the file itself, for sendfile.
+	if f, ok := blob.OSFile(o); !ok || f.Name() != filepath.Join(dir, "uploads", "reports", "1.html") || o.Info().Size != int64(len(html)) || rec.Size != int64(len(html)) {
+		t.Errorf("opened %v (%v), %d bytes", f, ok, o.Info().Size)
+	}
+	o.Close()
+	if job, err := s.job(rec); err != nil || job.Src != filepath.Join(dir, "uploads", "reports", "1.html") {
+		t.Errorf("engine source %q, %v", job.Src, err)
+	}
+
+	// Retype: a second name, the row, then the old name goes.
+	md, mdType := "r.md", report.MD
+	if _, err := s.UpdateReport(ctx, r.ID, report.ReportUpdate{FileName: &md, FileType: &mdType}); err != nil {
+		t.Fatal(err)
+	}
+	if exists("reports/1.html") || !exists("reports/1.md") {
+		t.Error("retype did not move the file")
+	}
+	if _, err := s.GetReport(ctx, r.ID); err != nil {
+		t.Errorf("detail after retype: %v", err)
+	}
+
+	if err := s.DeleteReport(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if exists("reports/1.md") {
+		t.Error("deleted report's file left")
+	}
+	if _, err := s.OpenStatic("/uploads/reports/1.md"); !report.IsKind(err, report.NotFound) {
+		t.Errorf("static of a deleted file: %v", err)
+	}
+	if err := s.DeleteProject(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if exists(coverKey) {
+		t.Error("cover left")
+	}
+	// Through the fast path the folder goes too (as before the blob store);
+	// generic deletes leave the empty folder to the start-up sweep.
+	if !generic && exists("covers/1") {
+		t.Error("cover folder left")
+	}
+	if !exists("reports") || !exists("covers") {
+		t.Error("a top folder went")
+	}
+	// Nothing staged is left behind, whichever way the bytes were placed.
+	if left, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(left) != 0 {
+		t.Errorf("tmp/ holds %v", left)
+	}
+	if generic {
+		want := []string{"put " + coverKey, "put reports/1.html", "put reports/1.md", "delete reports/1.html", "delete reports/1.md", "delete " + coverKey}
+		if !slices.Equal(plain.ops, want) {
+			t.Errorf("store calls %q, want %q", plain.ops, want)
+		}
+	}
+	// Paths outside the uploads are not keys.
+	for _, bad := range []string{"/uploads/../reportd.db", "/etc/passwd", "/uploads/", "/uploads/reports/../../reportd.db"} {
+		if _, err := s.OpenStatic(bad); !report.IsKind(err, report.NotFound) {
+			t.Errorf("OpenStatic(%q) = %v", bad, err)
+		}
+		if _, err := files.Key(bad); err == nil {
+			t.Errorf("Key(%q) accepted", bad)
+		}
+	}
+}
