@@ -196,6 +196,12 @@ func New(cfg Config) (*Manager, error) {
 	return m, nil
 }
 
+// Generation names what the engines print today: the render version, the
+// engine generation, the embedded scripts and stylesheet, and the settings
+// that shape output. It changes whenever the same report would print
+// differently; cached PDFs and their ETags follow it.
+func (m *Manager) Generation() string { return m.variant }
+
 // Start warms the engines in the background and returns at once. Engines
 // that die later restart lazily, on the next job.
 func (m *Manager) Start(ctx context.Context) {

@@ -81,6 +81,7 @@ func (e engines) MarkdownHTML(ctx context.Context, j service.PDFJob) ([]byte, er
 }
 func (e engines) Prepare(j service.PDFJob)    { e.m.Prepare(e.job(j)) }
 func (e engines) Forget(reportID int64) error { return e.m.Forget(reportID) }
+func (e engines) Generation() string          { return e.m.Generation() }
 
 // failureTTL maps the config's "0s: never remember failures" onto the
 // engine's convention, where zero means its default.
