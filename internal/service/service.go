@@ -216,7 +216,7 @@ func (passthrough) MarkdownHTML(context.Context, PDFJob) ([]byte, error) {
 }
 func (passthrough) Prepare(PDFJob)     {}
 func (passthrough) Forget(int64) error { return nil }
-func (passthrough) Generation() string  { return "" }
+func (passthrough) Generation() string { return "" }
 
 // readAllString reads size bytes (more if the file grew) into one string,
 // without the extra copy of io.ReadAll and a []byte-to-string conversion.
