@@ -128,16 +128,35 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// renderVersion changes whenever code changes what the same input renders
-// to, so old cache files stop matching. The stylesheet and the settings that
-// shape output are hashed into the cache key too (Manager.variant).
-const renderVersion = "1"
+// renderVersion changes whenever Go code changes what the same input
+// renders to, so old cache files stop matching. What is embedded (the
+// scripts run in every page, the Markdown stylesheet, the footer) and the
+// settings that shape output are hashed into the cache key too (variantOf),
+// so a change to them needs no bump. 2: every pane of go tool cover -html
+// reports printed (panes.js).
+const renderVersion = "2"
 
 // engineGeneration changes whenever what an engine may do while rendering
 // changes, so PDFs rendered under weaker isolation stop matching. 2: engines
 // sandboxed, one browser context per HTML job (PDFs cached before could hold
 // another report's content).
 const engineGeneration = "2"
+
+// variantOf names what the engines print today (Manager.variant): the
+// versions above, every embedded input of a print and the settings that
+// shape output. Each part is length-prefixed, so no two lists of parts
+// hash alike.
+func variantOf(cfg *Config) string {
+	h := sha256.New()
+	for _, part := range []string{
+		renderVersion, engineGeneration,
+		quietJS, panesJS, markdownCSS, footer,
+		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
+	} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:4])
+}
 
 // Manager owns the engines and the cache.
 type Manager struct {
@@ -191,8 +210,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
-	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, engineGeneration, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
-	m.variant = hex.EncodeToString(h[:4])
+	m.variant = variantOf(&m.cfg)
 	return m, nil
 }
 
