@@ -50,6 +50,7 @@ type Config struct {
 	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
 	SmallDeckBytes   int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
 	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
+	TrimMaxBytes     int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
 	Registerer       prometheus.Registerer
 	Logger           *slog.Logger
 }
@@ -71,6 +72,7 @@ func DefaultConfig() Config {
 		DeckMaxBytes:     512 << 20,
 		SmallDeckBytes:   1 << 20,
 		FailureTTL:       2 * time.Minute,
+		TrimMaxBytes:     256 << 20,
 	}
 }
 
@@ -118,6 +120,9 @@ func (c *Config) fill() error {
 	}
 	if c.SmallDeckBytes == 0 {
 		c.SmallDeckBytes = d.SmallDeckBytes
+	}
+	if c.TrimMaxBytes <= 0 {
+		c.TrimMaxBytes = d.TrimMaxBytes
 	}
 	if c.FailureTTL == 0 {
 		c.FailureTTL = d.FailureTTL
@@ -345,7 +350,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		}
 	case report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
-		err = trimPDF(job.Src, job.Print.PageRanges, tmp.Name())
+		err = m.trimDoc(job, tmp.Name())
 	case report.PPT, report.PPTX:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {
