@@ -30,49 +30,51 @@ import (
 // Config configures the engines and the cache. Zero fields take the values
 // of DefaultConfig.
 type Config struct {
-	Paper            string        // "A4" (default) or "Letter"; a CSS @page size in the document wins
-	AllowNetwork     bool          // false: HTML may load only data: URLs and itself; all other fetches are blocked
-	ScriptWait       time.Duration // longest wait after load while scripts still draw (default 1s; usually ~0)
-	ChromiumPath     string        // default: chromium-headless-shell, then chromium, from PATH
-	SofficePath      string        // default "soffice"
-	PythonPath       string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
-	BwrapPath        string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
-	Unsandboxed      bool          // where the sandbox cannot run, run engines without it instead of refusing
-	OfficeWorkers    int           // default max(1, NumCPU/2)
-	ChromiumTabs     int           // pages printing at once, and spare pages made ahead; default max(2, NumCPU)
-	JobTimeout       time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
-	MaxJobsPerWorker int           // restart an engine process after this many jobs, default 200
-	MaxWorkerRSS     int64         // restart an engine process above this resident memory, default 1 GiB
-	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
-	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
-	HideDirs         []string      // never visible to an engine, even under a system path it reads (the data directory)
-	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
-	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
-	SmallDeckBytes   int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
-	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
-	TrimMaxBytes     int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
-	Registerer       prometheus.Registerer
-	Logger           *slog.Logger
+	Paper                string        // "A4" (default) or "Letter"; a CSS @page size in the document wins
+	AllowNetwork         bool          // false: HTML may load only data: URLs and itself; all other fetches are blocked
+	ScriptWait           time.Duration // longest wait after load while scripts still draw (default 1s; usually ~0)
+	ChromiumPath         string        // default: chromium-headless-shell, then chromium, from PATH
+	SofficePath          string        // default "soffice"
+	PythonPath           string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
+	BwrapPath            string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
+	Unsandboxed          bool          // where the sandbox cannot run, run engines without it instead of refusing
+	OfficeWorkers        int           // default max(1, NumCPU/2)
+	ChromiumTabs         int           // pages printing at once, and spare pages made ahead; default max(2, NumCPU)
+	JobTimeout           time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
+	MaxJobsPerWorker     int           // restart an engine process after this many jobs, default 200
+	MaxWorkerRSS         int64         // restart an engine process above this resident memory, default 1 GiB
+	QueueSize            int           // jobs that may wait per engine, default 32; beyond that: Unavailable
+	CacheDir             string        // required, e.g. <data-dir>/cache/pdf
+	HideDirs             []string      // never visible to an engine, even under a system path it reads (the data directory)
+	CacheMaxBytes        int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
+	DeckMaxBytes         int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
+	SmallDeckBytes       int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
+	FailureTTL           time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
+	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
+	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
+	Registerer           prometheus.Registerer
+	Logger               *slog.Logger
 }
 
 // DefaultConfig returns the defaults; the caller sets CacheDir.
 func DefaultConfig() Config {
 	return Config{
-		Paper:            "A4",
-		ScriptWait:       time.Second,
-		SofficePath:      "soffice",
-		PythonPath:       "/usr/bin/python3",
-		OfficeWorkers:    max(1, runtime.NumCPU()/2),
-		ChromiumTabs:     max(2, runtime.NumCPU()),
-		JobTimeout:       60 * time.Second,
-		MaxJobsPerWorker: 200,
-		MaxWorkerRSS:     1 << 30,
-		QueueSize:        32,
-		CacheMaxBytes:    1 << 30,
-		DeckMaxBytes:     512 << 20,
-		SmallDeckBytes:   1 << 20,
-		FailureTTL:       2 * time.Minute,
-		TrimMaxBytes:     256 << 20,
+		Paper:                "A4",
+		ScriptWait:           time.Second,
+		SofficePath:          "soffice",
+		PythonPath:           "/usr/bin/python3",
+		OfficeWorkers:        max(1, runtime.NumCPU()/2),
+		ChromiumTabs:         max(2, runtime.NumCPU()),
+		JobTimeout:           60 * time.Second,
+		MaxJobsPerWorker:     200,
+		MaxWorkerRSS:         1 << 30,
+		QueueSize:            32,
+		CacheMaxBytes:        1 << 30,
+		DeckMaxBytes:         512 << 20,
+		SmallDeckBytes:       1 << 20,
+		FailureTTL:           2 * time.Minute,
+		TrimMaxBytes:         256 << 20,
+		MaxVariantsPerReport: 8,
 	}
 }
 
@@ -120,6 +122,9 @@ func (c *Config) fill() error {
 	}
 	if c.SmallDeckBytes == 0 {
 		c.SmallDeckBytes = d.SmallDeckBytes
+	}
+	if c.MaxVariantsPerReport == 0 {
+		c.MaxVariantsPerReport = d.MaxVariantsPerReport
 	}
 	if c.TrimMaxBytes <= 0 {
 		c.TrimMaxBytes = d.TrimMaxBytes
@@ -196,7 +201,7 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCache(cfg.CacheDir, cfg.CacheMaxBytes)
+	c, err := openCache(cfg.CacheDir, cfg.CacheMaxBytes, cfg.MaxVariantsPerReport)
 	if err != nil {
 		return nil, err
 	}
