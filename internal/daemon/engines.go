@@ -23,6 +23,7 @@ type ConvertConfig struct {
 	PythonPath           string
 	OfficeWorkers        int
 	ChromiumTabs         int
+	ChromiumSpares       int
 	JobTimeout           time.Duration
 	MaxJobsPerWorker     int
 	MaxWorkerRSS         ByteSize
@@ -52,6 +53,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		Unsandboxed:          cc.Unsandboxed,
 		OfficeWorkers:        cc.OfficeWorkers,
 		ChromiumTabs:         cc.ChromiumTabs,
+		ChromiumSpares:       cc.ChromiumSpares,
 		JobTimeout:           cc.JobTimeout,
 		MaxJobsPerWorker:     cc.MaxJobsPerWorker,
 		MaxWorkerRSS:         int64(cc.MaxWorkerRSS),
