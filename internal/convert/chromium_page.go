@@ -44,7 +44,7 @@ type servedDoc struct {
 func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	p := &jobPage{b: b, allow: c.cfg.AllowNetwork, origin: fmt.Sprintf("http://j%d.%s", c.seq.Add(1), docHost)}
 	p.ctx, p.cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(p.onEvent))
-	var t1, t2, t3 time.Time
+	var t1, t2 time.Time
 	t0 := time.Now()
 	err := withDeadline(browserStartTimeout, p.cancel, func() error {
 		return chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
@@ -66,11 +66,12 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 				return err
 			}
 			t2 = time.Now()
-			// A renderer's first print pays for fonts and the print
-			// pipeline; pay it here, ahead of the job.
-			_, err := chromedp.Call(ctx, page.PrintToPDF, page.PrintToPDFParams{})
-			t3 = time.Now()
-			return err
+			// No print ahead of the job: it used to pay a renderer's
+			// first print here, but that costs more CPU (~19 ms a job,
+			// 162 vs 143 ms per job in all) than it saves the job, and
+			// on 2 cores CPU is what back-to-back jobs wait for
+			// (BENCHMARKS.md, 2026-11-24).
+			return nil
 		}))
 	})
 	if err != nil {
@@ -79,7 +80,7 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	}
 	// target: Target.createBrowserContext, createTarget (a new renderer),
 	// attach and chromedp's domain set-up; load: the origin's warm document.
-	c.log.Debug("chromium page", "target", t1.Sub(t0), "load", t2.Sub(t1), "print", t3.Sub(t2))
+	c.log.Debug("chromium page", "target", t1.Sub(t0), "load", t2.Sub(t1))
 	return p, nil
 }
 
@@ -106,11 +107,11 @@ func quietDomains(ctx context.Context) error {
 	return nil
 }
 
-// warmDoc is what a spare page prints once, ahead of its job. It holds no
-// CJK text on purpose: the CJK fallback font (Noto CJK, a ~20 MB collection)
-// costs a fresh renderer ~250 ms of CPU to load and subset, which every
-// spare page would pay whether or not its job needs it (measured: 206 vs
-// 466 ms of Chromium CPU per fresh-context job on this 2-core machine).
+// warmDoc is what a spare page holds, on its own origin, until its job
+// writes over it. It lays out the default, sans-serif and monospace fonts
+// and holds no CJK text on purpose: the CJK fallback font (Noto CJK, a
+// ~20 MB collection) would cost every spare page, whether or not its job
+// needs it.
 const warmDoc = `<!DOCTYPE html><meta charset="utf-8"><p>Warm</p><p style="font-family:sans-serif">Warm</p><p style="font-family:monospace">Warm</p>`
 
 // load navigates p to path on its origin, serving body from memory.
