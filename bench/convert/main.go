@@ -57,6 +57,9 @@ func run() error {
 	lanesOnly := flag.Bool("lanes-only", false, "measure only small decks while a long deck converts")
 	lane := flag.Bool("lane", true, "with the small-deck lane (false: the baseline without it)")
 	interval := flag.Duration("interval", 250*time.Millisecond, "a small deck arrives this often while the long deck converts")
+	spares := flag.Int("spares", 0, "Chromium pages made ahead of jobs (0: the default)")
+	idle := flag.Duration("idle", 0, "wait this long after the warm-up, before the measured jobs (lets the spare pages fill)")
+	only := flag.String("only", "", "comma-separated cases to measure warm (html,html+script,md,...); skips cached, cold and lanes")
 	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
 	flag.Parse()
 	if *testdata == "" {
@@ -77,9 +80,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if *only != "" {
+		names := strings.Split(*only, ",")
+		docs = slices.DeleteFunc(docs, func(d doc) bool { return !slices.Contains(names, d.name) })
+		if len(docs) == 0 {
+			return fmt.Errorf("-only %q matches no case", *only)
+		}
+	}
 
 	cfg := convert.DefaultConfig()
 	cfg.CacheDir = filepath.Join(work, "cache")
+	cfg.ChromiumSpares = *spares
 	if *largeMD > 0 {
 		cfg.JobTimeout = 5 * time.Minute // a large Markdown print on a shared machine
 	}
@@ -141,6 +152,7 @@ func run() error {
 			}
 		}
 	}
+	time.Sleep(*idle)
 	for _, d := range docs {
 		s := sample{name: d.name + " warm"}
 		for range *n {
@@ -152,6 +164,16 @@ func run() error {
 			s.times = append(s.times, t)
 		}
 		results = append(results, s)
+	}
+	if *only != "" {
+		close(stop)
+		<-sampled
+		fmt.Printf("load average (1 min) at start %s, at end %s\n", loadBefore, loadavg())
+		for _, s := range results {
+			fmt.Printf("%-36s %5d %10s %10s\n", s.name, len(s.times), ms(s.pct(0.5)), ms(s.pct(0.95)))
+		}
+		fmt.Printf("peak memory (PSS): chromium %s\n", mib(peak["chromium"]))
+		return nil
 	}
 	for _, d := range docs {
 		if d.typ == report.PDF {

@@ -4,8 +4,19 @@
 # read-only / (ProtectSystem=strict), a private /tmp (PrivateTmp), empty /root
 # and /home (ProtectHome), a minimal /dev (PrivateDevices), an unprivileged
 # user with no capabilities and no_new_privs (DynamicUser, NoNewPrivileges,
-# CapabilityBoundingSet=). NOT emulated: SystemCallFilter, RestrictAddress-
-# Families, ProtectProc, ProtectKernel*. Needs root (unshare -m, setpriv).
+# CapabilityBoundingSet=), and a /proc that hides other users' processes
+# (ProtectProc=invisible: a fresh proc instance mounted with hidepid, never a
+# remount - the host's /proc shares its superblock, and a remount in this
+# mount namespace would change the host's /proc too).
+#
+# ProtectKernelTunables= and ProtectKernelLogs= are "no" in the unit: systemd
+# implements them with mounts over parts of /proc (/proc/sys read-only,
+# /proc/kmsg masked), and the kernel then refuses the unprivileged
+# user-namespace mount of a fresh /proc that bubblewrap's --proc makes
+# ("bwrap: Can't mount proc on /newroot/proc: Operation not permitted"), so
+# no engine could start. PROTECT_KERNEL=1 adds those two mounts here, to see
+# that failure. NOT emulated: SystemCallFilter, RestrictAddressFamilies.
+# Needs root (unshare -m, setpriv) and Linux >= 5.8 (proc instances).
 #
 # CMD must live outside /tmp, /root and /home (they are replaced). Run from
 # the directory CMD expects as its working directory (RUN_DIR, default a
@@ -21,6 +32,11 @@ unshare -m --propagation private sh -eu -c '
   mount -t tmpfs -o mode=1777 tmpfs /tmp
   mount -t tmpfs -o mode=0755,size=1m tmpfs /root
   mount -t tmpfs -o mode=0755,size=1m tmpfs /home
+  mount -t proc -o hidepid=invisible proc /proc
+  if [ "${PROTECT_KERNEL:-0}" = 1 ]; then
+    mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys
+    mount --bind /dev/null /proc/kmsg
+  fi
   mkdir -p /tmp/dev/shm /tmp/dev/pts
   for d in null zero random urandom full tty; do touch /tmp/dev/$d; mount --bind /dev/$d /tmp/dev/$d; done
   mount -t tmpfs -o mode=1777 tmpfs /tmp/dev/shm

@@ -24,13 +24,15 @@ import (
 // conversion); instead the rebuild drops any file that is not a complete PDF,
 // which is what a crash can leave behind.
 type cache struct {
-	dir string
-	max int64
+	dir      string
+	max      int64
+	variants int // print variants (files with options) kept per report; <=0: no cap
 
 	mu    sync.Mutex
 	lru   *list.List // front = most recent; values are *cacheEntry
 	byKey map[string]*list.Element
 	total int64
+	perID map[string]int // print variants per report directory
 }
 
 type cacheEntry struct {
@@ -43,11 +45,11 @@ type cacheEntry struct {
 // matters for the order the index is rebuilt in after a restart.
 const touchEvery = time.Minute
 
-func openCache(dir string, max int64) (*cache, error) {
+func openCache(dir string, max int64, variants int) (*cache, error) {
 	if dir == "" {
 		return nil, errors.New("convert: CacheDir is required")
 	}
-	c := &cache{dir: dir, max: max, lru: list.New(), byKey: map[string]*list.Element{}}
+	c := &cache{dir: dir, max: max, variants: variants, lru: list.New(), byKey: map[string]*list.Element{}, perID: map[string]int{}}
 	if err := os.MkdirAll(c.tmpDir(), 0o755); err != nil {
 		return nil, err
 	}
@@ -103,11 +105,65 @@ func (c *cache) rebuild() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, f := range all {
-		c.byKey[f.path] = c.lru.PushFront(&cacheEntry{path: f.path, size: f.size, touched: f.mod})
-		c.total += f.size
+		c.addLocked(&cacheEntry{path: f.path, size: f.size, touched: f.mod})
+	}
+	for dir := range c.perID {
+		c.capVariantsLocked(dir, nil)
 	}
 	c.evictLocked(nil)
 	return nil
+}
+
+// isVariant reports whether path is the PDF of a print with options
+// (<key>-<variant>-<options>.pdf), not a report's default print
+// (<key>-<variant>.pdf).
+func isVariant(path string) bool {
+	return strings.Count(strings.TrimSuffix(filepath.Base(path), ".pdf"), "-") >= 2
+}
+
+// addLocked puts e at the front of the index.
+func (c *cache) addLocked(e *cacheEntry) *list.Element {
+	el := c.lru.PushFront(e)
+	c.byKey[e.path] = el
+	c.total += e.size
+	if isVariant(e.path) {
+		c.perID[filepath.Dir(e.path)]++
+	}
+	return el
+}
+
+// removeLocked takes el out of the index; the file stays.
+func (c *cache) removeLocked(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	c.lru.Remove(el)
+	delete(c.byKey, e.path)
+	c.total -= e.size
+	if isVariant(e.path) {
+		dir := filepath.Dir(e.path)
+		if c.perID[dir]--; c.perID[dir] <= 0 {
+			delete(c.perID, dir)
+		}
+	}
+}
+
+// capVariantsLocked removes the least recently used print variants of the
+// report in dir, other than keep, until at most c.variants remain. Anyone
+// may ask for a print with new options, and each is a conversion and a
+// file: without a cap, one reader could fill the cache with one report's
+// variants and push every other report's PDF out. A report's default print
+// is never removed for its variants.
+func (c *cache) capVariantsLocked(dir string, keep *list.Element) {
+	if c.variants <= 0 {
+		return
+	}
+	for el := c.lru.Back(); el != nil && c.perID[dir] > c.variants; {
+		prev := el.Prev()
+		if e := el.Value.(*cacheEntry); el != keep && isVariant(e.path) && filepath.Dir(e.path) == dir {
+			c.removeLocked(el)
+			os.Remove(e.path)
+		}
+		el = prev
+	}
 }
 
 // path is where the PDF of a report's content, rendered with options
@@ -163,12 +219,12 @@ func (c *cache) put(tmp, path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[path]; ok {
-		c.total -= el.Value.(*cacheEntry).size
-		c.lru.Remove(el)
+		c.removeLocked(el)
 	}
-	el := c.lru.PushFront(&cacheEntry{path: path, size: info.Size(), touched: time.Now()})
-	c.byKey[path] = el
-	c.total += info.Size()
+	el := c.addLocked(&cacheEntry{path: path, size: info.Size(), touched: time.Now()})
+	if isVariant(path) {
+		c.capVariantsLocked(filepath.Dir(path), el)
+	}
 	c.evictLocked(el)
 	return nil
 }
@@ -183,9 +239,7 @@ func (c *cache) evictLocked(keep *list.Element) {
 			return
 		}
 		e := el.Value.(*cacheEntry)
-		c.lru.Remove(el)
-		delete(c.byKey, e.path)
-		c.total -= e.size
+		c.removeLocked(el)
 		// An open reader keeps its data: unlinking does not disturb it.
 		os.Remove(e.path)
 		os.Remove(filepath.Dir(e.path)) // only succeeds when empty
@@ -196,9 +250,7 @@ func (c *cache) drop(path string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[path]; ok {
-		c.total -= el.Value.(*cacheEntry).size
-		c.lru.Remove(el)
-		delete(c.byKey, path)
+		c.removeLocked(el)
 	}
 }
 
@@ -208,9 +260,7 @@ func (c *cache) forget(reportID int64) error {
 	c.mu.Lock()
 	for p, el := range c.byKey {
 		if filepath.Dir(p) == dir {
-			c.total -= el.Value.(*cacheEntry).size
-			c.lru.Remove(el)
-			delete(c.byKey, p)
+			c.removeLocked(el)
 		}
 	}
 	c.mu.Unlock()

@@ -3,9 +3,11 @@ package convert
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,7 +42,7 @@ func putFake(t *testing.T, c *cache, id int64, key string, n int) string {
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func TestCacheLRUEvictionRespectsCap(t *testing.T) {
-	c, err := openCache(t.TempDir(), 3000)
+	c, err := openCache(t.TempDir(), 3000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestCacheLRUEvictionRespectsCap(t *testing.T) {
 
 func TestCacheSurvivesRestartAndDropsDebris(t *testing.T) {
 	dir := t.TempDir()
-	c, _ := openCache(dir, 1<<20)
+	c, _ := openCache(dir, 1<<20, 0)
 	keep := putFake(t, c, 7, "aa", 500)
 	// What a crash leaves: a temp file and a half-written PDF.
 	os.WriteFile(filepath.Join(dir, ".tmp", "pdf-1.tmp"), []byte("%PDF-"), 0o644)
@@ -85,7 +87,7 @@ func TestCacheSurvivesRestartAndDropsDebris(t *testing.T) {
 	os.MkdirAll(filepath.Dir(torn), 0o755)
 	os.WriteFile(torn, []byte("%PDF-1.7 half"), 0o644)
 
-	c2, err := openCache(dir, 1<<20)
+	c2, err := openCache(dir, 1<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +237,76 @@ func TestPrepareConvertsInBackground(t *testing.T) {
 	convertOK(t, m, job)
 	if m.chrome.done.Load() != prints {
 		t.Error("the first request after Prepare converted again")
+	}
+}
+
+func putVariant(t *testing.T, c *cache, id int64, variant string) string {
+	t.Helper()
+	f, err := c.tempFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(fakePDF(100))
+	f.Close()
+	p := c.path(id, "aa", variant)
+	if err := c.put(f.Name(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Each new set of print options is a conversion and a cache file, and any
+// reader may ask for one: a report keeps at most max_variants_per_report of
+// them, the least recently used going first, and neither its default print
+// nor other reports' files ever go to make room for its variants.
+func TestCacheCapsPrintVariantsPerReport(t *testing.T) {
+	dir := t.TempDir()
+	c, err := openCache(dir, 1<<30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := putVariant(t, c, 1, "v")        // report 1's default print
+	other := putVariant(t, c, 2, "v-0001") // another report's variant
+	var vs []string
+	for i := range 3 {
+		vs = append(vs, putVariant(t, c, 1, fmt.Sprintf("v-%04d", i)))
+	}
+	if f := c.open(vs[0]); f != nil { // the oldest is used again, so it is the newest now
+		f.Close()
+	}
+	// Many more variants than the cap, each the newest of its report.
+	for i := 3; i < 50; i++ {
+		vs = append(vs, putVariant(t, c, 1, fmt.Sprintf("v-%04d", i)))
+	}
+	var kept []string
+	for _, p := range vs {
+		if exists(p) {
+			kept = append(kept, filepath.Base(p))
+		}
+	}
+	if want := []string{"aa-v-0047.pdf", "aa-v-0048.pdf", "aa-v-0049.pdf"}; !slices.Equal(kept, want) {
+		t.Errorf("variants kept %v, want the 3 most recent %v", kept, want)
+	}
+	if !exists(def) {
+		t.Error("the report's default print was evicted by its variants")
+	}
+	if !exists(other) {
+		t.Error("another report's variant was evicted by this report's variants")
+	}
+	if n, _ := c.size(); n != 5 {
+		t.Errorf("index holds %d files, want 5", n)
+	}
+	// The cap holds across a restart too.
+	for i := range 4 { // files a daemon with no cap left behind
+		p := c.path(1, "bb", fmt.Sprintf("v-%04d", 100+i))
+		os.WriteFile(p, fakePDF(100), 0o644)
+		os.Chtimes(p, time.Now().Add(time.Duration(i)*time.Minute), time.Now().Add(time.Duration(i)*time.Minute))
+	}
+	c2, err := openCache(dir, 1<<30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.perID[filepath.Dir(def)] != 3 || !exists(def) {
+		t.Errorf("after a restart report 1 has %d variants (want 3), default kept: %v", c2.perID[filepath.Dir(def)], exists(def))
 	}
 }

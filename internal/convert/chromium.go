@@ -38,18 +38,20 @@ const browserStartTimeout = 60 * time.Second
 // The browser's supervision is in chromium_browser.go, pages and their
 // request interception in chromium_page.go, printing in chromium_render.go.
 type chromium struct {
-	cfg     *Config
-	log     *slog.Logger
-	met     *metrics
-	box     *sandbox
-	workDir string // each browser gets a fresh profile under it
-	path    string
-	missing error
-	gate    *gate
-	spare   chan *jobPage // pages made ahead, each for one job
-	spares  atomic.Int64  // pages ready in spare or being made
-	quit    chan struct{}
-	wg      sync.WaitGroup // browser shutdowns in flight
+	cfg      *Config
+	log      *slog.Logger
+	met      *metrics
+	box      *sandbox
+	workDir  string // each browser gets a fresh profile under it
+	path     string
+	missing  error
+	gate     *gate
+	spare    chan *jobPage // pages made ahead, each for one job
+	spares   atomic.Int64  // pages ready in spare or being made
+	making   atomic.Bool   // a refill is making pages
+	printing atomic.Int64  // jobs between take and the end of their print
+	quit     chan struct{}
+	wg       sync.WaitGroup // browser shutdowns in flight
 
 	mu  sync.Mutex
 	cur *browser
@@ -73,7 +75,7 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 		met:     met,
 		box:     box,
 		gate:    newGate(cfg.ChromiumTabs, cfg.QueueSize, met.queueDepth("chromium")),
-		spare:   make(chan *jobPage, cfg.ChromiumTabs),
+		spare:   make(chan *jobPage, cfg.ChromiumSpares),
 		quit:    make(chan struct{}),
 
 		largeJob:  largeJobBytes,

@@ -6,10 +6,14 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/fetch"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -40,8 +44,14 @@ type servedDoc struct {
 func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	p := &jobPage{b: b, allow: c.cfg.AllowNetwork, origin: fmt.Sprintf("http://j%d.%s", c.seq.Add(1), docHost)}
 	p.ctx, p.cancel = chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(p.onEvent))
+	var t1, t2 time.Time
+	t0 := time.Now()
 	err := withDeadline(browserStartTimeout, p.cancel, func() error {
 		return chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			t1 = time.Now()
+			if err := quietDomains(ctx); err != nil {
+				return err
+			}
 			if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{}); err != nil {
 				return err
 			}
@@ -55,24 +65,53 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 			if err := p.load(ctx, "/", []byte(warmDoc)); err != nil {
 				return err
 			}
-			// A renderer's first print pays for fonts and the print
-			// pipeline; pay it here, ahead of the job.
-			_, err := chromedp.Call(ctx, page.PrintToPDF, page.PrintToPDFParams{})
-			return err
+			t2 = time.Now()
+			// No print ahead of the job: it used to pay a renderer's
+			// first print here, but that costs more CPU (~19 ms a job,
+			// 162 vs 143 ms per job in all) than it saves the job, and
+			// on 2 cores CPU is what back-to-back jobs wait for
+			// (BENCHMARKS.md, 2026-11-24).
+			return nil
 		}))
 	})
 	if err != nil {
 		go p.cancel()
 		return nil, report.Wrap(report.Conversion, err, "Chromium could not open a page")
 	}
+	// target: Target.createBrowserContext, createTarget (a new renderer),
+	// attach and chromedp's domain set-up; load: the origin's warm document.
+	c.log.Debug("chromium page", "target", t1.Sub(t0), "load", t2.Sub(t1))
 	return p, nil
 }
 
-// warmDoc is what a spare page prints once, ahead of its job. It holds no
-// CJK text on purpose: the CJK fallback font (Noto CJK, a ~20 MB collection)
-// costs a fresh renderer ~250 ms of CPU to load and subset, which every
-// spare page would pay whether or not its job needs it (measured: 206 vs
-// 466 ms of Chromium CPU per fresh-context job on this 2-core machine).
+// quietDomains turns off the protocol domains chromedp enables on every
+// tab that a print does not use. With DOM and CSS on, the renderer reports
+// every node and style sheet of the report, and chromedp fetches the
+// document after every load; with Network and Log on, every request and
+// console line is sent over the pipe. A job needs only Page (navigation),
+// Runtime (evaluation) and Fetch (which it enables itself).
+func quietDomains(ctx context.Context) error {
+	for _, cmd := range []func(context.Context) error{
+		func(ctx context.Context) error { _, err := chromedp.Call(ctx, css.Disable, cdp.Empty{}); return err },
+		func(ctx context.Context) error { _, err := chromedp.Call(ctx, dom.Disable, cdp.Empty{}); return err },
+		func(ctx context.Context) error {
+			_, err := chromedp.Call(ctx, network.Disable, cdp.Empty{})
+			return err
+		},
+		func(ctx context.Context) error { _, err := chromedp.Call(ctx, cdplog.Disable, cdp.Empty{}); return err },
+	} {
+		if err := cmd(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// warmDoc is what a spare page holds, on its own origin, until its job
+// writes over it. It lays out the default, sans-serif and monospace fonts
+// and holds no CJK text on purpose: the CJK fallback font (Noto CJK, a
+// ~20 MB collection) would cost every spare page, whether or not its job
+// needs it.
 const warmDoc = `<!DOCTYPE html><meta charset="utf-8"><p>Warm</p><p style="font-family:sans-serif">Warm</p><p style="font-family:monospace">Warm</p>`
 
 // load navigates p to path on its origin, serving body from memory.
@@ -84,11 +123,21 @@ func (p *jobPage) load(ctx context.Context, path string, body []byte) error {
 }
 
 // loadedJS resolves once a document written with Page.setDocumentContent
-// and its fonts are loaded, as a navigation would have waited for load.
-const loadedJS = `new Promise(r => {
-  const done = () => document.fonts.ready.then(() => r(true));
+// and its fonts are loaded, as a navigation would have waited for load,
+// and then, when settle is above 0, once its scripts stop drawing or settle
+// milliseconds have passed (quiet.js): one round trip for both.
+func loadedJS(settle int64) string {
+	return fmt.Sprintf(`new Promise(r => {
+  const done = () => document.fonts.ready.then(() =>
+    %d > 0 && window.__reportdSettle ? Promise.resolve(window.__reportdSettle(%d)).then(() => r(true), () => r(true)) : r(true));
   document.readyState === 'complete' ? done() : addEventListener('load', done, {once: true});
-})`
+})`, settle, settle)
+}
+
+// settleJS waits, after a navigation, for scripts that still draw.
+func settleJS(settle int64) string {
+	return fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", settle)
+}
 
 // put makes body the page's document. The page is fresh and holds only
 // warmDoc, which runs nothing, so writing body over it in place
@@ -96,9 +145,17 @@ const loadedJS = `new Promise(r => {
 // navigation, and skips the navigation's cost. The protocol carries the
 // markup as a string, so a document that is not UTF-8 is navigated to
 // instead, served with the bytes as they are, for its own charset to apply.
-func (p *jobPage) put(ctx context.Context, body []byte) error {
+//
+// settle (milliseconds, 0: none) is the longest wait for scripts that still
+// draw after the load (Config.ScriptWait; see quiet.js).
+func (p *jobPage) put(ctx context.Context, body []byte, settle int64) error {
 	if !utf8.Valid(body) {
-		return p.load(ctx, "/report.html", body)
+		if err := p.load(ctx, "/report.html", body); err != nil || settle <= 0 {
+			return err
+		}
+		_, err := chromedp.Call(ctx, runtime.Evaluate,
+			runtime.EvaluateParams{Expression: settleJS(settle), AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+		return err
 	}
 	frame := cdp.FrameID(chromedp.FromContext(ctx).Target.TargetID) // a tab's main frame has its target's id
 	if _, err := chromedp.Call(ctx, page.SetDocumentContent,
@@ -106,7 +163,7 @@ func (p *jobPage) put(ctx context.Context, body []byte) error {
 		return err
 	}
 	_, err := chromedp.Call(ctx, runtime.Evaluate,
-		runtime.EvaluateParams{Expression: loadedJS, AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+		runtime.EvaluateParams{Expression: loadedJS(settle), AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
 	return err
 }
 
@@ -159,34 +216,83 @@ func (c *chromium) claim(p *jobPage) bool {
 	return true
 }
 
-// refill makes pages in the background until cap(spare) are ready or on
-// their way. A failure only leaves a gap, which the next job fills itself
-// (and so reports the error).
+// refill makes pages in the background until cap(spare) are ready, one
+// at a time: a page costs a renderer process (~100 ms of CPU), and making
+// several at once would take the CPU from the jobs printing meanwhile. A
+// failure only leaves a gap, which the next job fills itself (and so
+// reports the error).
 func (c *chromium) refill() {
-	for {
-		n := c.spares.Load()
-		if n >= int64(cap(c.spare)) {
-			return
-		}
-		if !c.spares.CompareAndSwap(n, n+1) {
-			continue
-		}
-		go func() {
-			b, err := c.browserFor()
-			if err != nil {
-				c.spares.Add(-1)
-				return
-			}
-			p, err := c.newPage(b)
-			c.release(b, false, false)
-			if err != nil {
-				c.spares.Add(-1)
-				c.log.Debug("Chromium spare page failed", "err", err)
-				return
-			}
-			c.spare <- p // never blocks: spares bounds what is in the channel
-		}()
+	if !c.making.CompareAndSwap(false, true) {
+		return // the maker running now goes on until the pool is full
 	}
+	go func() {
+		for {
+			select {
+			case <-c.quit:
+				c.making.Store(false)
+				return
+			default:
+			}
+			// Beyond the first ChromiumTabs, pages are made only while
+			// no job prints: a burst of jobs then takes pages that are
+			// ready without sharing the CPU with the making of more.
+			if !c.whileIdle() {
+				c.making.Store(false)
+				return
+			}
+			n := c.spares.Load()
+			if n >= int64(cap(c.spare)) {
+				c.making.Store(false)
+				// A page taken between the check and the store would
+				// otherwise wait for the next job to be replaced.
+				if c.spares.Load() < int64(cap(c.spare)) {
+					c.refill()
+				}
+				return
+			}
+			if !c.spares.CompareAndSwap(n, n+1) {
+				continue
+			}
+			if !c.makeSpare() {
+				c.making.Store(false)
+				return
+			}
+		}
+	}()
+}
+
+// whileIdle returns once the next spare page may be made: at once while
+// fewer than ChromiumTabs are ready, else once no job prints. Beyond the
+// first ChromiumTabs, pages are made only then, so a burst of jobs takes
+// pages that are ready without sharing the CPU with the making of more.
+// It reports false when the engine is closing.
+func (c *chromium) whileIdle() bool {
+	for c.printing.Load() > 0 && c.spares.Load() >= int64(c.cfg.ChromiumTabs) {
+		select {
+		case <-c.quit:
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// makeSpare makes one page into the pool; spares already counts it.
+func (c *chromium) makeSpare() bool {
+	b, err := c.browserFor()
+	if err != nil {
+		c.spares.Add(-1)
+		return false
+	}
+	p, err := c.newPage(b)
+	c.release(b, false, false)
+	if err != nil {
+		c.spares.Add(-1)
+		c.log.Debug("Chromium spare page failed", "err", err)
+		return false
+	}
+	c.spare <- p // never blocks: spares bounds what is in the channel
+	return true
 }
 
 // onEvent runs on the page's reader goroutine; it must not send commands,

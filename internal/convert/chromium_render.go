@@ -31,6 +31,8 @@ type printOpts struct {
 // printOnce runs one attempt on a page of its own; crashed reports that the
 // browser died.
 func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out io.Writer) (crashed bool, err error) {
+	c.printing.Add(1)
+	defer c.printing.Add(-1)
 	p, err := c.take()
 	if err != nil {
 		return false, err
@@ -77,17 +79,14 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 			return err
 		}
 	}
-	if err := p.put(ctx, body); err != nil {
+	var settle int64
+	if !o.noScript && c.cfg.ScriptWait > 0 {
+		settle = c.cfg.ScriptWait.Milliseconds() // resolves at once on a page with nothing pending
+	}
+	if err := p.put(ctx, body, settle); err != nil {
 		return err
 	}
 	t1 := time.Now()
-	if !o.noScript && c.cfg.ScriptWait > 0 {
-		// Resolves at once on a page with nothing pending.
-		expr := fmt.Sprintf("window.__reportdSettle ? window.__reportdSettle(%d) : true", c.cfg.ScriptWait.Milliseconds())
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise)); err != nil {
-			return err
-		}
-	}
 	if o.waitSelector != "" || o.waitExpression != "" {
 		if err := waitFor(ctx, o); err != nil {
 			return err

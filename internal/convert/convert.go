@@ -30,47 +30,52 @@ import (
 // Config configures the engines and the cache. Zero fields take the values
 // of DefaultConfig.
 type Config struct {
-	Paper            string        // "A4" (default) or "Letter"; a CSS @page size in the document wins
-	AllowNetwork     bool          // false: HTML may load only data: URLs and itself; all other fetches are blocked
-	ScriptWait       time.Duration // longest wait after load while scripts still draw (default 1s; usually ~0)
-	ChromiumPath     string        // default: chromium-headless-shell, then chromium, from PATH
-	SofficePath      string        // default "soffice"
-	PythonPath       string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
-	BwrapPath        string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
-	Unsandboxed      bool          // where the sandbox cannot run, run engines without it instead of refusing
-	OfficeWorkers    int           // default max(1, NumCPU/2)
-	ChromiumTabs     int           // pages printing at once, and spare pages made ahead; default max(2, NumCPU)
-	JobTimeout       time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
-	MaxJobsPerWorker int           // restart an engine process after this many jobs, default 200
-	MaxWorkerRSS     int64         // restart an engine process above this resident memory, default 1 GiB
-	QueueSize        int           // jobs that may wait per engine, default 32; beyond that: Unavailable
-	CacheDir         string        // required, e.g. <data-dir>/cache/pdf
-	HideDirs         []string      // never visible to an engine, even under a system path it reads (the data directory)
-	CacheMaxBytes    int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
-	DeckMaxBytes     int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
-	SmallDeckBytes   int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
-	FailureTTL       time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
-	Registerer       prometheus.Registerer
-	Logger           *slog.Logger
+	Paper                string        // "A4" (default) or "Letter"; a CSS @page size in the document wins
+	AllowNetwork         bool          // false: HTML may load only data: URLs and itself; all other fetches are blocked
+	ScriptWait           time.Duration // longest wait after load while scripts still draw (default 1s; usually ~0)
+	ChromiumPath         string        // default: chromium-headless-shell, then chromium, from PATH
+	SofficePath          string        // default "soffice"
+	PythonPath           string        // default "/usr/bin/python3" (Debian's, which has python3-uno)
+	BwrapPath            string        // bubblewrap, default "bwrap" from PATH; engines run in its sandbox
+	Unsandboxed          bool          // where the sandbox cannot run, run engines without it instead of refusing
+	OfficeWorkers        int           // default max(1, NumCPU/2)
+	ChromiumTabs         int           // pages printing at once; default max(2, NumCPU)
+	ChromiumSpares       int           // pages made ahead of jobs, each a fresh browser context; default ChromiumTabs
+	JobTimeout           time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
+	MaxJobsPerWorker     int           // restart an engine process after this many jobs, default 200
+	MaxWorkerRSS         int64         // restart an engine process above this resident memory, default 1 GiB
+	QueueSize            int           // jobs that may wait per engine, default 32; beyond that: Unavailable
+	CacheDir             string        // required, e.g. <data-dir>/cache/pdf
+	HideDirs             []string      // never visible to an engine, even under a system path it reads (the data directory)
+	CacheMaxBytes        int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
+	DeckMaxBytes         int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
+	SmallDeckBytes       int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
+	FailureTTL           time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
+	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
+	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
+	Registerer           prometheus.Registerer
+	Logger               *slog.Logger
 }
 
 // DefaultConfig returns the defaults; the caller sets CacheDir.
 func DefaultConfig() Config {
 	return Config{
-		Paper:            "A4",
-		ScriptWait:       time.Second,
-		SofficePath:      "soffice",
-		PythonPath:       "/usr/bin/python3",
-		OfficeWorkers:    max(1, runtime.NumCPU()/2),
-		ChromiumTabs:     max(2, runtime.NumCPU()),
-		JobTimeout:       60 * time.Second,
-		MaxJobsPerWorker: 200,
-		MaxWorkerRSS:     1 << 30,
-		QueueSize:        32,
-		CacheMaxBytes:    1 << 30,
-		DeckMaxBytes:     512 << 20,
-		SmallDeckBytes:   1 << 20,
-		FailureTTL:       2 * time.Minute,
+		Paper:                "A4",
+		ScriptWait:           time.Second,
+		SofficePath:          "soffice",
+		PythonPath:           "/usr/bin/python3",
+		OfficeWorkers:        max(1, runtime.NumCPU()/2),
+		ChromiumTabs:         max(2, runtime.NumCPU()),
+		JobTimeout:           60 * time.Second,
+		MaxJobsPerWorker:     200,
+		MaxWorkerRSS:         1 << 30,
+		QueueSize:            32,
+		CacheMaxBytes:        1 << 30,
+		DeckMaxBytes:         512 << 20,
+		SmallDeckBytes:       1 << 20,
+		FailureTTL:           2 * time.Minute,
+		TrimMaxBytes:         256 << 20,
+		MaxVariantsPerReport: 8,
 	}
 }
 
@@ -98,6 +103,9 @@ func (c *Config) fill() error {
 	if c.ChromiumTabs <= 0 {
 		c.ChromiumTabs = d.ChromiumTabs
 	}
+	if c.ChromiumSpares <= 0 {
+		c.ChromiumSpares = c.ChromiumTabs
+	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = d.JobTimeout
 	}
@@ -119,6 +127,12 @@ func (c *Config) fill() error {
 	if c.SmallDeckBytes == 0 {
 		c.SmallDeckBytes = d.SmallDeckBytes
 	}
+	if c.MaxVariantsPerReport == 0 {
+		c.MaxVariantsPerReport = d.MaxVariantsPerReport
+	}
+	if c.TrimMaxBytes <= 0 {
+		c.TrimMaxBytes = d.TrimMaxBytes
+	}
 	if c.FailureTTL == 0 {
 		c.FailureTTL = d.FailureTTL
 	}
@@ -128,16 +142,35 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// renderVersion changes whenever code changes what the same input renders
-// to, so old cache files stop matching. The stylesheet and the settings that
-// shape output are hashed into the cache key too (Manager.variant).
-const renderVersion = "1"
+// renderVersion changes whenever Go code changes what the same input
+// renders to, so old cache files stop matching. What is embedded (the
+// scripts run in every page, the Markdown stylesheet, the footer) and the
+// settings that shape output are hashed into the cache key too (variantOf),
+// so a change to them needs no bump. 2: every pane of go tool cover -html
+// reports printed (panes.js).
+const renderVersion = "2"
 
 // engineGeneration changes whenever what an engine may do while rendering
 // changes, so PDFs rendered under weaker isolation stop matching. 2: engines
 // sandboxed, one browser context per HTML job (PDFs cached before could hold
 // another report's content).
 const engineGeneration = "2"
+
+// variantOf names what the engines print today (Manager.variant): the
+// versions above, every embedded input of a print and the settings that
+// shape output. Each part is length-prefixed, so no two lists of parts
+// hash alike.
+func variantOf(cfg *Config) string {
+	h := sha256.New()
+	for _, part := range []string{
+		renderVersion, engineGeneration,
+		quietJS, panesJS, markdownCSS, footer,
+		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
+	} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:4])
+}
 
 // Manager owns the engines and the cache.
 type Manager struct {
@@ -172,7 +205,7 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCache(cfg.CacheDir, cfg.CacheMaxBytes)
+	c, err := openCache(cfg.CacheDir, cfg.CacheMaxBytes, cfg.MaxVariantsPerReport)
 	if err != nil {
 		return nil, err
 	}
@@ -191,10 +224,15 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
-	h := sha256.Sum256([]byte(fmt.Sprint(renderVersion, engineGeneration, cfg.Paper, cfg.AllowNetwork, cfg.ScriptWait, markdownCSS, footer)))
-	m.variant = hex.EncodeToString(h[:4])
+	m.variant = variantOf(&m.cfg)
 	return m, nil
 }
+
+// Generation names what the engines print today: the render version, the
+// engine generation, the embedded scripts and stylesheet, and the settings
+// that shape output. It changes whenever the same report would print
+// differently; cached PDFs and their ETags follow it.
+func (m *Manager) Generation() string { return m.variant }
 
 // Start warms the engines in the background and returns at once. Engines
 // that die later restart lazily, on the next job.
@@ -321,7 +359,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		}
 	case report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
-		err = trimPDF(job.Src, job.Print.PageRanges, tmp.Name())
+		err = m.trimDoc(job, tmp.Name())
 	case report.PPT, report.PPTX:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {

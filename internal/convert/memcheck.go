@@ -28,8 +28,9 @@ func (c *chromium) armIdleCheckLocked() {
 }
 
 // idleCheck replaces the browser when it is idle and over the memory bound.
-// A browser with a job in flight is left alone: that job's release re-arms
-// the timer.
+// A browser still in use is left alone and checked again later: a job's
+// release re-arms the timer, but a spare page being made (which also counts
+// as in flight) re-arms nothing, so the check re-arms itself.
 func (c *chromium) idleCheck() {
 	select {
 	case <-c.quit:
@@ -39,6 +40,9 @@ func (c *chromium) idleCheck() {
 	c.mu.Lock()
 	b := c.cur
 	busy := b == nil || b.retired || b.inflight > 0
+	if busy && b != nil && !b.retired {
+		c.armIdleCheckLocked()
+	}
 	c.mu.Unlock()
 	if busy || !overMemory(b.pid, c.cfg.MaxWorkerRSS) {
 		return

@@ -15,25 +15,27 @@ import (
 
 // ConvertConfig is the `convert:` section: the PDF engines and their cache.
 type ConvertConfig struct {
-	Paper            string
-	AllowNetwork     bool
-	ScriptWait       time.Duration
-	ChromiumPath     string
-	SofficePath      string
-	PythonPath       string
-	OfficeWorkers    int
-	ChromiumTabs     int
-	JobTimeout       time.Duration
-	MaxJobsPerWorker int
-	MaxWorkerRSS     ByteSize
-	QueueSize        int
-	CacheMaxBytes    ByteSize
-	DeckMaxBytes     ByteSize
-	SmallDeckBytes   ByteSize
-	FailureTTL       time.Duration
-	WarmOnStart      bool
-	BwrapPath        string
-	Unsandboxed      bool
+	Paper                string
+	AllowNetwork         bool
+	ScriptWait           time.Duration
+	ChromiumPath         string
+	SofficePath          string
+	PythonPath           string
+	OfficeWorkers        int
+	ChromiumTabs         int
+	ChromiumSpares       int
+	JobTimeout           time.Duration
+	MaxJobsPerWorker     int
+	MaxWorkerRSS         ByteSize
+	QueueSize            int
+	CacheMaxBytes        ByteSize
+	MaxVariantsPerReport int
+	DeckMaxBytes         ByteSize
+	SmallDeckBytes       ByteSize
+	FailureTTL           time.Duration
+	WarmOnStart          bool
+	BwrapPath            string
+	Unsandboxed          bool
 }
 
 // newEngines builds the converter; it starts no process (Start does, in
@@ -41,28 +43,30 @@ type ConvertConfig struct {
 func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert.Manager, error) {
 	cc := c.Convert
 	return convert.New(convert.Config{
-		Paper:            cc.Paper,
-		AllowNetwork:     cc.AllowNetwork,
-		ScriptWait:       cc.ScriptWait,
-		ChromiumPath:     cc.ChromiumPath,
-		SofficePath:      cc.SofficePath,
-		PythonPath:       cc.PythonPath,
-		BwrapPath:        cc.BwrapPath,
-		Unsandboxed:      cc.Unsandboxed,
-		OfficeWorkers:    cc.OfficeWorkers,
-		ChromiumTabs:     cc.ChromiumTabs,
-		JobTimeout:       cc.JobTimeout,
-		MaxJobsPerWorker: cc.MaxJobsPerWorker,
-		MaxWorkerRSS:     int64(cc.MaxWorkerRSS),
-		QueueSize:        cc.QueueSize,
-		CacheDir:         filepath.Join(c.DataDir, "cache", "pdf"),
-		HideDirs:         []string{c.DataDir},
-		CacheMaxBytes:    int64(cc.CacheMaxBytes),
-		DeckMaxBytes:     int64(cc.DeckMaxBytes),
-		SmallDeckBytes:   smallDecks(cc.SmallDeckBytes),
-		FailureTTL:       failureTTL(cc.FailureTTL),
-		Registerer:       reg,
-		Logger:           log,
+		Paper:                cc.Paper,
+		AllowNetwork:         cc.AllowNetwork,
+		ScriptWait:           cc.ScriptWait,
+		ChromiumPath:         cc.ChromiumPath,
+		SofficePath:          cc.SofficePath,
+		PythonPath:           cc.PythonPath,
+		BwrapPath:            cc.BwrapPath,
+		Unsandboxed:          cc.Unsandboxed,
+		OfficeWorkers:        cc.OfficeWorkers,
+		ChromiumTabs:         cc.ChromiumTabs,
+		ChromiumSpares:       cc.ChromiumSpares,
+		JobTimeout:           cc.JobTimeout,
+		MaxJobsPerWorker:     cc.MaxJobsPerWorker,
+		MaxWorkerRSS:         int64(cc.MaxWorkerRSS),
+		QueueSize:            cc.QueueSize,
+		CacheDir:             filepath.Join(c.DataDir, "cache", "pdf"),
+		HideDirs:             []string{c.DataDir},
+		CacheMaxBytes:        int64(cc.CacheMaxBytes),
+		MaxVariantsPerReport: maxVariants(cc.MaxVariantsPerReport),
+		DeckMaxBytes:         int64(cc.DeckMaxBytes),
+		SmallDeckBytes:       smallDecks(cc.SmallDeckBytes),
+		FailureTTL:           failureTTL(cc.FailureTTL),
+		Registerer:           reg,
+		Logger:               log,
 	})
 }
 
@@ -81,6 +85,7 @@ func (e engines) MarkdownHTML(ctx context.Context, j service.PDFJob) ([]byte, er
 }
 func (e engines) Prepare(j service.PDFJob)    { e.m.Prepare(e.job(j)) }
 func (e engines) Forget(reportID int64) error { return e.m.Forget(reportID) }
+func (e engines) Generation() string          { return e.m.Generation() }
 
 // failureTTL maps the config's "0s: never remember failures" onto the
 // engine's convention, where zero means its default.
@@ -89,6 +94,15 @@ func failureTTL(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// maxVariants maps convert.max_variants_per_report onto the engine's
+// setting: 0 means no cap (the engine's 0 means its default).
+func maxVariants(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // smallDecks maps convert.small_deck_bytes to the engine's setting: 0B

@@ -106,13 +106,24 @@ func etagOf(rec report.ReportRecord) string {
 	return sum + "-" + string(rec.FileType)
 }
 
-// pdfETag names one printed variant of rec: today's for the default print.
-func pdfETag(rec report.ReportRecord, opts report.PrintOptions) string {
+// pdfETag names one printed variant of rec. gen is the engines' generation
+// (service.Converter.Generation): a PDF printed by the engines changes when
+// they print differently (a re-render after an isolation fix, a new
+// stylesheet), and a client holding the old tag must then get the new bytes,
+// never 304 nor, through If-Range, a range spliced from two renders. A PDF
+// report served as stored does not depend on the engines.
+func pdfETag(rec report.ReportRecord, opts report.PrintOptions, gen string) string {
+	tag := "pdf-" + etagOf(rec)
+	if rec.FileType != report.PDF || !opts.IsZero() {
+		if gen != "" {
+			tag += "-g" + gen
+		}
+	}
 	if opts.IsZero() {
-		return "pdf-" + etagOf(rec)
+		return tag
 	}
 	h := sha256.Sum256([]byte(opts.Key()))
-	return "pdf-" + etagOf(rec) + "-" + hex.EncodeToString(h[:8])
+	return tag + "-" + hex.EncodeToString(h[:8])
 }
 
 // original serves a report's stored file, with the Content-Disposition
@@ -162,7 +173,7 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 		return report.Wrap(report.Storage, err, "cannot read the PDF")
 	}
 	name := strings.TrimSuffix(rec.FileName, path.Ext(rec.FileName)) + ".pdf"
-	s.serveFile(w, r, f, fi.ModTime(), fi.Size(), "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts))
+	s.serveFile(w, r, f, fi.ModTime(), fi.Size(), "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts, s.svc.PDFGeneration()))
 	return nil
 }
 

@@ -21,10 +21,11 @@ type PrintOptions struct {
 	WaitForExpression string      // HTML only: print once this JavaScript expression is truthy
 }
 
-// PrintParams lists the accepted query parameters. A new option (such as a
-// print-every-pane mode for go tool cover reports, e.g. all=1) is one more
+// PrintParams lists the accepted query parameters. A new option is one more
 // field, one entry here, a case in set and in Key, and its use in
 // internal/convert/printoptions.go; CheckFor says which types take it.
+// (Every pane of a go tool cover -html report is printed without an option:
+// internal/convert/chromium_panes.go.)
 var PrintParams = []string{"paper", "landscape", "margin", "pageRanges", "scale", "printBackground", "waitForSelector", "waitForExpression"}
 
 // Papers lists the accepted paper sizes with their width and height in inches.

@@ -60,6 +60,11 @@ type Converter interface {
 	MarkdownHTML(ctx context.Context, job PDFJob) ([]byte, error)
 	Prepare(job PDFJob)
 	Forget(reportID int64) error
+	// Generation names what the engines print today: it changes whenever
+	// the same report and options would print differently (new rendering
+	// code, scripts, stylesheet, settings, isolation), so a PDF's ETag
+	// must change with it.
+	Generation() string
 }
 
 // Service implements report.Service over a MetaStore, a blob store for the
@@ -192,6 +197,10 @@ func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (
 	return rec, f, err
 }
 
+// PDFGeneration names what the engines print today (Converter.Generation);
+// a converted PDF's ETag includes it.
+func (s *Service) PDFGeneration() string { return s.conv.Generation() }
+
 // MarkdownHTML returns a Markdown report rendered to HTML by the engines'
 // renderer, the document its PDF is printed from.
 func (s *Service) MarkdownHTML(ctx context.Context, id int64) (report.ReportRecord, []byte, error) {
@@ -268,6 +277,7 @@ func (passthrough) MarkdownHTML(context.Context, PDFJob) ([]byte, error) {
 }
 func (passthrough) Prepare(PDFJob)     {}
 func (passthrough) Forget(int64) error { return nil }
+func (passthrough) Generation() string { return "" }
 
 // readAllString reads size bytes (more if the file grew) into one string,
 // without the extra copy of io.ReadAll and a []byte-to-string conversion.

@@ -1,0 +1,46 @@
+package convert
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Pages are made ahead of jobs, ChromiumSpares of them, each in a browser
+// context and on an origin of its own: taking one never hands out a context
+// or an origin another page had, and the pool fills up again by itself.
+func TestSparePagesAreFreshContexts(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
+	m.Start(testCtx(t))
+	c := m.chrome
+	full := func() {
+		t.Helper()
+		for end := time.Now().Add(2 * time.Minute); len(c.spare) < 3; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%d spare pages after 2 minutes, want 3", len(c.spare))
+			}
+		}
+	}
+	full()
+	contexts, origins := map[string]bool{}, map[string]bool{}
+	for range 6 {
+		p, err := c.take()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := string(chromedp.FromContext(p.ctx).BrowserContextID)
+		if id == "" || contexts[id] || origins[p.origin] {
+			t.Errorf("page with context %q and origin %s: not fresh", id, p.origin)
+		}
+		contexts[id], origins[p.origin] = true, true
+		p.dispose()
+		c.release(p.b, false, false)
+	}
+	full()
+	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
+	wantText(t, text, "spare page job")
+}
