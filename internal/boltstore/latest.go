@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -55,7 +54,7 @@ func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.Report
 		}
 		id, ok := lastUnder(bk, prefix)
 		if !ok {
-			return latestNotFound(q)
+			return q.NotFound()
 		}
 		v := tx.Bucket(bucketReports).Get(idKey(id))
 		if v == nil {
@@ -97,20 +96,6 @@ func lastUnder(bk *bolt.Bucket, prefix []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(binary.BigEndian.Uint64(k[len(prefix):])), true
-}
-
-func latestNotFound(q report.LatestQuery) error {
-	what := fmt.Sprintf("no report in project %d", q.Project)
-	if q.Name != nil {
-		what += fmt.Sprintf(" named %q", *q.Name)
-	}
-	switch {
-	case q.Branch != nil && *q.Branch == "":
-		what += " without a branch"
-	case q.Branch != nil:
-		what += fmt.Sprintf(" on branch %q", *q.Branch)
-	}
-	return report.Errorf(report.NotFound, "%s", what)
 }
 
 // buildLatest fills the index from the rows (the schema step to version 2).

@@ -180,23 +180,3 @@ func rowOf(r report.ReportRecord) reportRow {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// applyMeta applies an update's build metadata: nil keeps a field, ""
-// clears it (a cleared name is derived from the file name again).
-func applyMeta(r *report.Report, m report.BuildMeta) {
-	set := func(dst **string, v *string) {
-		if v != nil {
-			*dst = optional(*v)
-		}
-	}
-	if m.Name != nil {
-		r.Name = *m.Name
-	}
-	if r.Name == "" {
-		r.Name = report.NameFromFile(r.FileName)
-	}
-	set(&r.Branch, m.Branch)
-	set(&r.Commit, m.Commit)
-	set(&r.BuildURL, m.BuildURL)
-	set(&r.BuildID, m.BuildID)
-}

@@ -46,20 +46,9 @@ func (s *Store) DB() *bolt.DB { return s.db }
 
 func (s *Store) Close() error { return s.db.Close() }
 
-func storageErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *report.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return report.Wrap(report.Storage, err, "metadata store failed")
-}
+func storageErr(err error) error { return report.StoreError(err) }
 
-func notFound(what string, id int64) error {
-	return report.Errorf(report.NotFound, "%s %d not found", what, id)
-}
+func notFound(what string, id int64) error { return report.NoSuch(what, id) }
 
 func (s *Store) nextSeq(bucket []byte) (int64, error) {
 	var id uint64
@@ -296,16 +285,7 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if r, old, err = s.decodeReport(id, b); err != nil {
 			return err
 		}
-		if c.FileName != nil {
-			r.FileName = *c.FileName
-		}
-		if c.FileType != nil {
-			r.FileType = *c.FileType
-		}
-		if c.FilePath != nil {
-			r.FilePath = *c.FilePath
-		}
-		applyMeta(&r.Report, c.Meta)
+		c.Apply(&r.Report)
 		nb, err := encodeReport(r)
 		if err != nil {
 			return err

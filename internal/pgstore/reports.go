@@ -184,16 +184,7 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		if err != nil {
 			return err
 		}
-		if c.FileName != nil {
-			r.FileName = *c.FileName
-		}
-		if c.FileType != nil {
-			r.FileType = *c.FileType
-		}
-		if c.FilePath != nil {
-			r.FilePath = *c.FilePath
-		}
-		applyMeta(&r.Report, c.Meta)
+		c.Apply(&r.Report)
 		r, err = s.scanReport(tx.QueryRow(ctx, `
 			UPDATE reports SET file_name = $2, file_type = $3, file_path = $4,
 				name = $5, branch = $6, commit = $7, build_url = $8, build_id = $9
@@ -206,27 +197,6 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 		return report.ReportRecord{}, err
 	}
 	return r, nil
-}
-
-// applyMeta applies an update's build metadata: nil keeps a field, ""
-// clears it (a cleared name is derived from the file name again). It is
-// the bbolt store's rule.
-func applyMeta(r *report.Report, m report.BuildMeta) {
-	set := func(dst **string, v *string) {
-		if v != nil {
-			*dst = optional(*v)
-		}
-	}
-	if m.Name != nil {
-		r.Name = *m.Name
-	}
-	if r.Name == "" {
-		r.Name = report.NameFromFile(r.FileName)
-	}
-	set(&r.Branch, m.Branch)
-	set(&r.Commit, m.Commit)
-	set(&r.BuildURL, m.BuildURL)
-	set(&r.BuildID, m.BuildID)
 }
 
 func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord, error) {
@@ -277,7 +247,7 @@ func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.Report
 	query, args := latestSQL(q)
 	r, err := s.scanReport(s.pool.QueryRow(ctx, query, args...))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return report.ReportRecord{}, latestNotFound(q)
+		return report.ReportRecord{}, q.NotFound()
 	}
 	return r, storageErr(err)
 }
@@ -308,19 +278,4 @@ func latestSQL(q report.LatestQuery) (string, []any) {
 		order = "project_id DESC, id DESC"
 	}
 	return "SELECT " + reportCols + " FROM reports WHERE " + where + " ORDER BY " + order + " LIMIT 1", args
-}
-
-// latestNotFound says what Latest looked for, as the bbolt store does.
-func latestNotFound(q report.LatestQuery) error {
-	what := fmt.Sprintf("no report in project %d", q.Project)
-	if q.Name != nil {
-		what += fmt.Sprintf(" named %q", *q.Name)
-	}
-	switch {
-	case q.Branch != nil && *q.Branch == "":
-		what += " without a branch"
-	case q.Branch != nil:
-		what += fmt.Sprintf(" on branch %q", *q.Branch)
-	}
-	return report.Errorf(report.NotFound, "%s", what)
 }

@@ -76,20 +76,9 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func storageErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *report.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return report.Wrap(report.Storage, err, "metadata store failed")
-}
+func storageErr(err error) error { return report.StoreError(err) }
 
-func notFound(what string, id int64) error {
-	return report.Errorf(report.NotFound, "%s %d not found", what, id)
-}
+func notFound(what string, id int64) error { return report.NoSuch(what, id) }
 
 // inTx runs fn in one read-committed transaction.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
