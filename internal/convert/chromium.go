@@ -91,8 +91,8 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 		}
 	}
 	if p, err := absPath(c.path); c.path == "" || err != nil {
-		c.missing = report.Errorf(report.Conversion,
-			"HTML and Markdown conversion need Chromium, which is not installed: install chromium-headless-shell")
+		c.missing = engineErr(report.Errorf(report.Conversion,
+			"HTML and Markdown conversion need Chromium, which is not installed: install chromium-headless-shell"))
 	} else {
 		c.path = p
 	}

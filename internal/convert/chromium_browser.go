@@ -124,7 +124,7 @@ func (c *chromium) launch() (*browser, error) {
 	// killed daemon leaves nothing behind that the next start does not sweep.
 	profile := filepath.Join(c.workDir, fmt.Sprintf("chromium-%d", c.launches.Add(1)))
 	if err := os.MkdirAll(profile, 0o700); err != nil {
-		return nil, report.Wrap(report.Conversion, err, "Chromium could not start")
+		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not start"))
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), c.launchOptions(profile)...)
 	bctx, bcancel := chromedp.NewContext(actx)
@@ -133,7 +133,7 @@ func (c *chromium) launch() (*browser, error) {
 		bcancel()
 		acancel()
 		os.RemoveAll(profile)
-		return nil, report.Wrap(report.Conversion, err, "Chromium could not start")
+		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not start"))
 	}
 	b := &browser{ctx: bctx}
 	if p := chromedp.FromContext(bctx).Browser.Process(); p != nil {

@@ -76,7 +76,7 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	})
 	if err != nil {
 		go p.cancel()
-		return nil, report.Wrap(report.Conversion, err, "Chromium could not open a page")
+		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not open a page"))
 	}
 	// target: Target.createBrowserContext, createTarget (a new renderer),
 	// attach and chromedp's domain set-up; load: the origin's warm document.
