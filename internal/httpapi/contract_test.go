@@ -600,6 +600,13 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		}
 	} else if r.status == 200 && !bytes.Contains(r.body, []byte("<main class=\"report\">")) {
 		t.Fatalf("md to html: %s", truncate(r.body, 100))
+	} else if r.status == 200 {
+		// The frame's second load names the ETag: 304, nothing rendered again.
+		again := e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d/html", reps[1].ID),
+			header: http.Header{"If-None-Match": {r.header.Get("ETag")}}})
+		if wantStatus(t, again, 304); again.header.Get("ETag") != r.header.Get("ETag") {
+			t.Fatalf("html 304: ETag %q, want %q", again.header.Get("ETag"), r.header.Get("ETag"))
+		}
 	}
 
 	// Update: rename, then retype html to md (the file moves).

@@ -203,10 +203,16 @@ func (s *Service) PDFGeneration() string { return s.conv.Generation() }
 
 // MarkdownHTML returns a Markdown report rendered to HTML by the engines'
 // renderer, the document its PDF is printed from.
-func (s *Service) MarkdownHTML(ctx context.Context, id int64) (report.ReportRecord, []byte, error) {
+//
+// fresh, if given, is asked first: when it says the caller's copy of rec's
+// rendering is current, nothing is rendered and the bytes are nil.
+func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.ReportRecord) bool) (report.ReportRecord, []byte, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
 		return rec, nil, err
+	}
+	if fresh != nil && rec.FileType == report.MD && fresh(rec) {
+		return rec, nil, nil
 	}
 	job, err := s.job(rec)
 	if err != nil {
