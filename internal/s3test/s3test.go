@@ -3,7 +3,7 @@
 // PostgreSQL.
 //
 // The server is versitygw (Version, installed by `scripts/install-deps.sh
-// test` into $(go env GOPATH)/bin) with its posix backend in a temporary
+// test` into $GOBIN or $(go env GOPATH)/bin) with its posix backend in a temporary
 // directory, listening on 127.0.0.1 only, on a free port, with root keys
 // made up per run. It starts on the first call to Bucket and is stopped by
 // Main (use it from TestMain), which also removes the directory. It is the
@@ -102,18 +102,20 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Binary finds versitygw: on PATH, else in $GOBIN or $(go env GOPATH)/bin.
+// Binary finds versitygw: in $GOBIN or $(go env GOPATH)/bin, where
+// install-deps.sh builds the pinned version, else on PATH (where
+// install-deps.sh accepts one of that version too).
 func Binary() (string, error) { return binary(goBinDirs()) }
 
 func binary(dirs []string) (string, error) {
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p, nil
-	}
 	for _, d := range dirs {
 		p := filepath.Join(d, "versitygw")
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}
+	}
+	if p, err := exec.LookPath("versitygw"); err == nil {
+		return p, nil
 	}
 	return "", fmt.Errorf("versitygw not found (not on PATH, nor in %s): %s", strings.Join(dirs, ", "), installHint)
 }

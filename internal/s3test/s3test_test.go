@@ -2,6 +2,8 @@ package s3test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,5 +31,23 @@ func TestBucketsAreFreshAndEmpty(t *testing.T) {
 	t.Logf("versitygw on %s started in %v", s.Endpoint, s.Startup)
 	for o := range s.client.ListObjects(context.Background(), a.Bucket, minio.ListObjectsOptions{Recursive: true}) {
 		t.Errorf("new bucket holds %s (%v)", o.Key, o.Err)
+	}
+}
+
+// The harness finds versitygw where install-deps.sh puts it (GOBIN),
+// before one on PATH.
+func TestBinaryPrefersGoBin(t *testing.T) {
+	gobin, other := t.TempDir(), t.TempDir()
+	for _, d := range []string{gobin, other} {
+		if err := os.WriteFile(filepath.Join(d, "versitygw"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", other)
+	if got, err := binary([]string{filepath.Join(t.TempDir(), "none"), gobin}); err != nil || got != filepath.Join(gobin, "versitygw") {
+		t.Errorf("binary = %q, %v", got, err)
+	}
+	if got, err := binary([]string{t.TempDir()}); err != nil || got != filepath.Join(other, "versitygw") {
+		t.Errorf("binary without one in GOBIN = %q, %v", got, err)
 	}
 }
