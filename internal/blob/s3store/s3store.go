@@ -20,6 +20,8 @@ package s3store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -191,8 +193,16 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	return s.putMultipart(ctx, key, r, buf, opt)
 }
 
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 func putOptions(opt blob.PutOptions, conditional bool) minio.PutObjectOptions {
-	o := minio.PutObjectOptions{ContentType: opt.ContentType}
+	// The payload's SHA-256 is computed from the buffer and signed as is:
+	// minio-go's streaming (aws-chunked) signature would otherwise
+	// allocate about a sixth of every part again on plain HTTP.
+	o := minio.PutObjectOptions{ContentType: opt.ContentType, DisableContentSha256: true}
 	if conditional && opt.IfNoneMatch {
 		o.SetMatchETagExcept("*")
 	}
@@ -208,7 +218,7 @@ func (s *Store) info(key string, size int64, ui minio.UploadInfo) blob.Info {
 }
 
 func (s *Store) putSingle(ctx context.Context, key string, data []byte, opt blob.PutOptions) (blob.Info, error) {
-	ui, err := s.core.PutObject(ctx, s.bucket, s.name(key), bytes.NewReader(data), int64(len(data)), "", "", putOptions(opt, true))
+	ui, err := s.core.PutObject(ctx, s.bucket, s.name(key), bytes.NewReader(data), int64(len(data)), "", sha256Hex(data), putOptions(opt, true))
 	if err != nil {
 		return blob.Info{}, mapErr(err, key, "cannot store the file")
 	}
@@ -248,7 +258,8 @@ func (s *Store) putMultipart(ctx context.Context, key string, r io.Reader, buf [
 		if opt.Size > 0 && total > opt.Size {
 			return blob.Info{}, sizeErr(key, total, opt.Size)
 		}
-		p, err := s.core.PutObjectPart(ctx, s.bucket, obj, id, num, bytes.NewReader(buf[:n]), int64(n), minio.PutObjectPartOptions{})
+		p, err := s.core.PutObjectPart(ctx, s.bucket, obj, id, num, bytes.NewReader(buf[:n]), int64(n),
+			minio.PutObjectPartOptions{Sha256Hex: sha256Hex(buf[:n]), DisableContentSha256: true})
 		if err != nil {
 			return blob.Info{}, mapErr(err, key, "cannot store the file")
 		}
