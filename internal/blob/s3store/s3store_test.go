@@ -381,3 +381,26 @@ func TestServerChecksPayloadHash(t *testing.T) {
 		t.Error("UploadPart with a wrong payload hash succeeded")
 	}
 }
+
+// An open object reads the version it was opened on: after an overwrite
+// its reads fail rather than mix the two versions.
+func TestOpenPinsVersion(t *testing.T) {
+	s := newStore(t, "")
+	old := bytes.Repeat([]byte("o"), 100_000)
+	if _, err := s.Put(ctx, "v", bytes.NewReader(old), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Open(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if _, err := s.Put(ctx, "v", bytes.NewReader(bytes.Repeat([]byte("n"), 100_000)), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(o)
+	if err == nil && !bytes.Equal(b, old) {
+		t.Errorf("read %d bytes of the new version through an object opened on the old one", len(b))
+	}
+	t.Logf("read after overwrite: %d bytes, %v", len(b), err)
+}
