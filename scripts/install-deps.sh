@@ -6,8 +6,9 @@ set -euo pipefail
 
 # runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo),
 # python3-coverage (real coverage.py output for internal/detect) and Debian's PostgreSQL
-# (internal/pgtest starts a throwaway server on loopback for internal/pgstore);
-# bench: nginx and wrk for side-by-side serving figures.
+# (internal/pgtest starts a throwaway server on loopback for internal/pgstore),
+# plus versitygw, an S3 server built with `go install` (internal/s3test starts it on
+# loopback for internal/blob/s3store); bench: nginx and wrk for side-by-side serving figures.
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
@@ -34,3 +35,23 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 command -v go >/dev/null || { echo "Go 1.26+ is required: https://go.dev/dl/" >&2; exit 1; }
+
+# versitygw (tests only): found where internal/s3test looks, on PATH or in
+# GOBIN / GOPATH/bin, at this version, else built there by `go install`.
+versitygw=v1.8.0
+if [ "${1:-run}" != run ]; then
+  gobin="$(go env GOBIN)"
+  [ -n "$gobin" ] || gobin="$(go env GOPATH | cut -d: -f1)/bin"
+  have=""
+  for b in "$(command -v versitygw || true)" "$gobin/versitygw"; do
+    [ -n "$b" ] && [ -x "$b" ] || continue
+    if go version -m "$b" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/versity/versitygw" { print $3 }' | grep -qx "$versitygw"; then
+      have="$b"
+      break
+    fi
+  done
+  if [ -z "$have" ]; then
+    echo "installing: versitygw $versitygw (go install, into $gobin)" >&2
+    (cd / && GOBIN="$gobin" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw")
+  fi
+fi
