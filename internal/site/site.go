@@ -29,9 +29,11 @@
 // coverage.py's JS and CSS) are stored once. Small files are hashed in
 // memory, larger ones staged in Options.TempDir (then adopted by rename
 // where the store can): memory stays bounded and a content key never holds
-// a partial object. A site is an immutable JSON manifest at a key below
-// sites/ chosen by the caller (ManifestKey: sites/<id>.json), also created
-// with IfNoneMatch:
+// a partial object. Names from the upload never become file-system paths:
+// they live only in the manifest, so no entry can land outside the store
+// (whose local implementation opens through an os.Root). A site is an
+// immutable JSON manifest at a key sites/….json chosen by the caller
+// (ManifestKey(id) is sites/<id>.json), also created with IfNoneMatch:
 //
 //	{"version":1,"entry":"index.html","totalBytes":1234,
 //	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8"}, …]}
@@ -44,7 +46,8 @@
 //
 // Delete removes a manifest only. GC removes the content objects no
 // manifest below sites/ references and that are older than a grace
-// period; it never deletes anything if a manifest cannot be read. The
+// period; it never deletes anything if a manifest cannot be read. Other
+// objects below sites/ are the caller's and are left alone. The
 // grace period covers ingests in flight (their objects exist before their
 // manifest). An ingest that reuses an unreferenced object older than the
 // grace period while GC runs could see it removed before its manifest
@@ -92,8 +95,8 @@ var DefaultEntries = []string{"index.html", "mochawesome.html", "report.html"}
 
 // Options tunes one Ingest.
 type Options struct {
-	// ManifestKey is where the manifest goes; it must be below sites/
-	// (ManifestKey(id)) and must not exist yet.
+	// ManifestKey is where the manifest goes: below sites/ and ending in
+	// .json (ManifestKey(id)), where GC finds it; it must not exist yet.
 	ManifestKey string
 	// Entry is the page a site opens on, relative to the site root; it
 	// must be a file of the site. "" picks one (DefaultEntries).
@@ -136,6 +139,12 @@ func (o Options) withDefaults() Options {
 		o.TempDir = os.TempDir()
 	}
 	return o
+}
+
+// isManifestKey tells whether key is where GC looks for manifests: below
+// sites/ and ending in .json.
+func isManifestKey(key string) bool {
+	return strings.HasPrefix(key, ManifestPrefix) && strings.HasSuffix(key, ".json")
 }
 
 // ManifestKey is the conventional manifest key of a site report.
@@ -279,8 +288,8 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	if err := blob.CheckKey(opt.ManifestKey); err != nil {
 		return Manifest{}, err
 	}
-	if !strings.HasPrefix(opt.ManifestKey, ManifestPrefix) {
-		return Manifest{}, report.Errorf(report.Internal, "site manifest key %q is not below %s", opt.ManifestKey, ManifestPrefix)
+	if !isManifestKey(opt.ManifestKey) {
+		return Manifest{}, report.Errorf(report.Internal, "site manifest key %q is not %s….json", opt.ManifestKey, ManifestPrefix)
 	}
 	checked, err := scan(ctx, src, opt, func(_ string, r io.Reader) (string, error) {
 		_, err := io.Copy(io.Discard, r)
@@ -514,8 +523,8 @@ func isSHA256(s string) bool {
 // Delete removes the manifest at key (a missing one is not an error). The
 // content objects it alone referenced go at the next GC.
 func Delete(ctx context.Context, store blob.Store, key string) error {
-	if !strings.HasPrefix(key, ManifestPrefix) {
-		return report.Errorf(report.Internal, "site manifest key %q is not below %s", key, ManifestPrefix)
+	if !isManifestKey(key) {
+		return report.Errorf(report.Internal, "site manifest key %q is not %s….json", key, ManifestPrefix)
 	}
 	return store.Delete(ctx, key)
 }
@@ -540,7 +549,7 @@ type GCStats struct {
 	RemovedBytes int64 // their bytes
 }
 
-// GC removes the content objects that no manifest below sites/ references
+// GC removes the content objects that no manifest (sites/….json) references
 // and that are older than the grace period. It lists the objects first
 // and the manifests after, and stops without removing anything if a
 // manifest cannot be read. Run it while no Ingest runs (package comment).
@@ -566,7 +575,13 @@ func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
 		return st, err
 	}
 	var keys []string
-	if err := store.Walk(ctx, ManifestPrefix, func(i blob.Info) error { keys = append(keys, i.Key); return nil }); err != nil {
+	err = store.Walk(ctx, ManifestPrefix, func(i blob.Info) error {
+		if isManifestKey(i.Key) {
+			keys = append(keys, i.Key)
+		}
+		return nil
+	})
+	if err != nil {
 		return st, err
 	}
 	live := map[string]bool{}

@@ -470,6 +470,14 @@ func TestDeleteAndGC(t *testing.T) {
 		read(t, e.store, f.Key())
 	}
 
+	// Other objects below sites/ (not .json) are not manifests.
+	if _, err := e.store.Put(ctx, "sites/2/listing.html", strings.NewReader("<ul>"), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := GC(ctx, e.store, GCOptions{Grace: time.Hour, Now: later}); err != nil || st.Removed != 0 || st.Manifests != 1 {
+		t.Errorf("GC with a non-manifest below sites/ = %+v, %v", st, err)
+	}
+
 	// A manifest GC cannot read stops it before it removes anything.
 	if _, err := e.store.Put(ctx, "sites/bad.json", strings.NewReader("{"), blob.PutOptions{}); err != nil {
 		t.Fatal(err)
@@ -483,8 +491,13 @@ func TestDeleteAndGC(t *testing.T) {
 	if ks := e.keys(t, ObjectPrefix); len(ks) != len(want) {
 		t.Errorf("GC removed objects despite an unreadable manifest: %q", ks)
 	}
-	if err := Delete(ctx, e.store, "other/x"); err == nil {
-		t.Error("Delete outside sites/ accepted")
+	for _, k := range []string{"other/x.json", "sites/x.html"} {
+		if err := Delete(ctx, e.store, k); err == nil {
+			t.Errorf("Delete(%q) accepted", k)
+		}
+		if _, err := e.ingest(t, zipOf(t, files("a.html", "x")), Options{ManifestKey: k}); err == nil {
+			t.Errorf("Ingest to %q accepted", k)
+		}
 	}
 }
 
