@@ -958,3 +958,113 @@ func TestListing(t *testing.T) {
 		}
 	}
 }
+
+// plain hides the local store's fast paths (Adopter, Copier, …), as a
+// store without them (S3) would be used: large files go through Put.
+type plain struct{ blob.Store }
+
+// failing fails every Put after the first n.
+type failing struct {
+	blob.Store
+	n int
+}
+
+func (f *failing) Put(ctx context.Context, k string, r io.Reader, o blob.PutOptions) (blob.Info, error) {
+	if f.n <= 0 {
+		return blob.Info{}, blob.StorageErr(errors.New("disk full"), "cannot store the file")
+	}
+	f.n--
+	return f.Store.Put(ctx, k, r, o)
+}
+
+func TestWithoutFastPaths(t *testing.T) {
+	e := newEnv(t)
+	big := bigBody(4, 700<<10)
+	m, err := Ingest(ctx, plain{e.store}, zipOf(t, files("r/index.html", "x", "r/big.js", big)), e.opt("sites/1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := m.Lookup("big.js"); read(t, e.store, f.Key()) != big {
+		t.Error("large file differs")
+	}
+	if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+		t.Errorf("temp files left: %v", ents)
+	}
+}
+
+// An ingest that fails while storing (a store error, a cancelled request)
+// leaves no manifest; GC removes what it had stored once the grace ends.
+func TestFailedIngestLeavesNoManifest(t *testing.T) {
+	site := files("r/index.html", "x", "r/a.css", "a", "r/b.js", "b", "r/big.bin", bigBody(5, 300<<10))
+	later := func() time.Time { return time.Now().Add(25 * time.Hour) }
+	t.Run("store error", func(t *testing.T) {
+		e := newEnv(t)
+		_, err := Ingest(ctx, &failing{Store: e.store, n: 2}, tgzOf(t, site), e.opt("sites/1.json"))
+		if !report.IsKind(err, report.Storage) {
+			t.Fatalf("err = %v, want a StorageError", err)
+		}
+		if ks := e.keys(t, ManifestPrefix); len(ks) != 0 {
+			t.Fatalf("manifest left: %q", ks)
+		}
+		if ks := e.keys(t, ObjectPrefix); len(ks) != 2 {
+			t.Fatalf("objects = %q, want the 2 stored before the failure", ks)
+		}
+		if st, err := GC(ctx, e.store, GCOptions{Now: later}); err != nil || st.Removed != 2 {
+			t.Fatalf("GC = %+v, %v", st, err)
+		}
+		if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+			t.Errorf("temp files left: %v", ents)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		e := newEnv(t)
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		opens := 0
+		var ps []Part
+		for _, f := range site {
+			ps = append(ps, Part{Name: f.name, Open: func() (io.ReadCloser, error) {
+				if opens++; opens == len(site)+2 { // the second file of the storing pass
+					cancel()
+				}
+				return io.NopCloser(strings.NewReader(f.body)), nil
+			}})
+		}
+		_, err := Ingest(cctx, e.store, Parts(ps...), e.opt("sites/1.json"))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if ks := e.keys(t, ManifestPrefix); len(ks) != 0 {
+			t.Fatalf("manifest left: %q", ks)
+		}
+		if ks := e.keys(t, ObjectPrefix); len(ks) != 1 {
+			t.Errorf("objects = %q, want the one stored before the cancel", ks)
+		}
+	})
+}
+
+// Concurrent ingests of one site under different keys all succeed and
+// share every object.
+func TestConcurrentIngests(t *testing.T) {
+	e := newEnv(t)
+	site := files("r/index.html", "x", "r/a.css", "a", "r/big.bin", bigBody(6, 300<<10))
+	src := zipOf(t, site) // one staged archive, read concurrently
+	errs := make(chan error, 4)
+	for i := range 4 {
+		go func() {
+			_, err := Ingest(ctx, e.store, src, e.opt(ManifestKey(fmt.Sprint(i))))
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if ks := e.keys(t, ObjectPrefix); len(ks) != 3 {
+		t.Errorf("objects = %q, want 3", ks)
+	}
+	if ks := e.keys(t, ManifestPrefix); len(ks) != 4 {
+		t.Errorf("manifests = %q, want 4", ks)
+	}
+}

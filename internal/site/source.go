@@ -166,7 +166,6 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 			return report.Wrap(report.Validation, err, fmt.Sprintf("not a readable gzip file: %v", err))
 		}
 		defer zr.Close()
-		zr.Multistream(false)
 		in = &ratioReader{r: zr, g: g}
 	}
 	tr := tar.NewReader(in)
