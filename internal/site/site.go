@@ -1,0 +1,612 @@
+// Package site ingests and stores HTML report sites (coverage.py,
+// istanbul/c8, Playwright, Allure, mochawesome output): a whole folder
+// uploaded as a .zip, .tar.gz or .tar archive or as named parts, stored
+// content-addressed through the blob.Store that holds single report files.
+//
+// # Ingest
+//
+// Ingest reads the source twice. The first pass checks everything without
+// storing a byte: every name (CheckName: a clean relative UTF-8 slash
+// path), every entry type (symbolic and hard links, devices, named pipes
+// are refused; folders are skipped), duplicate names and names equal under
+// Unicode case folding, the number of entries (Options.MaxEntries), the
+// bytes actually expanded (Options.MaxBytes, counted while reading, never
+// taken from headers) and the compression ratio (Options.MaxRatio, per zip
+// entry against its compressed size and overall against the archive size,
+// enforced once more than Options.RatioFloor bytes came out). Damaged or
+// truncated archives fail here too, as the pass reads every entry to its
+// end (zip CRCs, the gzip checksum). Root and entry are settled from the
+// names. Only then does the second pass store the files, and the manifest
+// is written last: a refused upload stores nothing, and an upload that
+// fails during the second pass (a store error, a cancelled request)
+// leaves no manifest, only content objects for GC.
+//
+// # Keys and format
+//
+// Each file's bytes live once at cas/<sha256[:2]>/<sha256> (lower-case
+// hex), created with IfNoneMatch: an object already there is the same
+// content, so the files every upload repeats (Playwright's trace viewer,
+// coverage.py's JS and CSS) are stored once. Small files are hashed in
+// memory, larger ones staged in Options.TempDir (then adopted by rename
+// where the store can): memory stays bounded and a content key never holds
+// a partial object. Names from the upload never become file-system paths:
+// they live only in the manifest, so no entry can land outside the store
+// (whose local implementation opens through an os.Root). A site is an
+// immutable JSON manifest at a key sites/….json chosen by the caller
+// (ManifestKey(id) is sites/<id>.json), also created with IfNoneMatch:
+//
+//	{"version":1,"entry":"index.html","totalBytes":1234,
+//	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8"}, …]}
+//
+// Files are sorted by path (byte order); contentType comes from a built-in
+// table by extension (ContentType); entry is "" when no entry page was
+// found (the caller then serves Listing).
+//
+// # Deletion and GC
+//
+// Delete removes a manifest only. GC removes the content objects no
+// manifest below sites/ references and that are older than a grace
+// period; it never deletes anything if a manifest cannot be read. Other
+// objects below sites/ are the caller's and are left alone. The
+// grace period covers ingests in flight (their objects exist before their
+// manifest). An ingest that reuses an unreferenced object older than the
+// grace period while GC runs could see it removed before its manifest
+// lands, so the caller must not run GC concurrently with Ingest (one
+// daemon: a lock; several: a leader that also holds off ingests).
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// Key prefixes and the manifest version.
+const (
+	ManifestPrefix = "sites/"
+	ObjectPrefix   = "cas/"
+	Version        = 1
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxEntries       = 100_000
+	DefaultMaxBytes   int64 = 2 << 30
+	DefaultMaxRatio         = 200
+	DefaultRatioFloor int64 = 1 << 20
+)
+
+// DefaultEntries are the entry pages looked for, in order, when none is
+// given; failing them, the only .html file of the site is the entry.
+var DefaultEntries = []string{"index.html", "mochawesome.html", "report.html"}
+
+// Options tunes one Ingest.
+type Options struct {
+	// ManifestKey is where the manifest goes: below sites/ and ending in
+	// .json (ManifestKey(id)), where GC finds it; it must not exist yet.
+	ManifestKey string
+	// Entry is the page a site opens on, relative to the site root; it
+	// must be a file of the site. "" picks one (DefaultEntries).
+	Entry string
+	// Root is the folder of the upload that becomes the site: every file
+	// must be below it. "" strips one top folder if all files share it;
+	// "." keeps the names as they are.
+	Root string
+	// MaxEntries bounds archive entries (folders included) or parts
+	// (default 100,000).
+	MaxEntries int
+	// MaxBytes bounds the bytes the files expand to (default 2 GiB).
+	MaxBytes int64
+	// MaxRatio bounds expanded/compressed bytes, per zip entry and over
+	// the whole archive (default 200).
+	MaxRatio int
+	// RatioFloor is how many bytes may come out before MaxRatio applies,
+	// so small, very compressible files pass (default 1 MiB).
+	RatioFloor int64
+	// TempDir stages large files while they are hashed (default
+	// os.TempDir()); on the local store's file system, they are stored by
+	// rename. Nothing is left there.
+	TempDir string
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxRatio <= 0 {
+		o.MaxRatio = DefaultMaxRatio
+	}
+	if o.RatioFloor <= 0 {
+		o.RatioFloor = DefaultRatioFloor
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	return o
+}
+
+// isManifestKey tells whether key is where GC looks for manifests: below
+// sites/ and ending in .json.
+func isManifestKey(key string) bool {
+	return strings.HasPrefix(key, ManifestPrefix) && strings.HasSuffix(key, ".json")
+}
+
+// ManifestKey is the conventional manifest key of a site report.
+func ManifestKey(id string) string { return ManifestPrefix + id + ".json" }
+
+// ObjectKey is the content key of a sha256 (lower-case hex).
+func ObjectKey(sha string) string { return ObjectPrefix + sha[:2] + "/" + sha }
+
+// Manifest describes a stored site. It is immutable once written.
+type Manifest struct {
+	Version    int    `json:"version"`
+	Entry      string `json:"entry"`
+	TotalBytes int64  `json:"totalBytes"`
+	Files      []File `json:"files"`
+}
+
+// File is one file of a site.
+type File struct {
+	Path        string `json:"path"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"contentType"`
+}
+
+// Key is the content key holding f's bytes.
+func (f File) Key() string { return ObjectKey(f.SHA256) }
+
+// Lookup finds the file at p.
+func (m Manifest) Lookup(p string) (File, bool) {
+	i, ok := slices.BinarySearchFunc(m.Files, p, func(f File, p string) int { return strings.Compare(f.Path, p) })
+	if !ok {
+		return File{}, false
+	}
+	return m.Files[i], true
+}
+
+// guard enforces the limits while a pass reads the source.
+type guard struct {
+	maxEntries int
+	maxBytes   int64
+	ratio      int64
+	floor      int64
+	archive    int64 // the archive's size; 0: parts, no ratio
+	entries    int
+	total      int64
+}
+
+func tooManyEntries(max int) error {
+	return report.Errorf(report.PayloadTooLarge, "the site has more than %d entries", max)
+}
+
+func (g *guard) bomb(at string) error {
+	if at == "" {
+		return report.Errorf(report.Validation, "the archive expands more than %d times its size, as compression bombs do", g.ratio)
+	}
+	return report.Errorf(report.Validation, "the archive expands more than %d times its size at %q, as compression bombs do", g.ratio, at)
+}
+
+// counter counts one file's bytes as they are read and stops at a limit.
+type counter struct {
+	ctx   context.Context
+	r     io.Reader
+	g     *guard
+	name  string
+	csize int64
+	n     int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	g := c.g
+	g.total += int64(n)
+	switch {
+	case g.total > g.maxBytes:
+		return n, report.Errorf(report.PayloadTooLarge, "the site expands to more than %d bytes (at %q)", g.maxBytes, c.name)
+	case c.csize > 0 && c.n > g.floor && c.n/g.ratio > c.csize:
+		return n, report.Errorf(report.Validation, "entry %q expands more than %d times its compressed size, as compression bombs do", c.name, g.ratio)
+	case g.archive > 0 && g.total > g.floor && g.total/g.ratio > g.archive:
+		return n, g.bomb(c.name)
+	}
+	return n, err
+}
+
+// scan runs one pass: it checks every entry and hands each file's counted
+// content to keep, which returns its sha256 ("" in the checking pass).
+func scan(ctx context.Context, src Source, opt Options, keep func(name string, r io.Reader) (string, error)) ([]File, error) {
+	g := &guard{maxEntries: opt.MaxEntries, maxBytes: opt.MaxBytes, ratio: int64(opt.MaxRatio), floor: opt.RatioFloor}
+	if src.format != "parts" {
+		g.archive = max(src.size, 1)
+	}
+	seen := newNames()
+	var files []File
+	err := src.walk(ctx, g, func(h header, r io.Reader) error {
+		if h.kind == kSkip {
+			return nil
+		}
+		if g.entries++; g.entries > g.maxEntries {
+			return tooManyEntries(g.maxEntries)
+		}
+		if h.kind == kBad {
+			return report.Errorf(report.Validation, "entry %q is %s: sites hold regular files only", h.raw, h.what)
+		}
+		var name string
+		var err error
+		if src.format == "parts" {
+			name, err = h.raw, CheckName(h.raw)
+		} else {
+			name, err = archiveName(h.raw, h.kind == kDir)
+		}
+		if err != nil || h.kind == kDir {
+			return err
+		}
+		if err := seen.add(name); err != nil {
+			return err
+		}
+		c := &counter{ctx: ctx, r: r, g: g, name: h.raw, csize: h.csize}
+		sum, err := keep(name, c)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: name, SHA256: sum, Size: c.n})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, report.Errorf(report.Validation, "the site holds no files")
+	}
+	return files, nil
+}
+
+// Ingest checks src, stores its files content-addressed and writes the
+// site's manifest at opt.ManifestKey, last. See the package comment.
+func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Manifest, error) {
+	opt = opt.withDefaults()
+	if err := blob.CheckKey(opt.ManifestKey); err != nil {
+		return Manifest{}, err
+	}
+	if !isManifestKey(opt.ManifestKey) {
+		return Manifest{}, report.Errorf(report.Internal, "site manifest key %q is not %s….json", opt.ManifestKey, ManifestPrefix)
+	}
+	checked, err := scan(ctx, src, opt, func(_ string, r io.Reader) (string, error) {
+		_, err := io.Copy(io.Discard, r)
+		return "", err
+	})
+	if err != nil {
+		return Manifest{}, err
+	}
+	names := make([]string, len(checked))
+	for i, f := range checked {
+		names[i] = f.Path
+	}
+	prefix, err := rootPrefix(names, opt.Root)
+	if err != nil {
+		return Manifest{}, err
+	}
+	for i := range names {
+		names[i] = strings.TrimPrefix(names[i], prefix)
+	}
+	entry, err := pickEntry(names, opt.Entry)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if _, err := store.Stat(ctx, opt.ManifestKey); err == nil {
+		return Manifest{}, blob.Exists(opt.ManifestKey)
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return Manifest{}, err
+	}
+
+	p := &putter{store: store, tempDir: opt.TempDir, buf: make([]byte, smallFile+1)}
+	stored, err := scan(ctx, src, opt, func(name string, r io.Reader) (string, error) {
+		return p.put(ctx, name, r)
+	})
+	if err != nil {
+		return Manifest{}, err
+	}
+	if len(stored) != len(checked) {
+		return Manifest{}, report.Errorf(report.Internal, "the upload changed while it was stored")
+	}
+	m := Manifest{Version: Version, Entry: entry, Files: stored}
+	for i := range m.Files {
+		f := &m.Files[i]
+		if f.Path != checked[i].Path || f.Size != checked[i].Size {
+			return Manifest{}, report.Errorf(report.Internal, "the upload changed while it was stored")
+		}
+		f.Path = names[i]
+		f.ContentType = ContentType(f.Path)
+		m.TotalBytes += f.Size
+	}
+	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	b, err := json.Marshal(m)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if _, err := store.Put(ctx, opt.ManifestKey, bytes.NewReader(b), blob.PutOptions{IfNoneMatch: true, Size: int64(len(b)), ContentType: "application/json"}); err != nil {
+		return Manifest{}, err
+	}
+	return m, nil
+}
+
+// rootPrefix is the folder prefix ("a/" or "") stripped from every name.
+func rootPrefix(names []string, root string) (string, error) {
+	switch root {
+	case ".":
+		return "", nil
+	case "":
+		top, _, ok := strings.Cut(names[0], "/")
+		if !ok {
+			return "", nil
+		}
+		for _, n := range names {
+			if !strings.HasPrefix(n, top+"/") {
+				return "", nil
+			}
+		}
+		return top + "/", nil
+	}
+	r := strings.TrimSuffix(root, "/")
+	if err := CheckName(r); err != nil {
+		return "", report.Errorf(report.Validation, "invalid root %q", root)
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, r+"/") {
+			return "", report.Errorf(report.Validation, "root %q is not a folder holding every file of the upload (%q is outside it)", root, n)
+		}
+	}
+	return r + "/", nil
+}
+
+// pickEntry settles the entry page among the (root-relative) names.
+func pickEntry(names []string, entry string) (string, error) {
+	has := make(map[string]bool, len(names))
+	for _, n := range names {
+		has[n] = true
+	}
+	if entry != "" {
+		if err := CheckName(entry); err != nil || !has[entry] {
+			return "", report.Errorf(report.Validation, "entry %q is not a file of the site", entry)
+		}
+		return entry, nil
+	}
+	for _, e := range DefaultEntries {
+		if has[e] {
+			return e, nil
+		}
+	}
+	only := ""
+	for _, n := range names {
+		if ext := strings.ToLower(path.Ext(n)); ext == ".html" || ext == ".htm" {
+			if only != "" {
+				return "", nil
+			}
+			only = n
+		}
+	}
+	return only, nil
+}
+
+// smallFile is the largest file hashed in memory before it is stored.
+const smallFile = 256 << 10
+
+// putter stores files content-addressed.
+type putter struct {
+	store   blob.Store
+	tempDir string
+	buf     []byte
+}
+
+func (p *putter) put(ctx context.Context, name string, r io.Reader) (string, error) {
+	n, err := io.ReadFull(r, p.buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", err
+	}
+	ct := ContentType(name)
+	if n <= smallFile {
+		s := sha256.Sum256(p.buf[:n])
+		sum := hex.EncodeToString(s[:])
+		return sum, p.store1(ctx, sum, func(key string) error {
+			_, err := p.store.Put(ctx, key, bytes.NewReader(p.buf[:n]), blob.PutOptions{IfNoneMatch: true, Size: int64(n), ContentType: ct})
+			return err
+		})
+	}
+	f, err := os.CreateTemp(p.tempDir, "site-*")
+	if err != nil {
+		return "", blob.StorageErr(err, "cannot store the site")
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // gone already if the store adopted it
+	defer f.Close()
+	h := sha256.New()
+	w := io.MultiWriter(f, h)
+	if _, err := w.Write(p.buf[:n]); err != nil {
+		return "", blob.StorageErr(err, "cannot store the site")
+	}
+	size, err := io.Copy(w, r)
+	if err != nil {
+		var re *report.Error
+		if errors.As(err, &re) || ctx.Err() != nil {
+			return "", err
+		}
+		return "", blob.StorageErr(err, "cannot store the site")
+	}
+	size += int64(n)
+	sum := hex.EncodeToString(h.Sum(nil))
+	return sum, p.store1(ctx, sum, func(key string) error {
+		if err := f.Sync(); err != nil {
+			return blob.StorageErr(err, "cannot store the site")
+		}
+		if err := f.Close(); err != nil {
+			return blob.StorageErr(err, "cannot store the site")
+		}
+		_, err := blob.PutFile(ctx, p.store, key, tmp, blob.PutOptions{IfNoneMatch: true, Size: size, ContentType: ct})
+		return err
+	})
+}
+
+// store1 puts sum's object unless it is there already.
+func (p *putter) store1(ctx context.Context, sum string, put func(key string) error) error {
+	key := ObjectKey(sum)
+	if _, err := p.store.Stat(ctx, key); err == nil {
+		return nil
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return err
+	}
+	if err := put(key); err != nil && !errors.Is(err, blob.ErrExists) {
+		return err
+	}
+	return nil
+}
+
+// Load reads and checks the manifest at key.
+func Load(ctx context.Context, store blob.Store, key string) (Manifest, error) {
+	o, err := store.Open(ctx, key)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer o.Close()
+	var m Manifest
+	if err := json.NewDecoder(o).Decode(&m); err != nil {
+		return Manifest{}, blob.StorageErr(fmt.Errorf("site manifest %s: %w", key, err), "cannot read the site")
+	}
+	bad := func(why string) (Manifest, error) {
+		return Manifest{}, blob.StorageErr(fmt.Errorf("site manifest %s: %s", key, why), "cannot read the site")
+	}
+	if m.Version != Version {
+		return bad(fmt.Sprintf("version %d", m.Version))
+	}
+	for i, f := range m.Files {
+		if CheckName(f.Path) != nil || !isSHA256(f.SHA256) || f.Size < 0 {
+			return bad(fmt.Sprintf("bad file %q", f.Path))
+		}
+		if i > 0 && m.Files[i-1].Path >= f.Path {
+			return bad("files not sorted")
+		}
+	}
+	return m, nil
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Delete removes the manifest at key (a missing one is not an error). The
+// content objects it alone referenced go at the next GC.
+func Delete(ctx context.Context, store blob.Store, key string) error {
+	if !isManifestKey(key) {
+		return report.Errorf(report.Internal, "site manifest key %q is not %s….json", key, ManifestPrefix)
+	}
+	return store.Delete(ctx, key)
+}
+
+// DefaultGrace is GC's default grace period.
+const DefaultGrace = 24 * time.Hour
+
+// GCOptions tunes GC.
+type GCOptions struct {
+	// Grace spares objects younger than this (default 24h): longer than
+	// any ingest takes.
+	Grace time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// GCStats tells what GC did.
+type GCStats struct {
+	Manifests    int   // manifests read
+	Objects      int   // content objects seen
+	Removed      int   // objects removed
+	RemovedBytes int64 // their bytes
+}
+
+// GC removes the content objects that no manifest (sites/….json) references
+// and that are older than the grace period. It lists the objects first
+// and the manifests after, and stops without removing anything if a
+// manifest cannot be read. Run it while no Ingest runs (package comment).
+func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	cutoff := opt.Now().Add(-opt.Grace)
+	var st GCStats
+	var old []blob.Info
+	err := store.Walk(ctx, ObjectPrefix, func(i blob.Info) error {
+		st.Objects++
+		sum := path.Base(i.Key)
+		if isSHA256(sum) && i.Key == ObjectKey(sum) && i.ModTime.Before(cutoff) {
+			old = append(old, i)
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	var keys []string
+	err = store.Walk(ctx, ManifestPrefix, func(i blob.Info) error {
+		if isManifestKey(i.Key) {
+			keys = append(keys, i.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	live := map[string]bool{}
+	for _, k := range keys {
+		m, err := Load(ctx, store, k)
+		if errors.Is(err, blob.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return st, err
+		}
+		st.Manifests++
+		for _, f := range m.Files {
+			live[f.SHA256] = true
+		}
+	}
+	for _, i := range old {
+		if live[path.Base(i.Key)] {
+			continue
+		}
+		if err := store.Delete(ctx, i.Key); err != nil {
+			return st, err
+		}
+		st.Removed++
+		st.RemovedBytes += i.Size
+	}
+	return st, nil
+}
