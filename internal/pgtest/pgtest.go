@@ -21,15 +21,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -37,6 +34,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // Server is one running throwaway PostgreSQL.
@@ -47,9 +46,8 @@ type Server struct {
 	// Startup is how long initdb and the start took.
 	Startup time.Duration
 
-	cmd   *exec.Cmd
-	done  chan struct{} // closed when the postmaster exits
-	mu    sync.Mutex    // serialises admin
+	proc  *testserver.Proc
+	mu    sync.Mutex // serialises admin
 	admin *pgx.Conn
 	n     atomic.Int64
 }
@@ -138,21 +136,17 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	removeStale()
-	dir, err := os.MkdirTemp(baseDir(), dirPattern)
+	dir, err := testserver.NewDir(baseDir(), dirPattern)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, Version: version, done: make(chan struct{})}
+	s := &Server{Dir: dir, Version: version}
 	ok := false
 	defer func() {
 		if !ok {
 			s.Stop()
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
 	cred, err := credential(dir)
 	if err != nil {
 		return nil, err
@@ -165,17 +159,11 @@ func Start() (*Server, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	for attempt := 0; ; attempt++ {
-		if s.Port, err = freePort(); err != nil {
-			return nil, err
-		}
-		err = s.run(bin, data, cred)
-		if err == nil {
-			break
-		}
-		if attempt == 2 || !strings.Contains(err.Error(), "already in use") {
-			return nil, err
-		}
+	if err := testserver.OnFreePort(func(port int) error {
+		s.Port = port
+		return s.run(bin, data, cred)
+	}); err != nil {
+		return nil, err
 	}
 	s.Startup = time.Since(began)
 	ok = true
@@ -200,69 +188,28 @@ func credential(dir string) (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // run starts the postmaster and waits until it accepts connections.
 func (s *Server) run(bin, data string, cred *syscall.Credential) error {
-	logPath := filepath.Join(s.Dir, "server.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.Port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories="+s.Dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200")
 	cmd.Dir = s.Dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// SIGQUIT is an immediate shutdown. The kernel sends it when the thread
-	// that started the postmaster ends, so that thread is locked and kept
-	// (waiting for the postmaster) for as long as the test process lives.
+	// SIGQUIT is PostgreSQL's immediate shutdown.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	started := make(chan error, 1)
-	done := make(chan struct{})
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		close(done)
-		select {} // keep the locked thread until the process exits
-	}()
-	if err := <-started; err != nil {
-		return fmt.Errorf("start postgres: %v", err)
+	p, err := testserver.Launch(cmd, filepath.Join(s.Dir, "server.log"))
+	if err != nil {
+		return err
 	}
-	s.cmd, s.done = cmd, done
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
+	s.proc = p
+	return p.WaitReady(func(ctx context.Context) error {
 		conn, err := pgx.Connect(ctx, s.adminDSN())
 		if err == nil {
 			s.admin = conn
-			return nil
 		}
-		select {
-		case <-done:
-			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("postgres exited at start:\n%s", b)
-		case <-ctx.Done():
-			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("postgres did not accept connections in 30s: %v\n%s", err, b)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return err
+	})
 }
 
 func (s *Server) adminDSN() string { return s.dsn("postgres") }
@@ -294,15 +241,7 @@ func (s *Server) Stop() error {
 		s.admin = nil
 	}
 	s.mu.Unlock()
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-s.done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
-		}
-	}
+	s.proc.Stop(syscall.SIGQUIT)
 	return os.RemoveAll(s.Dir)
 }
 
@@ -326,23 +265,4 @@ func baseDir() string {
 		}
 	}
 	return d
-}
-
-// removeStale removes the directories of earlier runs whose test process
-// is gone (killed before Main could stop its server).
-func removeStale() {
-	dirs, _ := filepath.Glob(filepath.Join(baseDir(), dirPattern+"*"))
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
-		if err != nil {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 0 {
-			continue
-		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			os.RemoveAll(d)
-		}
-	}
 }

@@ -21,11 +21,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +36,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/reportd/reportd/internal/blob/s3store"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // Version is the versitygw release the tests run on (and install-deps.sh
@@ -56,8 +55,7 @@ type Server struct {
 	// Startup is how long the start took, until the server answered.
 	Startup time.Duration
 
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when the server exits
+	proc   *testserver.Proc
 	client *minio.Client
 	n      atomic.Int64
 }
@@ -161,112 +159,55 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	removeStale()
-	dir, err := os.MkdirTemp("", dirPattern)
+	dir, err := testserver.NewDir(os.TempDir(), dirPattern)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, AccessKey: "reportd" + randHex(6), SecretKey: randHex(20), done: make(chan struct{})}
+	s := &Server{Dir: dir, AccessKey: "reportd" + randHex(6), SecretKey: randHex(20)}
 	ok := false
 	defer func() {
 		if !ok {
 			s.Stop()
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
 	if err := os.Mkdir(filepath.Join(dir, "root"), 0o755); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
+	if err := testserver.OnFreePort(func(port int) error {
 		s.Endpoint = "127.0.0.1:" + strconv.Itoa(port)
-		err = s.run(bin)
-		if err == nil {
-			break
-		}
-		if attempt == 2 || !strings.Contains(err.Error(), "address already in use") {
-			return nil, err
-		}
-		s.done = make(chan struct{})
+		return s.run(bin)
+	}); err != nil {
+		return nil, err
 	}
 	s.Startup = time.Since(began)
 	ok = true
 	return s, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // run starts versitygw and waits until it answers S3 requests.
 func (s *Server) run(bin string) error {
-	logPath := filepath.Join(s.Dir, "server.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
 	cmd := exec.Command(bin, "--port", s.Endpoint, "--region", "us-east-1", "--quiet",
 		"posix", filepath.Join(s.Dir, "root"))
 	cmd.Dir = s.Dir
 	// The root keys go by environment, not argv (ps shows argv).
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.SecretKey)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// The kernel sends Pdeathsig when the thread that started the server
-	// ends, so that thread is locked and kept (waiting for the server) for
-	// as long as the test process lives.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	started := make(chan error, 1)
-	done := s.done
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(done)
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		close(done)
-	}()
-	if err := <-started; err != nil {
-		return fmt.Errorf("start versitygw: %w", err)
+	p, err := testserver.Launch(cmd, filepath.Join(s.Dir, "server.log"))
+	if err != nil {
+		return err
 	}
-	s.cmd = cmd
+	s.proc = p
 	c, err := minio.New(s.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: "us-east-1"})
 	if err != nil {
 		return err
 	}
 	s.client = c
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
+	return p.WaitReady(func(ctx context.Context) error {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 		_, err := c.ListBuckets(rctx)
-		rcancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-done:
-			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("versitygw exited at start:\n%s", b)
-		case <-ctx.Done():
-			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("versitygw did not answer in 30s: %v\n%s", err, b)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return err
+	})
 }
 
 // CreateBucket creates a new empty bucket and returns a store config for it.
@@ -286,33 +227,6 @@ func (s *Server) CreateBucket(ctx context.Context) (s3store.Config, error) {
 // directory.
 func (s *Server) Stop() error {
 	s.client = nil
-	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
-		}
-	}
+	s.proc.Stop(syscall.SIGTERM)
 	return os.RemoveAll(s.Dir)
-}
-
-// removeStale removes the directories of earlier runs whose test process
-// is gone (killed before Main could stop its server).
-func removeStale() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPattern+"*"))
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
-		if err != nil {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 0 {
-			continue
-		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			os.RemoveAll(d)
-		}
-	}
 }
