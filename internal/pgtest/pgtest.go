@@ -84,14 +84,19 @@ func DSN(t testing.TB) string {
 
 // Main runs the tests, then stops the server if one was started: call it
 // from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain with clean-up of its own:
+// it runs the tests, stops the server if one was started, and returns the
+// exit code.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // BinDir finds the directory of initdb and postgres: the newest
