@@ -31,8 +31,8 @@ const adminPrefix = "/admin/"
 // a unix socket (its file permissions decide). Being on loopback is not
 // enough: behind a reverse proxy on the same host every client is.
 type adminHandler struct {
-	api   *httpapi.Server // its error writer answers for the admin routes too
-	store *boltstore.Store
+	api   *httpapi.Server  // its error writer answers for the admin routes too
+	store *boltstore.Store // nil with storage: postgres (no backup, no tokens)
 	files *files.Dir
 	token string
 	key   string // per-run admin key, see servefile.go
@@ -61,6 +61,10 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
 		a.api.WriteError(w, r, report.Errorf(report.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	if a.store == nil { // storage: postgres
+		a.api.WriteError(w, r, report.Wrap(report.Validation, errPostgresBackup, errPostgresBackup.Error()))
 		return
 	}
 	start := time.Now()

@@ -29,6 +29,9 @@ func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, erro
 	if out == "" {
 		return Manifest{}, errors.New("--out is required")
 	}
+	if cfg.onPostgres() {
+		return Manifest{}, errPostgresBackup
+	}
 	tmp := out + ".partial"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

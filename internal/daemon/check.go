@@ -39,6 +39,9 @@ func (r CheckReport) Clean(repaired bool) bool {
 // an orphan. With repair, rows whose file is gone are dropped (covers are
 // unset), counters and the index are rebuilt, and orphans are removed.
 func Check(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
+	if cfg.onPostgres() {
+		return CheckReport{}, errPostgresCheck
+	}
 	loc, err := cfg.location()
 	if err != nil {
 		return CheckReport{}, err

@@ -31,6 +31,9 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 			if err != nil {
 				return err
 			}
+			if c.onPostgres() {
+				return errPostgresBackup
+			}
 			m, err := Restore(in, c.DataDir)
 			if err != nil {
 				return err

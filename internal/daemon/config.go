@@ -13,6 +13,8 @@ import (
 type Config struct {
 	Addr            string
 	DataDir         string
+	Storage         string // where the metadata lives: "bolt" or "postgres"
+	Postgres        struct{ DSN, DSNFile string }
 	TimeZone        string
 	MaxUploadBytes  ByteSize
 	MaxCoverBytes   ByteSize
@@ -58,6 +60,9 @@ type Config struct {
 // validate checks what involves more than one key; each value was checked
 // by its setting's kind as it was read.
 func (c *Config) validate() error {
+	if err := c.validateStorage(); err != nil {
+		return err
+	}
 	if err := c.validateExposure(); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -28,8 +29,10 @@ const waitLong = 60 * time.Second
 // notify tests need the real process, not the package in-process.
 var bins = testbin.NewLazy("reportd-bin-", "reportd")
 
+// TestMain also stops the throwaway PostgreSQL of the storage: postgres
+// tests, if one was started.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m)
 	bins.Remove()
 	os.Exit(code)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
 
@@ -23,13 +24,21 @@ type Hooks struct {
 // Service is the service Open wired (nil before Open).
 func (m *Server) Service() *service.Service { return m.svc }
 
-// Store is the metadata store Open opened (nil before Open).
-func (m *Server) Store() *boltstore.Store { return m.store }
+// Store is the bbolt store Open opened (nil before Open, and with
+// storage: postgres; see MetaStore).
+func (m *Server) Store() *boltstore.Store { return m.bolt }
+
+// MetaStore is the metadata store Open opened, bbolt or PostgreSQL (nil
+// before Open).
+func (m *Server) MetaStore() report.MetaStore { return m.store }
 
 // CheckIdle runs `reportd check`'s comparison (rows vs files, orphans,
 // counter and index drift) on the open store, without repair. Only for
 // tests, while no request is in flight: an upload between its rename
 // and its commit would look like an orphan.
 func (m *Server) CheckIdle(ctx context.Context) (CheckReport, error) {
-	return checkStore(ctx, m.store, m.files, false)
+	if m.bolt == nil {
+		return CheckReport{}, errPostgresCheck
+	}
+	return checkStore(ctx, m.bolt, m.files, false)
 }

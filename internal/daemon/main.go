@@ -19,6 +19,7 @@ import (
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/metrics"
+	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
@@ -33,7 +34,10 @@ type Server struct {
 	Log    *slog.Logger
 	Hooks  Hooks
 
-	store *boltstore.Store
+	// store is the metadata store: bolt's or pg's, whichever is open.
+	store report.MetaStore
+	bolt  *boltstore.Store // storage: bolt (tokens, backup, check); else nil
+	pg    *pgstore.Store   // storage: postgres; else nil
 	files *files.Dir
 	svc   *service.Service
 	conv  *convert.Manager
@@ -64,6 +68,9 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	m.Config.DataDir = abs // engines and the cache are handed paths
 	c := m.Config
+	if err := c.validateStorage(); err != nil {
+		return err
+	}
 	loc, err := c.location()
 	if err != nil {
 		return err
@@ -84,8 +91,16 @@ func (m *Server) Open(ctx context.Context) error {
 		conv = engines{m.conv}
 	}
 	clock := report.Clock{Location: loc}
-	if m.store, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
-		return err
+	if c.onPostgres() {
+		if m.pg, err = openPostgres(ctx, c, clock); err != nil {
+			return err
+		}
+		m.store = m.pg
+	} else {
+		if m.bolt, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
+			return err
+		}
+		m.store = m.bolt
 	}
 	sc := service.Config{
 		Version:               version.String(),
@@ -103,7 +118,11 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}
-	if m.tokens, err = tokens.Load(m.store); err != nil {
+	var ts tokens.Store = noTokens{}
+	if m.bolt != nil {
+		ts = m.bolt
+	}
+	if m.tokens, err = tokens.Load(ts); err != nil {
 		return fmt.Errorf("load tokens: %w", err)
 	}
 	m.svc = service.New(sc, m.store, m.files, conv)
@@ -114,7 +133,11 @@ func (m *Server) Open(ctx context.Context) error {
 	if len(removed) > 0 {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
-	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(filepath.Join(c.DataDir, "reportd.db"), filepath.Join(c.DataDir, "uploads")))
+	dbPath := filepath.Join(c.DataDir, "reportd.db")
+	if m.bolt == nil {
+		dbPath = "" // no bbolt file: reportd_store_db_bytes is left out
+	}
+	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(dbPath, filepath.Join(c.DataDir, "uploads")))
 	if m.ln, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
@@ -146,7 +169,7 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+		admin := &adminHandler{api: api, store: m.bolt, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
@@ -177,7 +200,7 @@ func (m *Server) Run(ctx context.Context) error {
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
-	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "version", version.String()}
+	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "storage", m.Config.Storage, "version", version.String()}
 	if u := openURL(m.ln.Addr(), m.Config.PublicURL); u != "" && m.Config.Dashboard {
 		attrs = append(attrs, "dashboard", u)
 	} else if u != "" {

@@ -52,5 +52,10 @@ func (m *Server) watchdog(ctx context.Context) {
 
 // healthy is what the watchdog vouches for: the metadata store answers.
 func (m *Server) healthy() error {
-	return m.store.DB().View(func(*bolt.Tx) error { return nil })
+	if m.pg != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return m.pg.Pool().Ping(ctx)
+	}
+	return m.bolt.DB().View(func(*bolt.Tx) error { return nil })
 }

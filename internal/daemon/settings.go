@@ -22,6 +22,9 @@ type setting struct {
 var settings = []setting{
 	{"addr", "127.0.0.1:8080", "addr", "listen address", nonEmpty(func(c *Config) *string { return &c.Addr })},
 	{"data_dir", "./data", "data-dir", "data directory: reportd.db and uploads/", nonEmpty(func(c *Config) *string { return &c.DataDir })},
+	{"storage", "bolt", "", "metadata store: bolt (reportd.db in data_dir) or postgres (postgres.dsn); files stay in data_dir", oneOf(func(c *Config) *string { return &c.Storage }, "bolt", "postgres")},
+	{"postgres.dsn", "", "", "PostgreSQL URL or key=value DSN, with storage: postgres (never logged)", text(func(c *Config) *string { return &c.Postgres.DSN })},
+	{"postgres.dsn_file", "", "", "file holding the DSN instead of postgres.dsn (for secrets)", text(func(c *Config) *string { return &c.Postgres.DSNFile })},
 	{"time_zone", "", "", "IANA zone of createdAt and todayNewReports; empty: local", zone(func(c *Config) *string { return &c.TimeZone })},
 	{"max_upload_bytes", "2GiB", "", "largest report file accepted", size(func(c *Config) *ByteSize { return &c.MaxUploadBytes })},
 	{"max_cover_bytes", "10MiB", "", "largest cover image accepted", size(func(c *Config) *ByteSize { return &c.MaxCoverBytes })},

@@ -75,6 +75,10 @@ func revokeToken(set *tokens.Set, id string, keepOne bool) (tokens.Token, error)
 // Every answer is no-store: one of them carries a secret.
 func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
+	if a.store == nil { // storage: postgres
+		a.api.WriteError(w, r, report.Wrap(report.Validation, errPostgresTokens, errPostgresTokens.Error()))
+		return
+	}
 	id, hasID := strings.CutPrefix(r.URL.Path, adminPrefix+"tokens/")
 	var allow string
 	switch {
