@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reportd/reportd/internal/pgtest"
@@ -237,5 +238,52 @@ func TestPostgresRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("refused backup left %s: %v", out, err)
+	}
+}
+
+// TestPostgresBinary: the reportd process with storage: postgres from the
+// environment serves, stops on SIGTERM, and finds its data again; the
+// password in the DSN (ignored by the test server's trust auth) appears in
+// no log line, at debug level.
+func TestPostgresBinary(t *testing.T) {
+	const password = "pw-never-logged-7d1f"
+	dsn := strings.Replace(pgtest.DSN(t), "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
+	if !strings.Contains(dsn, password) {
+		t.Fatalf("unexpected pgtest DSN shape")
+	}
+	dir := t.TempDir()
+	env := []string{"REPORTD_STORAGE=postgres", "REPORTD_LOG_LEVEL=debug"}
+	d := startReportd(t, dir, append(env, "REPORTD_POSTGRES_DSN="+dsn)...)
+	proj := createProject(t, d.URL(), "pg-bin")
+	content := markdown("pg-bin", 1500)
+	st, r, e, err := upload(httpClient, d.URL(), proj.ID, "md", "bin.md", content)
+	if err != nil || st != http.StatusCreated {
+		t.Fatalf("upload: %d %+v %v", st, e, err)
+	}
+	if err := stopWith(t, d, syscall.SIGTERM); err != nil {
+		t.Fatalf("exit: %v\n%s", err, d.Log())
+	}
+	if strings.Contains(d.Log(), password) || !strings.Contains(d.Log(), "storage=postgres") {
+		t.Fatalf("log holds the password or does not name the storage:\n%s", d.Log())
+	}
+
+	file := filepath.Join(t.TempDir(), "dsn")
+	if err := os.WriteFile(file, []byte(dsn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d2 := startReportd(t, dir, append(env, "REPORTD_POSTGRES_DSN_FILE="+file)...)
+	var p apiProject
+	getJSON(t, fmt.Sprintf("%s/api/projects/%d", d2.URL(), proj.ID), &p)
+	if p.Name != "pg-bin" || p.ReportCount != 1 || p.TodayNewReports != 1 {
+		t.Errorf("after restart: %+v", p)
+	}
+	if sum(getBody(t, fmt.Sprintf("%s/api/reports/%d/download", d2.URL(), r.ID))) != sum(content) {
+		t.Errorf("after restart: report %d differs", r.ID)
+	}
+	if err := stopWith(t, d2, syscall.SIGTERM); err != nil {
+		t.Fatalf("exit: %v\n%s", err, d2.Log())
+	}
+	if strings.Contains(d2.Log(), password) {
+		t.Fatalf("log holds the password:\n%s", d2.Log())
 	}
 }
