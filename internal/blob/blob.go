@@ -246,3 +246,19 @@ func DeletePrefix(ctx context.Context, s Store, prefix string) error {
 	}
 	return nil
 }
+
+// ContextReader reads r until ctx is done, then fails every read with
+// ctx's error, so a cancelled Put stops reading at once.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

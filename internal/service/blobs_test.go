@@ -78,17 +78,7 @@ func TestFilesGoThroughTheBlobStore(t *testing.T) {
 
 func blobLifecycle(t *testing.T, generic bool) {
 	dir := t.TempDir()
-	fd, err := files.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
-	store, err := boltstore.Open(filepath.Join(dir, "reportd.db"), report.Clock{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	s := New(Config{}, store, fd, nil)
+	s, fd := newLocal(t, dir, Config{})
 	var plain *plainStore
 	if generic {
 		plain = &plainStore{s: fd.Blobs()}
@@ -194,4 +184,21 @@ func blobLifecycle(t *testing.T, generic bool) {
 			t.Errorf("Key(%q) accepted", bad)
 		}
 	}
+}
+
+// newLocal is a Service on a bbolt store and a data directory in dir, both
+// closed when t ends.
+func newLocal(t *testing.T, dir string, cfg Config) (*Service, *files.Dir) {
+	t.Helper()
+	fd, err := files.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fd.Close() })
+	store, err := boltstore.Open(filepath.Join(dir, "reportd.db"), report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return New(cfg, store, fd, nil), fd
 }

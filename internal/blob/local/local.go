@@ -100,7 +100,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 		os.Remove(tmp)
 		return blob.Info{}, err
 	}
-	src := io.Reader(ctxReader{ctx, r})
+	src := blob.ContextReader(ctx, r)
 	if opt.Size > 0 {
 		src = io.LimitReader(src, opt.Size+1)
 	}
@@ -355,19 +355,6 @@ func (o *object) Seek(off int64, whence int) (int64, error) { return o.f.Seek(of
 func (o *object) Close() error                              { return o.f.Close() }
 func (o *object) Info() blob.Info                           { return o.info }
 func (o *object) File() *os.File                            { return o.f }
-
-// ctxReader stops a copy when ctx ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
 
 func syncDir(dir string) error {
 	f, err := os.Open(dir)

@@ -124,20 +124,6 @@ func mapErr(err error, key, msg string) error {
 	return blob.StorageErr(fmt.Errorf("s3 %s: %w", key, err), msg)
 }
 
-// ctxReader fails reads once ctx is done, so a cancelled Put stops
-// reading at once.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // fill reads into buf until it is full or r ends; eof reports the end.
 func fill(r io.Reader, buf []byte) (n int, eof bool, err error) {
 	n, err = io.ReadFull(r, buf)
@@ -159,7 +145,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	if err := ctx.Err(); err != nil {
 		return blob.Info{}, blob.StorageErr(err, "cannot store the file")
 	}
-	r = ctxReader{ctx, r}
+	r = blob.ContextReader(ctx, r)
 	// The first read is small unless the size says the object is larger.
 	first := int64(firstRead)
 	if opt.Size > 0 {
