@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,15 +16,21 @@ import (
 // upload posts a Markdown report with build metadata fields, as reportctl does.
 func (d *daemon) upload(t *testing.T, project int, fileName string, fields map[string]string) {
 	t.Helper()
+	d.uploadFile(t, project, fileName, "md", []byte("# "+fileName+"\n"), fields)
+}
+
+// uploadFile posts content as a report of fileType with extra form fields.
+func (d *daemon) uploadFile(t *testing.T, project int, fileName, fileType string, content []byte, fields map[string]string) {
+	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	mw.WriteField("projectId", fmt.Sprint(project))
-	mw.WriteField("fileType", "md")
+	mw.WriteField("fileType", fileType)
 	for k, v := range fields {
 		mw.WriteField(k, v)
 	}
 	w, _ := mw.CreateFormFile("file", fileName)
-	w.Write([]byte("# " + fileName + "\n"))
+	w.Write(content)
 	mw.Close()
 	resp, err := http.Post(d.base+"/api/reports", mw.FormDataContentType(), &buf)
 	if err != nil {
@@ -77,4 +85,44 @@ func choose(b *browser, sel, value string) {
 	b.t.Helper()
 	eval[bool](b, fmt.Sprintf(`(() => { const s = document.querySelector(%s); s.focus(); s.value = %s; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`,
 		jsString(sel), jsString(value)))
+}
+
+// TestDashboardShowsSummary: reports reportd recognised show their headline
+// figures (line coverage, test counts) in the project's list and the reader;
+// others show none.
+func TestDashboardShowsSummary(t *testing.T) {
+	d := startDaemon(t, "dashboard: true\n")
+	p := d.api(t, "POST", "/projects", map[string]any{"name": "ci"})
+	id := int(p["id"].(float64))
+	for _, f := range []string{"coveragepy-6.5.0-index.html", "pytest-html-4.html"} {
+		b, err := os.ReadFile(filepath.Join("..", "detect", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.uploadFile(t, id, f, "html", b, nil)
+	}
+	d.upload(t, id, "notes.md", nil)
+
+	b := startBrowser(t)
+	b.do(chromedp.Navigate(d.base + fmt.Sprintf("/#/projects/%d", id)))
+	b.waitFor("three reports", `document.querySelectorAll('.report').length === 3`, 30*time.Second)
+	summary := func(report int) string {
+		return eval[string](b, fmt.Sprintf(`(document.querySelector('.report[data-report-id="%d"] .report-summary') || {textContent: ''}).textContent`, report))
+	}
+	if got := summary(1); got != "80% lines" {
+		t.Errorf("coverage.py report's summary %q, want 80%% lines", got)
+	}
+	if got := summary(2); got != "5 passed3 failed2 skipped" {
+		t.Errorf("pytest-html report's summary %q", got)
+	}
+	if got := summary(3); got != "" {
+		t.Errorf("a Markdown note shows a summary: %q", got)
+	}
+	if got := eval[string](b, `document.querySelector('.report[data-report-id="1"] .report-summary').title`); got != "Read from the coverage.py report" {
+		t.Errorf("summary title %q", got)
+	}
+	checkContrast(t, b, "reports with summaries")
+
+	b.do(chromedp.Navigate(d.base + "/#/reports/2"))
+	b.waitFor("the reader's summary", `(document.querySelector('.reader-bar .report-summary') || {}).textContent === "5 passed3 failed2 skipped"`, 30*time.Second)
 }

@@ -11,7 +11,7 @@
 import * as api from './api.js';
 import { h, clear } from './dom.js';
 import { formatSize, formatTime } from './format.js';
-import { typeIcon } from './reportlist.js';
+import { summaryLine, typeIcon } from './reportlist.js';
 import { loading, failure } from './states.js';
 import { TYPES } from './types.js';
 
@@ -140,6 +140,7 @@ export function renderReader(main, id) {
     main.lastChild.replaceWith(h('div', { class: 'reader' },
       h('div', { class: 'reader-bar' },
         h('p', { class: 'reader-meta' }, `${TYPES[r.fileType]?.name || r.fileType} · uploaded `, h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
+        summaryLine(r),
         modes,
         h('div', { class: 'reader-actions' },
           h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),

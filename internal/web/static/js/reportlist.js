@@ -56,6 +56,22 @@ function buildMeta(r) {
   return h('span', { class: 'report-meta' }, ...parts);
 }
 
+// summaryLine shows the headline figures reportd read from a report it
+// recognised (coverage.py, istanbul, JaCoCo, mochawesome, pytest-html):
+// line coverage and test counts; nothing for other reports.
+export function summaryLine(r) {
+  const s = r.summary;
+  if (!s) return null;
+  const parts = [];
+  if (typeof s.lines === 'number') parts.push(h('span', { class: 'sum-lines' }, `${Math.round(s.lines * 10) / 10}% lines`));
+  const counts = [['passed', 'sum-passed'], ['failed', 'sum-failed'], ['skipped', 'sum-skipped']]
+    .filter(([k]) => typeof s[k] === 'number')
+    .map(([k, cls]) => h('span', { class: cls }, `${s[k]} ${k}`));
+  parts.push(...counts);
+  if (!parts.length) return null;
+  return h('span', { class: 'report-summary', title: r.generator ? `Read from the ${r.generator} report` : 'Headline figures' }, ...parts);
+}
+
 // filterBar offers a select per field (name, branch) with the values the
 // reports have; onchange(key, value) gets each choice ('' is all).
 export function filterBar(reports, chosen, onchange) {
@@ -82,7 +98,8 @@ export function reportRow(r, refresh) {
     h('div', { class: 'report-main' },
       h('a', { href: `#/reports/${r.id}`, class: 'report-name' }, r.fileName),
       h('span', { class: 'report-time' }, 'Uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
-      buildMeta(r)),
+      buildMeta(r),
+      summaryLine(r)),
     h('div', { class: 'report-actions' },
       h('a', { href: api.downloadURL(r.id), class: 'btn btn-small', download: '', 'aria-label': `Download ${r.fileName}` }, 'Download'),
       h('button', {
