@@ -216,14 +216,23 @@ func TestPostgresS3ConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	c, _ = s3Config(t, dir)
 	c.S3.SecretKey = secret
-	err = (&Server{Config: c}).Open(context.Background())
+	err = openAndClose(c)
 	if err == nil || !strings.Contains(err.Error(), "s3.endpoint") || strings.Contains(err.Error(), secret) {
 		t.Errorf("wrong secret: %v", err)
 	}
 	c, _ = s3Config(t, t.TempDir())
 	c.S3.Bucket = "no-such-bucket"
-	err = (&Server{Config: c}).Open(context.Background())
+	err = openAndClose(c)
 	if err == nil || !strings.Contains(err.Error(), "s3.bucket") {
 		t.Errorf("missing bucket: %v", err)
 	}
+}
+
+// openAndClose opens a Server on c, closes what it opened, and returns
+// Open's error.
+func openAndClose(c Config) error {
+	s := &Server{Config: c}
+	err := s.Open(context.Background())
+	s.Close()
+	return err
 }
