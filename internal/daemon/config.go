@@ -13,8 +13,9 @@ import (
 type Config struct {
 	Addr            string
 	DataDir         string
-	Storage         string // where the metadata lives: "bolt" or "postgres"
+	Storage         string // where the metadata lives: "bolt", "postgres" or "postgres+s3"
 	Postgres        struct{ DSN, DSNFile string }
+	S3              S3Config
 	TimeZone        string
 	MaxUploadBytes  ByteSize
 	MaxCoverBytes   ByteSize
@@ -103,4 +104,12 @@ func ParseByteSize(s string) (ByteSize, error) {
 		return 0, fmt.Errorf("bad size %q (want e.g. 1048576, 512MiB, 2GiB)", s)
 	}
 	return ByteSize(n * float64(mul)), nil
+}
+
+// S3Config is the bucket of storage: postgres+s3 (settings s3.*).
+type S3Config struct {
+	Endpoint, Bucket, Region, Prefix    string
+	TLS                                 bool
+	PartSize                            ByteSize
+	AccessKey, SecretKey, SecretKeyFile string
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/pgtest"
+	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -32,7 +33,7 @@ var bins = testbin.NewLazy("reportd-bin-", "reportd")
 // TestMain also stops the throwaway PostgreSQL of the storage: postgres
 // tests, if one was started.
 func TestMain(m *testing.M) {
-	code := pgtest.Run(m)
+	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
 	bins.Remove()
 	os.Exit(code)
 }

@@ -37,6 +37,7 @@ func load(flags *pflag.FlagSet, environ []string) (Config, error) {
 	if err := applyFlags(&c, flags); err != nil {
 		return Config{}, err
 	}
+	c.awsCredentials(environ)
 	return c, c.validate()
 }
 

@@ -115,6 +115,13 @@ func (m *Server) Open(ctx context.Context) error {
 		Retention:             c.retentionPolicy(),
 		OnPrune:               m.retention.observe,
 	}
+	if c.onS3() {
+		st, err := openS3(ctx, c)
+		if err != nil {
+			return err
+		}
+		sc.Blobs = st
+	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}

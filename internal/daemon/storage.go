@@ -6,17 +6,30 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
 // storagePostgres is the storage setting that keeps the metadata in
-// PostgreSQL (internal/pgstore); files stay in data_dir.
-const storagePostgres = "postgres"
+// PostgreSQL (internal/pgstore); files stay in data_dir. storagePostgresS3
+// keeps the metadata there too, and the files in an S3 bucket (s3.*).
+const (
+	storagePostgres   = "postgres"
+	storagePostgresS3 = "postgres+s3"
+)
 
-func (c *Config) onPostgres() bool { return c.Storage == storagePostgres }
+// onPostgres: the metadata is in PostgreSQL (with or without S3).
+func (c *Config) onPostgres() bool {
+	return c.Storage == storagePostgres || c.Storage == storagePostgresS3
+}
+
+// onS3: the report files and covers are in an S3 bucket.
+func (c *Config) onS3() bool { return c.Storage == storagePostgresS3 }
 
 // validateStorage checks that storage: postgres has exactly one DSN source.
 // Messages name keys, never the DSN (it may hold a password).
@@ -24,19 +37,112 @@ func (c *Config) validateStorage() error {
 	dsn, file := c.Postgres.DSN != "", c.Postgres.DSNFile != ""
 	if !c.onPostgres() {
 		if dsn || file {
-			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres (storage is %q)", c.Storage)
+			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres or postgres+s3 (storage is %q)", c.Storage)
 		}
-		return nil
+		return c.validateS3()
 	}
 	switch {
 	case !dsn && !file:
-		return fmt.Errorf("storage: postgres needs postgres.dsn (env %s) or postgres.dsn_file (env %s)",
-			envName("postgres.dsn"), envName("postgres.dsn_file"))
+		return fmt.Errorf("storage: %s needs postgres.dsn (env %s) or postgres.dsn_file (env %s)",
+			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
 	case dsn && file:
-		return fmt.Errorf("storage: postgres takes postgres.dsn (env %s) or postgres.dsn_file (env %s), not both",
-			envName("postgres.dsn"), envName("postgres.dsn_file"))
+		return fmt.Errorf("storage: %s takes postgres.dsn (env %s) or postgres.dsn_file (env %s), not both",
+			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
+	}
+	return c.validateS3()
+}
+
+// validateS3 checks the s3.* keys of storage: postgres+s3: what is
+// required is there, credentials come from one source. Messages name keys,
+// never values.
+func (c *Config) validateS3() error {
+	s := c.S3
+	if !c.onS3() {
+		if s.Endpoint != "" || s.Bucket != "" || s.Prefix != "" || s.AccessKey != "" || s.SecretKey != "" || s.SecretKeyFile != "" {
+			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.Storage)
+		}
+		return nil
+	}
+	var missing []string
+	if s.Endpoint == "" {
+		missing = append(missing, "s3.endpoint (env "+envName("s3.endpoint")+")")
+	}
+	if s.Bucket == "" {
+		missing = append(missing, "s3.bucket (env "+envName("s3.bucket")+")")
+	}
+	if s.AccessKey == "" {
+		missing = append(missing, "s3.access_key (env "+envName("s3.access_key")+" or AWS_ACCESS_KEY_ID)")
+	}
+	if s.SecretKey == "" && s.SecretKeyFile == "" {
+		missing = append(missing, "s3.secret_key or s3.secret_key_file (env "+envName("s3.secret_key")+", "+envName("s3.secret_key_file")+" or AWS_SECRET_ACCESS_KEY)")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("storage: postgres+s3 needs %s", strings.Join(missing, ", "))
+	}
+	if s.SecretKey != "" && s.SecretKeyFile != "" {
+		return errors.New("storage: postgres+s3 takes s3.secret_key or s3.secret_key_file, not both")
+	}
+	if s.PartSize < s3store.MinPartSize {
+		return fmt.Errorf("s3.part_size must be at least 5MiB (S3's smallest part), not %d bytes", s.PartSize)
+	}
+	if err := blob.CheckPrefix(s.Prefix); err != nil {
+		return fmt.Errorf("s3.prefix: %w", err)
 	}
 	return nil
+}
+
+// awsCredentials fills the S3 credentials of storage: postgres+s3 from the
+// standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY when no s3.* key
+// gives them.
+func (c *Config) awsCredentials(environ []string) {
+	if !c.onS3() {
+		return
+	}
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "AWS_ACCESS_KEY_ID" && c.S3.AccessKey == "":
+			c.S3.AccessKey = value
+		case name == "AWS_SECRET_ACCESS_KEY" && c.S3.SecretKey == "" && c.S3.SecretKeyFile == "":
+			c.S3.SecretKey = value
+		}
+	}
+}
+
+// openS3 opens the file store of storage: postgres+s3 and checks that the
+// bucket answers. Errors name keys and the endpoint and bucket, never the
+// secret key.
+func openS3(ctx context.Context, c Config) (*s3store.Store, error) {
+	secret := c.S3.SecretKey
+	if c.S3.SecretKeyFile != "" {
+		b, err := os.ReadFile(c.S3.SecretKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("s3.secret_key_file: %w", err)
+		}
+		if secret = strings.TrimSpace(string(b)); secret == "" {
+			return nil, fmt.Errorf("s3.secret_key_file: %s is empty", c.S3.SecretKeyFile)
+		}
+	}
+	scrub := func(err error) error {
+		return errors.New(strings.ReplaceAll(err.Error(), secret, "<s3.secret_key>"))
+	}
+	st, err := s3store.New(s3store.Config{
+		Endpoint: c.S3.Endpoint, Bucket: c.S3.Bucket, Region: c.S3.Region, Prefix: c.S3.Prefix,
+		AccessKey: c.S3.AccessKey, SecretKey: secret, UseTLS: c.S3.TLS, PartSize: int64(c.S3.PartSize),
+	})
+	if err != nil {
+		return nil, scrub(fmt.Errorf("storage: postgres+s3: s3.*: %w", err))
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	ok, err := st.Client().BucketExists(cctx, c.S3.Bucket)
+	switch {
+	case err != nil:
+		return nil, scrub(fmt.Errorf("storage: postgres+s3: cannot reach bucket %q at s3.endpoint %s (check s3.endpoint, s3.tls, s3.region and the credentials): %w", c.S3.Bucket, c.S3.Endpoint, err))
+	case !ok:
+		return nil, fmt.Errorf("storage: postgres+s3: s3.bucket %q does not exist at %s (reportd does not create it)", c.S3.Bucket, c.S3.Endpoint)
+	}
+	return st, nil
 }
 
 // postgresDSN is the DSN from postgres.dsn or the file postgres.dsn_file
@@ -104,7 +210,7 @@ func dsnPasswords(dsn string) []string {
 }
 
 // errPostgresBackup is what backup and restore answer with storage: postgres.
-var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory; see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
+var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, the bucket); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
 
 // errPostgresTokens is what the token commands and /admin/tokens answer
 // with storage: postgres: the token store is the bbolt file's.

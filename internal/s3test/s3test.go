@@ -90,14 +90,28 @@ func Bucket(t testing.TB) s3store.Config {
 
 // Main runs the tests, then stops the server if one was started: call it
 // from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Runner runs a test binary's tests: a *testing.M, or a function that runs
+// them through another harness's Run (pgtest.Run), to chain the clean-ups.
+type Runner interface{ Run() int }
+
+// RunFunc makes a function a Runner.
+type RunFunc func() int
+
+func (f RunFunc) Run() int { return f() }
+
+// Run is Main without the exit, for a TestMain with clean-up of its own:
+// it runs the tests, stops the server if one was started, and returns the
+// exit code.
+func Run(m Runner) int {
 	code := m.Run()
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "s3test:", err)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // Binary finds versitygw: in $GOBIN or $(go env GOPATH)/bin, where

@@ -126,8 +126,10 @@ func blobLifecycle(t *testing.T, generic bool) {
 		t.Errorf("opened %v (%v), %d bytes", f, ok, o.Info().Size)
 	}
 	o.Close()
-	if job, err := s.job(rec); err != nil || job.Src != filepath.Join(dir, "uploads", "reports", "1.html") {
+	if job, done, err := s.job(ctx, rec); err != nil || job.Src != filepath.Join(dir, "uploads", "reports", "1.html") {
 		t.Errorf("engine source %q, %v", job.Src, err)
+	} else {
+		done(ctx)
 	}
 
 	// Retype: a second name, the row, then the old name goes.
@@ -201,4 +203,50 @@ func newLocal(t *testing.T, dir string, cfg Config) (*Service, *files.Dir) {
 	}
 	t.Cleanup(func() { store.Close() })
 	return New(cfg, store, fd, nil), fd
+}
+
+// remoteStore has no local paths, like S3: the engines get a copy in tmp/.
+type remoteStore struct{ blob.Store }
+
+// A store without local files: the engines read a copy fetched into tmp/,
+// removed when the conversion is done; the start-up sweep keeps the store.
+func TestEnginesReadACopyOfARemoteObject(t *testing.T) {
+	dir := t.TempDir()
+	_, fd := newLocal(t, dir, Config{})
+	s, _ := newLocal(t, t.TempDir(), Config{Blobs: remoteStore{fd.Blobs()}})
+	ctx := context.Background()
+	p, err := s.CreateProject(ctx, report.ProjectCreate{Name: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := "# hello\n"
+	r, err := s.UploadReport(ctx, report.ReportUpload{ProjectID: p.ID, FileType: report.MD,
+		File: report.Upload{FileName: "r.md", Body: strings.NewReader(md)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.meta.Report(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, done, err := s.job(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(job.Src) != filepath.Join(s.files.Base(), "tmp") || !strings.HasSuffix(job.Src, ".md") {
+		t.Errorf("copy at %s", job.Src)
+	}
+	if b, err := os.ReadFile(job.Src); err != nil || string(b) != md {
+		t.Errorf("copy holds %q, %v", b, err)
+	}
+	done(ctx)
+	if _, err := os.Stat(job.Src); !os.IsNotExist(err) {
+		t.Errorf("copy left after done: %v", err)
+	}
+	if _, err := s.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fd.Blobs().Stat(ctx, "reports/1.md"); err != nil {
+		t.Errorf("sweep touched the store: %v", err)
+	}
 }

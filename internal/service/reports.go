@@ -133,8 +133,13 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 		return report.Report{}, err
 	}
 	if s.cfg.ConvertOnUpload {
-		if job, err := s.job(out); err == nil {
-			s.conv.Prepare(job)
+		// Only with local files: a fetched copy would have to outlive the
+		// background conversion (storage: postgres+s3 converts on demand).
+		if _, local := s.blobs.(blob.Pather); local {
+			if job, done, err := s.job(ctx, out); err == nil {
+				s.conv.Prepare(job)
+				done(ctx)
+			}
 		}
 	}
 	return out.Report, nil

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +43,15 @@ type Config struct {
 	Retention report.Policy
 	// OnPrune, if set, hears about every prune that deleted (metrics).
 	OnPrune func(res report.PruneResult, took time.Duration, err error)
+	// Blobs, if set, stores report files and covers instead of the data
+	// directory's uploads/ (storage: postgres+s3). Engines then read a
+	// copy fetched into tmp/ for each conversion, and the start-up sweep
+	// leaves the store alone (it clears tmp/ only).
+	Blobs blob.Store
+	// EngineCopyGrace is how long a fetched copy is kept after a
+	// conversion's caller gave up, for the conversion still in flight
+	// (0: 10 minutes); the start-up sweep removes what is left.
+	EngineCopyGrace time.Duration
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
@@ -113,7 +124,12 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
 		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
 	}
-	if dir != nil { // some tests need no files
+	if cfg.EngineCopyGrace == 0 {
+		s.cfg.EngineCopyGrace = 10 * time.Minute
+	}
+	if cfg.Blobs != nil {
+		s.blobs = cfg.Blobs
+	} else if dir != nil { // some tests need no files
 		s.blobs = dir.Blobs()
 	}
 	return s
@@ -126,6 +142,11 @@ func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
 // Sweep removes temp files and files that no row refers to. Run it before
 // serving: anything unreferenced then was never acknowledged.
 func (s *Service) Sweep(ctx context.Context) ([]string, error) {
+	if s.cfg.Blobs != nil {
+		// The files are not in uploads/: clear tmp/, never walk the store
+		// (orphan objects wait for a periodic sweep, docs/scale-out.md).
+		return s.files.Sweep(func(string) bool { return true })
+	}
 	refs := map[string]bool{}
 	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
 		return nil, err
@@ -188,12 +209,13 @@ func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (
 	if err := opts.CheckFor(rec.FileType); err != nil {
 		return rec, nil, err
 	}
-	job, err := s.job(rec)
+	job, done, err := s.job(ctx, rec)
 	if err != nil {
 		return rec, nil, err
 	}
 	job.Print = opts
 	f, err := s.conv.PDF(ctx, job)
+	done(ctx)
 	return rec, f, err
 }
 
@@ -214,31 +236,69 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 	if fresh != nil && rec.FileType == report.MD && fresh(rec) {
 		return rec, nil, nil
 	}
-	job, err := s.job(rec)
+	job, done, err := s.job(ctx, rec)
 	if err != nil {
 		return rec, nil, err
 	}
 	b, err := s.conv.MarkdownHTML(ctx, job)
+	done(ctx)
 	return rec, b, err
 }
 
-// job describes rec for the engines, which read the original by path: the
-// store must have local files (blob.Pather).
-func (s *Service) job(rec report.ReportRecord) (PDFJob, error) {
-	src, err := s.localPath(rec.FilePath)
-	return PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, Src: src, ContentKey: rec.SHA256}, err
+// job describes rec for the engines, which read the original by path.
+// A store with local files (blob.Pather) hands its own path; any other
+// store's object is copied into tmp/ and done removes the copy: call it
+// once the engines returned. A caller that gave up (ctx done) may leave a
+// conversion in flight that still reads the copy, so then the copy goes
+// only after EngineCopyGrace.
+func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(context.Context), error) {
+	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
+	key, err := files.Key(rec.FilePath)
+	if err != nil {
+		return job, nil, err
+	}
+	if lp, ok := s.blobs.(blob.Pather); ok {
+		job.Src, err = lp.LocalPath(key)
+		return job, func(context.Context) {}, err
+	}
+	tmp, err := s.fetchCopy(ctx, key, path.Ext(rec.FilePath))
+	if err != nil {
+		return job, nil, err
+	}
+	job.Src = tmp
+	return job, func(ctx context.Context) {
+		if ctx.Err() != nil {
+			time.AfterFunc(s.cfg.EngineCopyGrace, func() { os.Remove(tmp) })
+			return
+		}
+		os.Remove(tmp)
+	}, nil
 }
 
-func (s *Service) localPath(p string) (string, error) {
-	key, err := files.Key(p)
-	if err != nil {
-		return "", err
-	}
-	lp, ok := s.blobs.(blob.Pather)
-	if !ok {
+// fetchCopy streams the object of key into a new file in tmp/ (named with
+// ext, which some engines go by) and returns its absolute path.
+func (s *Service) fetchCopy(ctx context.Context, key, ext string) (string, error) {
+	if s.files == nil {
 		return "", report.Errorf(report.Storage, "the file store has no local files for the engines")
 	}
-	return lp.LocalPath(key)
+	o, err := s.blobs.Open(ctx, key)
+	if err != nil {
+		return "", report.Wrap(report.Storage, err, "the report's file is missing")
+	}
+	defer o.Close()
+	f, err := os.CreateTemp(filepath.Join(s.files.Base(), "tmp"), "engine-*"+ext)
+	if err != nil {
+		return "", report.Wrap(report.Storage, err, "cannot copy the report for the engines")
+	}
+	_, err = io.Copy(f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", report.Wrap(report.Storage, err, "cannot copy the report for the engines")
+	}
+	return f.Name(), nil
 }
 
 func (s *Service) forget(id int64) {
