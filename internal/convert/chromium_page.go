@@ -190,19 +190,25 @@ func (c *chromium) take() (*jobPage, error) {
 		}
 		p.dispose()
 	}
-	b, err := c.browserFor()
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.newPage(b)
-	if err != nil {
-		// A browser that cannot open a page is wedged: replace it as a whole.
+	// A browser that cannot open a page is dead or wedged: replace it as a
+	// whole and try once more on a fresh one (a browser killed a moment ago
+	// is still current until chromedp notices its exit).
+	for attempt := 0; ; attempt++ {
+		b, err := c.browserFor()
+		if err != nil {
+			return nil, err
+		}
+		p, err := c.newPage(b)
+		if err == nil {
+			c.refill()
+			return p, nil
+		}
 		c.retire(b, "hang", err)
 		c.release(b, false, false)
-		return nil, err
+		if attempt > 0 {
+			return nil, err
+		}
 	}
-	c.refill()
-	return p, nil
 }
 
 // claim counts a job in flight on p's browser, unless that browser is gone.
