@@ -68,6 +68,13 @@ func startDaemon(t *testing.T, config string) *daemon {
 // dashboard's back.
 func (d *daemon) api(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
+	return d.call(t, "", method, "/api"+path, body)
+}
+
+// call sends body as JSON to path (with a bearer token unless token is "")
+// and decodes the answer; a status of 300 or more fails t.
+func (d *daemon) call(t *testing.T, token, method, path string, body any) map[string]any {
+	t.Helper()
 	var rd *bytes.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -75,8 +82,11 @@ func (d *daemon) api(t *testing.T, method, path string, body any) map[string]any
 	} else {
 		rd = bytes.NewReader(nil)
 	}
-	req, _ := http.NewRequest(method, d.base+"/api"+path, rd)
+	req, _ := http.NewRequest(method, d.base+path, rd)
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

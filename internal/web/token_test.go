@@ -2,32 +2,12 @@ package web_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
-
-// adminCall calls the daemon with a bearer token and decodes the answer.
-func adminCall(t *testing.T, d *daemon, token, method, path, body string) map[string]any {
-	t.Helper()
-	req, _ := http.NewRequest(method, d.base+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 300 {
-		t.Fatalf("%s %s: status %d", method, path, res.StatusCode)
-	}
-	var out map[string]any
-	json.NewDecoder(res.Body).Decode(&out)
-	return out
-}
 
 // TestDashboardTokenPrompt: with auth.reads and scoped tokens, the first
 // page load is refused (401) and the dashboard asks for a token by
@@ -36,10 +16,10 @@ func adminCall(t *testing.T, d *daemon, token, method, path, body string) map[st
 func TestDashboardTokenPrompt(t *testing.T) {
 	const admin = "adm1n-legacy-token"
 	d := startDaemon(t, "dashboard: true\nauth:\n  token: "+admin+"\n  reads: true\n")
-	adminCall(t, d, admin, "POST", "/api/projects", `{"name":"Alpha"}`)
-	adminCall(t, d, admin, "POST", "/api/projects", `{"name":"Beta"}`)
-	readAll := adminCall(t, d, admin, "POST", "/admin/tokens", `{"scope":"read","name":"dashboard"}`)["secret"].(string)
-	readBeta := adminCall(t, d, admin, "POST", "/admin/tokens", `{"scope":"read","projects":[2]}`)["secret"].(string)
+	d.call(t, admin, "POST", "/api/projects", json.RawMessage(`{"name":"Alpha"}`))
+	d.call(t, admin, "POST", "/api/projects", json.RawMessage(`{"name":"Beta"}`))
+	readAll := d.call(t, admin, "POST", "/admin/tokens", json.RawMessage(`{"scope":"read","name":"dashboard"}`))["secret"].(string)
+	readBeta := d.call(t, admin, "POST", "/admin/tokens", json.RawMessage(`{"scope":"read","projects":[2]}`))["secret"].(string)
 
 	b := startBrowser(t)
 	b.do(chromedp.Navigate(d.base + "/"))
