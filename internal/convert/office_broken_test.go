@@ -31,9 +31,7 @@ func helperPID(t *testing.T, w *officeWorker) int {
 // restart, a new process.
 func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
-	w := m.office.workers[0]
+	m, w, _ := warmWorker(t)
 	old := w.pid.Load()
 	helper := helperPID(t, w)
 
@@ -65,10 +63,7 @@ func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 // and runs on a fresh worker.
 func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck))
-	w := m.office.workers[0]
+	m, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	r, pw, err := os.Pipe()
 	if err != nil {
@@ -101,4 +96,14 @@ func wantFreshWorker(t *testing.T, m *Manager, w *officeWorker, old int64) {
 	if p := w.pid.Load(); p == old || p == 0 {
 		t.Errorf("worker pid %d, want a new process (was %d)", p, old)
 	}
+}
+
+// warmWorker is a Manager with one office worker that has converted the
+// fixture deck once (a warm, known-good worker), that worker and the deck.
+func warmWorker(t *testing.T) (*Manager, *officeWorker, []byte) {
+	t.Helper()
+	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	deck := fixture(t, "deck.pptx")
+	convertOK(t, m, jobFor(t, report.PPTX, deck))
+	return m, m.office.workers[0], deck
 }

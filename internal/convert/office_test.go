@@ -75,10 +75,7 @@ func TestPresentationBrokenOrFake(t *testing.T) {
 
 func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck)) // warm, known-good worker
-	w := m.office.workers[0]
+	m, w, deck := warmWorker(t)
 	helper, soffice := w.pid.Load(), w.sofficePID.Load()
 	if helper == 0 || soffice == 0 || !alive(int(helper)) || !alive(int(soffice)) {
 		t.Fatalf("worker not running: helper %d soffice %d", helper, soffice)
@@ -119,10 +116,7 @@ func TestOfficeMissing(t *testing.T) {
 
 func TestOfficeCrashIsReplaced(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck))
-	w := m.office.workers[0]
+	m, w, deck := warmWorker(t)
 	soffice := int(w.sofficePID.Load())
 	if err := syscall.Kill(soffice, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -161,10 +155,7 @@ func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
 // replaced and the job succeeds on the fresh worker.
 func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck))
-	w := m.office.workers[0]
+	m, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	if err := os.RemoveAll(w.dir); err != nil {
 		t.Fatal(err)
