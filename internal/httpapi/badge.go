@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reportd/reportd/internal/badge"
 	"github.com/reportd/reportd/internal/report"
@@ -19,6 +20,9 @@ type Badges struct {
 	Now        func() time.Time  // nil: time.Now
 }
 
+// maxBadgeLabel bounds ?label=: it is written into the badge several times.
+const maxBadgeLabel = 100
+
 // badge answers a badge link. A report that cannot be found (no such
 // project, no report, an ambiguous project name) is still a badge, grey,
 // with status 200, as shields.io does: a README shows it instead of a
@@ -26,6 +30,9 @@ type Badges struct {
 // ?label= replaces the label.
 func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 	label := r.URL.Query().Get("label")
+	if utf8.RuneCountInString(label) > maxBadgeLabel {
+		return report.Errorf(report.Validation, "label is longer than %d characters", maxBadgeLabel)
+	}
 	b, err := s.badgeFor(r, l, label)
 	if err != nil {
 		return err
@@ -83,7 +90,7 @@ func (s *Server) badgeCacheControl() string {
 		age = time.Minute
 	}
 	scope := "public"
-	if s.cfg.AuthToken != "" && s.cfg.AuthReads {
+	if s.cfg.AuthReads && s.authOn() { // auth.token or scoped tokens
 		scope = "private"
 	}
 	return scope + ", max-age=" + strconv.Itoa(int(age/time.Second))

@@ -100,7 +100,7 @@ func parseLink(r *http.Request) (link, error) {
 
 // newest resolves l to its newest report.
 func (s *Server) newest(r *http.Request, l link) (report.Report, error) {
-	id, err := s.svc.ResolveProject(r.Context(), l.project)
+	id, err := s.svc.ResolveProject(r.Context(), l.project, s.visible(r))
 	if err != nil {
 		return report.Report{}, err
 	}

@@ -167,8 +167,8 @@ var tokenRoutes = []route{
 	{method: "POST", path: "/metrics", anyone: true},
 	{method: "GET", path: "/p/1/latest", scope: tokens.Read, project: true},
 	{method: "GET", path: "/p/1/badge.svg", scope: tokens.Read, project: true},
-	{method: "GET", path: "/p/A/latest/pdf", scope: tokens.Read, project: true}, // project 1 by its name
-	{method: "GET", path: "/p/1", scope: tokens.Read},                           // names no link: NotFound for anyone let in
+	{method: "GET", path: "/p/A/latest/pdf", scope: tokens.Read}, // by name: another project's name is not found for a limited token (TestLinksWithScopedTokensOnly), not refused
+	{method: "GET", path: "/p/1", scope: tokens.Read},            // names no link: NotFound for anyone let in
 	{method: "POST", path: "/p/1/latest", anyone: true},
 	{method: "PUT", path: "/api/reports/ping", anyone: true},
 	{method: "DELETE", path: "/api/reports/ping", anyone: true},
@@ -466,5 +466,47 @@ func TestTokenAdminRoutes(t *testing.T) {
 	te.mustOK(te.call("admin", "DELETE", "/admin/tokens/"+c.Token.ID, nil, ""))
 	if r := te.upload("new", "2", true); r.StatusCode != 401 || !strings.Contains(string(r.Body), "revoked") {
 		t.Errorf("upload with a revoked token: %d %s", r.StatusCode, r.Body)
+	}
+}
+
+// Scoped tokens only (no auth.token) and auth.reads: badges are cached
+// privately, and a project-limited token cannot probe other projects'
+// names or ids through /p/ links (their names are simply not found).
+func TestLinksWithScopedTokensOnly(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+		c.Auth.Reads = true
+	}})
+	for _, name := range []string{"A", "B", "C", "C"} {
+		e.CreateProject(name)
+	}
+	e.MustUpload(1, "a.md", report.MD, []byte("# a"))
+	e.MustUpload(2, "b.md", report.MD, []byte("# b"))
+	_, readA, err := e.Server.Tokens().Create(tokens.Spec{Scope: tokens.Read, Projects: []int64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) *apitest.Response {
+		req, _ := http.NewRequest("GET", e.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+readA)
+		return e.Send(req)
+	}
+	r := get("/p/A/badge.svg")
+	if r.StatusCode != 200 || r.Header.Get("Cache-Control") != "private, max-age=60" {
+		t.Errorf("badge with reads behind scoped tokens: %d %q, want a private cache", r.StatusCode, r.Header.Get("Cache-Control"))
+	}
+	// B exists but is not the token's: not found, exactly like a name no project has.
+	hidden, none := get("/p/B/badge.json"), get("/p/Nope/badge.json")
+	if hidden.StatusCode != 200 || string(hidden.Body) != string(none.Body) {
+		t.Errorf("a hidden project's badge %d %s differs from a missing one's %s", hidden.StatusCode, hidden.Body, none.Body)
+	}
+	for _, path := range []string{"/p/B/latest", "/p/C/latest"} {
+		wantError(t, get(path), report.NotFound)
+		if strings.Contains(string(get(path).Body), "ids") {
+			t.Errorf("%s names other projects' ids: %s", path, get(path).Body)
+		}
+	}
+	wantError(t, get("/p/A/badge.svg?label="+strings.Repeat("x", 101)), report.Validation)
+	if r := get("/p/A/badge.svg?label=" + strings.Repeat("é", 100)); r.StatusCode != 200 {
+		t.Errorf("a 100-character label: %d", r.StatusCode)
 	}
 }

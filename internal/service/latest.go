@@ -12,7 +12,12 @@ import (
 // decimal digits are an id (the project must exist); anything else is a
 // project name, which must belong to exactly one project (none:
 // NotFound; several: a ValidationError listing their ids).
-func (s *Service) ResolveProject(ctx context.Context, ref string) (int64, error) {
+//
+// visible, when not nil, limits names to the projects a caller may see (a
+// project-limited token): a name of another project is NotFound, and an
+// ambiguity is judged among the visible ones, so names and ids of other
+// projects cannot be probed. An id is answered as everywhere in the API.
+func (s *Service) ResolveProject(ctx context.Context, ref string, visible func(int64) bool) (int64, error) {
 	if id, err := report.ParseID("project", ref); err == nil {
 		_, err := s.meta.Project(ctx, id)
 		return id, err
@@ -27,7 +32,7 @@ func (s *Service) ResolveProject(ctx context.Context, ref string) (int64, error)
 	var ids []string
 	var id int64
 	for _, p := range ps {
-		if p.Name == ref {
+		if p.Name == ref && (visible == nil || visible(p.ID)) {
 			id = p.ID
 			ids = append(ids, fmt.Sprint(p.ID))
 		}
