@@ -92,16 +92,6 @@ func (h scanningHash) Write(p []byte) (int, error) {
 // Open reads the staged bytes back (for validation that needs more than Head).
 func (s *Staged) Open() (*os.File, error) { return os.Open(s.tmp) }
 
-// Commit moves the staged file to its API path p in the Dir's own store,
-// durably (Place). After Commit the caller may commit the row.
-func (s *Staged) Commit(p string) error {
-	key, err := Key(p)
-	if err != nil {
-		return err
-	}
-	return s.Place(context.Background(), s.dir.blobs, key, blob.PutOptions{})
-}
-
 // Place stores the staged file under key in st, durably: a store that can
 // adopt it (the local one: same file system) takes it by rename and fsyncs
 // the directory, any other streams it (Size set from the staged file). After

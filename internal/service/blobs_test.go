@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"image"
 	"image/png"
 	"io"
@@ -248,5 +249,40 @@ func TestEnginesReadACopyOfARemoteObject(t *testing.T) {
 	}
 	if _, err := fd.Blobs().Stat(ctx, "reports/1.md"); err != nil {
 		t.Errorf("sweep touched the store: %v", err)
+	}
+}
+
+// downStore is a store whose reads fail as an unreachable S3 would.
+type downStore struct{ blob.Store }
+
+func (downStore) Open(context.Context, string) (blob.Object, error) {
+	return nil, blob.StorageErr(errors.New("connection refused"), "s3 read failed")
+}
+
+// A store that cannot be read answers StorageError, never NotFound: an
+// outage must not look like deleted reports. A path with no file is NotFound.
+func TestOpenFailureKeepsTheStoresKind(t *testing.T) {
+	dir := t.TempDir()
+	s, fd := newLocal(t, dir, Config{})
+	ctx := context.Background()
+	p, err := s.CreateProject(ctx, report.ProjectCreate{Name: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.UploadReport(ctx, report.ReportUpload{ProjectID: p.ID, FileType: report.MD,
+		File: report.Upload{FileName: "r.md", Body: strings.NewReader("# r")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.blobs = downStore{fd.Blobs()}
+	if _, _, err := s.OpenReport(ctx, r.ID); !report.IsKind(err, report.Storage) {
+		t.Errorf("a store that is down: %v, want StorageError", err)
+	}
+	if _, err := s.OpenStatic("/uploads/reports/1.md"); !report.IsKind(err, report.Storage) {
+		t.Errorf("a static file from a store that is down: %v, want StorageError", err)
+	}
+	s.blobs = fd.Blobs()
+	if _, err := s.OpenStatic("/uploads/reports/9.md"); !report.IsKind(err, report.NotFound) {
+		t.Errorf("a static file that does not exist: %v, want NotFoundError", err)
 	}
 }

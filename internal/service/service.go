@@ -5,6 +5,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -169,10 +170,16 @@ func (s *Service) open(ctx context.Context, p string) (blob.Object, error) {
 		return nil, err
 	}
 	o, err := s.blobs.Open(ctx, key)
-	if err != nil {
+	var re *report.Error
+	switch {
+	case err == nil:
+		return o, nil
+	case errors.Is(err, blob.ErrNotFound):
 		return nil, report.Wrap(report.NotFound, err, "file not found")
+	case errors.As(err, &re): // the store's own kind: S3 down is not a 404
+		return nil, err
 	}
-	return o, nil
+	return nil, report.Wrap(report.Storage, err, "cannot read the stored file")
 }
 
 // place stores a staged upload under the API path p: the durable step
