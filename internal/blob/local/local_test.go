@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reportd/reportd/internal/blob"
@@ -149,17 +150,44 @@ func TestAdopt(t *testing.T) {
 		t.Error("Adopt with the wrong size succeeded")
 	}
 	os.Remove(staged)
-	// A file from another directory tree (maybe another file system) is copied in.
-	other := filepath.Join(t.TempDir(), "elsewhere")
-	os.WriteFile(other, []byte("far"), 0o600)
-	if _, err := s.Adopt(ctx, "far", other, blob.PutOptions{}); err != nil {
+}
+
+// A staged file on another file system cannot be renamed in (EXDEV): it is
+// copied, and the staged file removed. /dev/shm is a tmpfs apart from the
+// disk the temporary directory is on, so the rename really fails.
+func TestAdoptAcrossFileSystemsCopies(t *testing.T) {
+	s := newStore(t)
+	dev := func(p string) uint64 {
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil {
+			return 0
+		}
+		return uint64(st.Dev)
+	}
+	if dev("/dev/shm") == 0 || dev("/dev/shm") == dev(s.Dir()) {
+		t.Skipf("no file system apart from %s to stage on (/dev/shm is missing or the same)", s.Dir())
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "reportd-adopt-")
+	if err != nil {
 		t.Fatal(err)
 	}
-	o, _ = s.Open(ctx, "far")
-	b, _ = io.ReadAll(o)
+	defer os.RemoveAll(dir)
+	other := filepath.Join(dir, "elsewhere")
+	os.WriteFile(other, []byte("far"), 0o600)
+	if _, err := s.Adopt(ctx, "far", other, blob.PutOptions{Size: 3}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Open(ctx, "far")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(o)
 	o.Close()
 	if !bytes.Equal(b, []byte("far")) {
 		t.Errorf("adopted %q", b)
+	}
+	if _, err := os.Stat(other); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the staged file is still there after the copy: %v", err)
 	}
 }
 
