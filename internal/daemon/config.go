@@ -47,6 +47,11 @@ type Config struct {
 		KeepNewestPerBranch bool
 		Interval            time.Duration
 	}
+	// Sweep is the bucket sweep of storage: postgres+s3 (internal/bucketsweep).
+	Sweep struct {
+		Interval time.Duration
+		Grace    time.Duration
+	}
 
 	// HTTP exposure and input bounds (docs/operations.md, "Exposing reportd").
 	PublicURL         string

@@ -15,6 +15,7 @@ import (
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/bucketsweep"
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
@@ -50,6 +51,13 @@ type Server struct {
 	ln       net.Listener
 
 	retention *retentionMetrics
+	// bucketSweep cleans the bucket of storage: postgres+s3 (nil otherwise).
+	bucketSweep *bucketsweep.Sweeper
+
+	// SweepSteps are more steps of each bucket sweep pass (storage:
+	// postgres+s3), run under its lock: the GC of site objects (cas/,
+	// sites/). Set before Open.
+	SweepSteps []bucketsweep.Step
 
 	// Metrics is the daemon's one Prometheus registry (nil until Open);
 	// engines register their collectors on Metrics.Registry.
@@ -120,7 +128,11 @@ func (m *Server) Open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		sc.Blobs = st
+		// PDFs are shared in the bucket; one replica converts each.
+		sc.Blobs, sc.Locker = st, m.pg
+		if err := m.openBucketSweep(st, m.SweepSteps); err != nil {
+			return err
+		}
 	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
@@ -228,6 +240,9 @@ func (m *Server) Run(ctx context.Context) error {
 		close(swept)
 	}
 	defer func() { stopSweep(); <-swept }()
+	bucketSwept := make(chan struct{})
+	go func() { defer close(bucketSwept); m.runBucketSweep(sctxSweep) }()
+	defer func() { stopSweep(); <-bucketSwept }()
 	select {
 	case err := <-errc:
 		notify(m.Log, sd.SdNotifyStopping)
@@ -250,6 +265,9 @@ func (m *Server) Close() error {
 	var errs []error
 	if m.ln != nil {
 		m.ln.Close() // already closed by Shutdown after Run; harmless then
+	}
+	if m.svc != nil {
+		errs = append(errs, m.svc.Close()) // background conversions, before the engines
 	}
 	if m.conv != nil {
 		// After the HTTP drain: conversions in flight have finished or timed out.

@@ -34,6 +34,8 @@ var settings = []setting{
 	{"s3.access_key", "", "", "S3 access key (or AWS_ACCESS_KEY_ID)", text(func(c *Config) *string { return &c.S3.AccessKey })},
 	{"s3.secret_key", "", "", "S3 secret key (or AWS_SECRET_ACCESS_KEY; never logged)", text(func(c *Config) *string { return &c.S3.SecretKey })},
 	{"s3.secret_key_file", "", "", "file holding the secret key instead of s3.secret_key (for secrets)", text(func(c *Config) *string { return &c.S3.SecretKeyFile })},
+	{"sweep.interval", "1h", "", "with storage: postgres+s3, how often one replica sweeps the bucket (unreferenced objects, stale multipart uploads); 0: never", duration(func(c *Config) *time.Duration { return &c.Sweep.Interval })},
+	{"sweep.grace", "1h", "", "the bucket sweep removes only objects and uploads older than this", duration(func(c *Config) *time.Duration { return &c.Sweep.Grace })},
 	{"time_zone", "", "", "IANA zone of createdAt and todayNewReports; empty: local", zone(func(c *Config) *string { return &c.TimeZone })},
 	{"max_upload_bytes", "2GiB", "", "largest report file accepted", size(func(c *Config) *ByteSize { return &c.MaxUploadBytes })},
 	{"max_cover_bytes", "10MiB", "", "largest cover image accepted", size(func(c *Config) *ByteSize { return &c.MaxCoverBytes })},

@@ -163,17 +163,13 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rec, f, err := s.svc.PDF(r.Context(), id, opts)
+	rec, o, err := s.svc.PDF(r.Context(), id, opts)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot read the PDF")
-	}
+	defer o.Close()
 	name := strings.TrimSuffix(rec.FileName, path.Ext(rec.FileName)) + ".pdf"
-	s.serveFile(w, r, f, fi.ModTime(), fi.Size(), "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts, s.svc.PDFGeneration()))
+	s.serveObject(w, r, o, "application/pdf", ContentDisposition("inline", name), pdfETag(rec, opts, s.svc.PDFGeneration()))
 	return nil
 }
 

@@ -130,7 +130,7 @@ func blobLifecycle(t *testing.T, generic bool) {
 	if job, done, err := s.job(ctx, rec); err != nil || job.Src != filepath.Join(dir, "uploads", "reports", "1.html") {
 		t.Errorf("engine source %q, %v", job.Src, err)
 	} else {
-		done(ctx)
+		done()
 	}
 
 	// Retype: a second name, the row, then the old name goes.
@@ -240,7 +240,7 @@ func TestEnginesReadACopyOfARemoteObject(t *testing.T) {
 	if b, err := os.ReadFile(job.Src); err != nil || string(b) != md {
 		t.Errorf("copy holds %q, %v", b, err)
 	}
-	done(ctx)
+	done()
 	if _, err := os.Stat(job.Src); !os.IsNotExist(err) {
 		t.Errorf("copy left after done: %v", err)
 	}

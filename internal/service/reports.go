@@ -133,14 +133,7 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 		return report.Report{}, err
 	}
 	if s.cfg.ConvertOnUpload {
-		// Only with local files: a fetched copy would have to outlive the
-		// background conversion (storage: postgres+s3 converts on demand).
-		if _, local := s.blobs.(blob.Pather); local {
-			if job, done, err := s.job(ctx, out); err == nil {
-				s.conv.Prepare(job)
-				done(ctx)
-			}
-		}
+		s.pdfs.Prepare(out)
 	}
 	return out.Report, nil
 }

@@ -49,10 +49,11 @@ type Config struct {
 	// copy fetched into tmp/ for each conversion, and the start-up sweep
 	// leaves the store alone (it clears tmp/ only).
 	Blobs blob.Store
-	// EngineCopyGrace is how long a fetched copy is kept after a
-	// conversion's caller gave up, for the conversion still in flight
-	// (0: 10 minutes); the start-up sweep removes what is left.
-	EngineCopyGrace time.Duration
+	// Locker, with Blobs, shares converted PDFs in Blobs under pdf/
+	// (pdfshared.go): every replica finds them there, and one conversion
+	// per PDF runs across replicas. nil: PDFs stay in the engines' local
+	// cache.
+	Locker Locker
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
@@ -88,6 +89,7 @@ type Service struct {
 	files       *files.Dir // staging (tmp/) and the start-up sweep
 	blobs       blob.Store // report files and covers, keyed by files.Key of their API path
 	conv        Converter
+	pdfs        PDFCache
 	coverClient *http.Client
 	log         *slog.Logger
 	pruneMu     sync.Mutex // held by the one prune that deletes
@@ -125,16 +127,21 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
 		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
 	}
-	if cfg.EngineCopyGrace == 0 {
-		s.cfg.EngineCopyGrace = 10 * time.Minute
-	}
 	if cfg.Blobs != nil {
 		s.blobs = cfg.Blobs
 	} else if dir != nil { // some tests need no files
 		s.blobs = dir.Blobs()
 	}
+	s.pdfs = localPDFs{s}
+	if cfg.Blobs != nil && cfg.Locker != nil {
+		s.pdfs = newSharedPDFs(s, cfg.Blobs, cfg.Locker)
+	}
 	return s
 }
+
+// Close stops background conversions (convert on upload) and waits for
+// them; call it before closing the engines and the stores.
+func (s *Service) Close() error { return s.pdfs.Close() }
 
 func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
 	return report.Ping{Version: s.cfg.Version, Timestamp: time.Now().UTC().Truncate(time.Millisecond)}, nil
@@ -207,8 +214,9 @@ func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord
 	return rec, o, nil
 }
 
-// PDF returns the report as an open PDF file, printed with opts.
-func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (report.ReportRecord, *os.File, error) {
+// PDF returns the report as PDF, printed with opts: a local file (sent
+// with sendfile) or, with a shared cache, the object in the bucket.
+func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (report.ReportRecord, blob.Object, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
 		return rec, nil, err
@@ -216,14 +224,8 @@ func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (
 	if err := opts.CheckFor(rec.FileType); err != nil {
 		return rec, nil, err
 	}
-	job, done, err := s.job(ctx, rec)
-	if err != nil {
-		return rec, nil, err
-	}
-	job.Print = opts
-	f, err := s.conv.PDF(ctx, job)
-	done(ctx)
-	return rec, f, err
+	o, err := s.pdfs.PDF(ctx, rec, opts)
+	return rec, o, err
 }
 
 // PDFGeneration names what the engines print today (Converter.Generation);
@@ -243,22 +245,22 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 	if fresh != nil && rec.FileType == report.MD && fresh(rec) {
 		return rec, nil, nil
 	}
-	job, done, err := s.job(ctx, rec)
+	job, release, err := s.job(ctx, rec)
 	if err != nil {
 		return rec, nil, err
 	}
+	// The renderer reads the copy before it returns, cancelled or not:
+	// nothing reads it after.
 	b, err := s.conv.MarkdownHTML(ctx, job)
-	done(ctx)
+	release()
 	return rec, b, err
 }
 
 // job describes rec for the engines, which read the original by path.
-// A store with local files (blob.Pather) hands its own path; any other
-// store's object is copied into tmp/ and done removes the copy: call it
-// once the engines returned. A caller that gave up (ctx done) may leave a
-// conversion in flight that still reads the copy, so then the copy goes
-// only after EngineCopyGrace.
-func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(context.Context), error) {
+// A store with local files (blob.Pather) hands its own path and release
+// does nothing; any other store's object is copied into tmp/ and release
+// removes the copy: call it once nothing reads the copy any more.
+func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(), error) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
 	key, err := files.Key(rec.FilePath)
 	if err != nil {
@@ -266,20 +268,51 @@ func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, fun
 	}
 	if lp, ok := s.blobs.(blob.Pather); ok {
 		job.Src, err = lp.LocalPath(key)
-		return job, func(context.Context) {}, err
+		return job, func() {}, err
 	}
 	tmp, err := s.fetchCopy(ctx, key, path.Ext(rec.FilePath))
 	if err != nil {
 		return job, nil, err
 	}
 	job.Src = tmp
-	return job, func(ctx context.Context) {
-		if ctx.Err() != nil {
-			time.AfterFunc(s.cfg.EngineCopyGrace, func() { os.Remove(tmp) })
-			return
-		}
-		os.Remove(tmp)
-	}, nil
+	return job, func() { os.Remove(tmp) }, nil
+}
+
+// enginePDF asks the engines for rec's PDF printed with opts. With local
+// files the engines read the stored file. With a fetched copy they run
+// detached from ctx: a conversion whose caller left still ends (and fills
+// the cache), and its copy is removed the moment it ends, not later.
+func (s *Service) enginePDF(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (*os.File, error) {
+	job, release, err := s.job(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	job.Print = opts
+	if _, local := s.blobs.(blob.Pather); local {
+		defer release()
+		return s.conv.PDF(ctx, job)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := s.conv.PDF(context.WithoutCancel(ctx), job)
+		release()
+		done <- result{f, err}
+	}()
+	select {
+	case r := <-done:
+		return r.f, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.f != nil {
+				r.f.Close()
+			}
+		}()
+		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
+	}
 }
 
 // fetchCopy streams the object of key into a new file in tmp/ (named with
