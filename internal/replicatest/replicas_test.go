@@ -165,6 +165,20 @@ func TestTwoReplicas(t *testing.T) {
 		if n := conv(); n != 1 {
 			t.Errorf("%v html conversions after the hits, want 1", n)
 		}
+		// A hit never fetches the original: with the original gone from
+		// the bucket, both still serve the PDF.
+		origKey := strings.TrimPrefix(r.FilePath, "/uploads/")
+		if err := c.bucket.Delete(ctx, origKey); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{a.URL(), b.URL()} {
+			if got := get(t, fmt.Sprintf("%s/api/reports/%d/pdf", d, r.ID)); !bytes.Equal(got, pdfs[0]) {
+				t.Errorf("%s: the cached PDF without the original: %d bytes", d, len(got))
+			}
+		}
+		if _, err := c.bucket.Put(ctx, origKey, bytes.NewReader(content), blob.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		// The conversion's copy of the original is gone from both.
 		for _, dir := range []string{dirA, dirB} {
 			if left, _ := filepath.Glob(filepath.Join(dir, "tmp", "engine-*")); len(left) != 0 {
