@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -204,13 +205,25 @@ func TestTwoReplicas(t *testing.T) {
 		if _, err := pw.Write(open); err != nil {
 			t.Fatal(err)
 		}
-		// More than the sockets buffer: the daemon is reading the body.
-		chunk := bytes.Repeat([]byte("<p>slow</p>"), 64<<10)
-		for range 8 {
-			if _, err := pw.Write(chunk); err != nil {
-				t.Fatal(err)
+		// A slow body that never ends, until the daemon is staging it.
+		go func() {
+			chunk := bytes.Repeat([]byte("<p>slow</p>"), 4<<10)
+			for {
+				if _, err := pw.Write(chunk); err != nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-		}
+		}()
+		eventually(t, "the killed replica staging the upload", func() bool {
+			staged, _ := os.ReadDir(filepath.Join(dirB, "tmp"))
+			for _, e := range staged {
+				if fi, err := e.Info(); err == nil && fi.Size() > 0 {
+					return true
+				}
+			}
+			return false
+		})
 		b.Kill()
 		pw.CloseWithError(io.ErrUnexpectedEOF)
 		if err := <-done; err == nil {
