@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/bucketsweep"
 	"github.com/reportd/reportd/internal/service"
@@ -47,4 +49,19 @@ func (m *Server) SweepBucket(ctx context.Context) (bucketsweep.Result, error) {
 		return bucketsweep.Result{}, nil
 	}
 	return m.bucketSweep.Once(ctx)
+}
+
+// sharedPDFMetrics counts the shared PDF cache of storage: postgres+s3
+// (service.Config.OnSharedPDF): hit and miss per request, converted per
+// PDF this replica wrote into the bucket.
+func sharedPDFMetrics(reg prometheus.Registerer) func(result string) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "reportd_pdf_shared_cache_total",
+		Help: "Shared PDF cache in the bucket (storage: postgres+s3): requests that found the PDF (hit) or not (miss) at first look, and PDFs this replica converted into it (converted).",
+	}, []string{"result"})
+	for _, r := range []string{"hit", "miss", "converted"} {
+		c.WithLabelValues(r)
+	}
+	reg.MustRegister(c)
+	return func(result string) { c.WithLabelValues(result).Inc() }
 }

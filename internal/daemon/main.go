@@ -130,6 +130,7 @@ func (m *Server) Open(ctx context.Context) error {
 		}
 		// PDFs are shared in the bucket; one replica converts each.
 		sc.Blobs, sc.Locker = st, m.pg
+		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
 		if err := m.openBucketSweep(st, m.SweepSteps); err != nil {
 			return err
 		}

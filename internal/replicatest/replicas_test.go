@@ -166,6 +166,13 @@ func TestTwoReplicas(t *testing.T) {
 		if n := conv(); n != 1 {
 			t.Errorf("%v html conversions after the hits, want 1", n)
 		}
+		shared := func(result string) float64 {
+			return counter(t, a, "reportd_pdf_shared_cache_total", `result="`+result+`"`) +
+				counter(t, b, "reportd_pdf_shared_cache_total", `result="`+result+`"`)
+		}
+		if conv, hits, misses := shared("converted"), shared("hit"), shared("miss"); conv != 1 || hits < 2 || hits+misses != 2*each+2 {
+			t.Errorf("shared cache: %v converted, %v hits, %v misses; want 1 converted and %d requests, at least the 2 ranged ones hits", conv, hits, misses, 2*each+2)
+		}
 		// A hit never fetches the original: with the original gone from
 		// the bucket, both still serve the PDF.
 		origKey := strings.TrimPrefix(r.FilePath, "/uploads/")

@@ -77,15 +77,23 @@ func (c *sharedPDFs) PDF(ctx context.Context, rec report.ReportRecord, opts repo
 	}
 	key := PDFKey(rec.SHA256, PDFVariant(gen, opts))
 	wait := 50 * time.Millisecond
+	first := true
 	for {
 		o, err := c.store.Open(ctx, key)
 		if err == nil {
+			if first {
+				c.observe("hit")
+			}
 			return o, nil
 		}
 		if !errors.Is(err, blob.ErrNotFound) {
 			return nil, blob.StorageErr(err, "cannot read the PDF cache")
 		}
-		ch := c.flight.DoChan(key, func() (any, error) { return nil, c.convert(rec, opts, key) })
+		if first {
+			c.observe("miss")
+			first = false
+		}
+		ch := c.flight.DoChan(key, func() (any, error) { return c.convert(rec, opts, key) })
 		select {
 		case r := <-ch:
 			if r.Err == nil {
@@ -109,38 +117,48 @@ func (c *sharedPDFs) PDF(ctx context.Context, rec report.ReportRecord, opts repo
 	}
 }
 
+func (c *sharedPDFs) observe(result string) {
+	if c.s.cfg.OnSharedPDF != nil {
+		c.s.cfg.OnSharedPDF(result)
+	}
+}
+
 // convert makes the PDF of key unless another replica is at it
 // (errHeldElsewhere) or has made it meanwhile. It runs under the cache's
 // context, not a caller's: whoever waits for it shares the result.
-func (c *sharedPDFs) convert(rec report.ReportRecord, opts report.PrintOptions, key string) error {
+// converted says whether this call wrote the PDF.
+func (c *sharedPDFs) convert(rec report.ReportRecord, opts report.PrintOptions, key string) (converted bool, err error) {
 	unlock, ok, err := c.lock.TryLock(c.ctx, "pdf:"+key)
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot take the conversion lock")
+		return false, report.Wrap(report.Storage, err, "cannot take the conversion lock")
 	}
 	if !ok {
-		return errHeldElsewhere
+		return false, errHeldElsewhere
 	}
 	defer unlock()
 	// Written between our miss and the lock: done.
 	if _, err := c.store.Stat(c.ctx, key); err == nil {
-		return nil
+		return false, nil
 	} else if !errors.Is(err, blob.ErrNotFound) {
-		return blob.StorageErr(err, "cannot read the PDF cache")
+		return false, blob.StorageErr(err, "cannot read the PDF cache")
 	}
 	f, err := c.s.enginePDF(c.ctx, rec, opts) // the original's copy is gone when it returns
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot read the PDF")
+		return false, report.Wrap(report.Storage, err, "cannot read the PDF")
 	}
 	_, err = c.store.Put(c.ctx, key, f, blob.PutOptions{IfNoneMatch: true, Size: fi.Size(), ContentType: "application/pdf"})
 	if err != nil && !errors.Is(err, blob.ErrExists) {
-		return blob.StorageErr(err, "cannot write the PDF cache")
+		return false, blob.StorageErr(err, "cannot write the PDF cache")
 	}
-	return nil
+	if err == nil {
+		c.observe("converted")
+	}
+	return err == nil, nil
 }
 
 // Prepare converts rec's default print into the bucket in the background.

@@ -54,6 +54,10 @@ type Config struct {
 	// per PDF runs across replicas. nil: PDFs stay in the engines' local
 	// cache.
 	Locker Locker
+	// OnSharedPDF, if set, hears about the shared PDF cache (metrics):
+	// "hit" and "miss" for each request's first look into the bucket,
+	// "converted" for each PDF this replica wrote there.
+	OnSharedPDF func(result string)
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
