@@ -195,6 +195,36 @@ func TestTwoReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("a request that gives up leaves the conversion to finish", func(t *testing.T) {
+		content := htmlReport("abandoned", 300)
+		r, err := upload(b.URL(), p.ID, "abandoned.html", content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want++
+		misses := func() float64 { return counter(t, b, "reportd_pdf_shared_cache_total", `result="miss"`) }
+		before := misses()
+		reqCtx, cancel := context.WithCancel(ctx)
+		req, _ := http.NewRequestWithContext(reqCtx, http.MethodGet, fmt.Sprintf("%s/api/reports/%d/pdf", b.URL(), r.ID), nil)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		eventually(t, "the request missed the shared cache", func() bool { return misses() > before })
+		cancel()
+		<-done
+		dir := "pdf/" + sha(content)[:2] + "/" + sha(content) + "/"
+		eventually(t, "the abandoned conversion's PDF in the bucket", func() bool { return len(c.keys(dir)) == 1 })
+		// The PDF is written after the engines returned and the copy of
+		// the original was removed: none is left, at once.
+		if left, _ := filepath.Glob(filepath.Join(dirB, "tmp", "engine-*")); len(left) != 0 {
+			t.Errorf("engine copies left after the conversion ended: %v", left)
+		}
+	})
+
 	t.Run("SIGKILL mid-upload leaves nothing", func(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
