@@ -30,11 +30,16 @@ func newReportsCmd(f *Factory) *cobra.Command {
 
 // printReport is the detail view shared by get and update.
 func printReport(w io.Writer, tty bool, c *client.Client, r report.Report) error {
-	return printFields(w, tty,
+	site := []string{"kind", orDash(&r.Kind)}
+	if r.IsSite() {
+		site = append(site, "entry", orDash(&r.Entry), "files", itoa(int64(r.Files)), "bytes", sizeOf(r.Bytes, tty))
+	}
+	site = append(site, "siteUrl", orDash(&r.SiteURL))
+	return printFields(w, tty, append(append([]string{
 		"id", itoa(r.ID),
 		"projectId", itoa(r.ProjectID),
 		"fileName", r.FileName,
-		"fileType", string(r.FileType),
+		"fileType", string(r.FileType)}, site...),
 		"filePath", r.FilePath,
 		"uploadTime", r.UploadTime.String(),
 		"name", r.Name,
@@ -46,5 +51,13 @@ func printReport(w io.Writer, tty bool, c *client.Client, r report.Report) error
 		"previewUrl", c.PreviewURL(r.ID),
 		"downloadUrl", c.DownloadURL(r.ID),
 		"pdfUrl", c.PDFURL(r.ID),
-	)
+	)...)
+}
+
+// sizeOf is n bytes for people (1.2 MiB) on a terminal, the number when piped.
+func sizeOf(n int64, tty bool) string {
+	if tty {
+		return sizeIEC(n)
+	}
+	return itoa(n)
 }

@@ -54,10 +54,17 @@ func reportsListRun(ctx context.Context, o *reportsListOptions) error {
 	if o.json {
 		return writeJSON(o.f.IO.Out, rs)
 	}
-	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "ID", "PROJECT", "TYPE", "UPLOADED", "FILE", "NAME", "BRANCH", "COMMIT")
+	// Columns are only ever added at the end, for scripts that cut them.
+	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "ID", "PROJECT", "TYPE", "UPLOADED", "FILE", "NAME", "BRANCH", "COMMIT",
+		"KIND", "FILES", "SIZE", "SITE")
 	for _, r := range rs {
+		files, size := "-", "-"
+		if r.IsSite() {
+			files, size = itoa(int64(r.Files)), sizeOf(r.Bytes, o.f.IO.OutTTY)
+		}
 		t.add(itoa(r.ID), itoa(r.ProjectID), string(r.FileType), r.UploadTime.String(), r.FileName,
-			r.Name, orDash(r.Branch), orDash(nonNil(shortCommit(r.Commit))))
+			r.Name, orDash(r.Branch), orDash(nonNil(shortCommit(r.Commit))),
+			orDash(&r.Kind), files, size, orDash(&r.SiteURL))
 	}
 	return t.print()
 }

@@ -103,7 +103,10 @@ func TestUsageErrors(t *testing.T) {
 		{"jobs numeric", []string{"upload", html, "--project", "1", "-j", "x"}, exitcode.Usage, "invalid argument"},
 		{"bad --type", []string{"upload", html, "--project", "1", "--type", "docx"}, exitcode.Usage, "--type"},
 		{"unknown extension", []string{"upload", txt, "--project", "1"}, exitcode.Usage, "use --type"},
-		{"directory", []string{"upload", dir, "--project", "1"}, exitcode.Usage, "is a directory"},
+		{"directory of another type", []string{"upload", dir, "--project", "1", "--type", "md"}, exitcode.Usage, "uploaded as an html site: --type md does not apply"},
+		{"entry without a folder", []string{"upload", html, "--project", "1", "--entry", "a.html"}, exitcode.Usage, "--entry is for folders"},
+		{"entry not in the folder", []string{"upload", dir, "--project", "1", "--entry", "nope.html"}, exitcode.Usage, "--entry nope.html: no such file in " + dir},
+		{"entry not a site name", []string{"upload", dir, "--project", "1", "--entry", "../a.html"}, exitcode.Usage, "--entry: invalid file name"},
 		{"bad pattern", []string{"upload", "[", "--project", "1"}, exitcode.Usage, "invalid pattern"},
 		{"no match", []string{"upload", filepath.Join(dir, "*.md"), "--project", "1"}, exitcode.NoMatch, "no file matched"},
 		{"missing file", []string{"upload", filepath.Join(dir, "gone.html"), "--project", "1"}, exitcode.NoMatch, "no file matched"},
@@ -145,14 +148,16 @@ func TestLocalCommands(t *testing.T) {
     "fileName": "notes.md",
     "fileType": "md",
     "size": 3,
-    "projectId": 3
+    "projectId": 3,
+    "kind": "file"
   },
   {
     "localPath": "` + html + `",
     "fileName": "index.html",
     "fileType": "html",
     "size": 8,
-    "projectId": 3
+    "projectId": 3,
+    "kind": "file"
   }
 ]
 `
@@ -160,6 +165,24 @@ func TestLocalCommands(t *testing.T) {
 	// literal index.html is a duplicate and appears once.
 	if r.stdout != want {
 		t.Fatalf("dry run output:\n%s", r.stdout)
+	}
+
+	// A folder is one site: its files together, zipped on the fly.
+	r = run(t, false, "--server", srv, "upload", filepath.Join(dir, "site"), "--entry", "deep/er/notes.md", "--project", "3", "--dry-run", "--json")
+	want = `[
+  {
+    "localPath": "` + filepath.Join(dir, "site") + `",
+    "fileName": "site.zip",
+    "fileType": "html",
+    "size": 14,
+    "projectId": 3,
+    "kind": "site",
+    "files": 3
+  }
+]
+`
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("dry run of a folder: %+v", r)
 	}
 
 	r = run(t, false, "--server", srv, "upload", filepath.Join(dir, "nothing", "*.html"), "--project", "3", "--allow-empty", "--json")

@@ -27,18 +27,30 @@ type uploadOptions struct {
 	meta          report.BuildMeta
 	ciSystem      string
 	summary       string
+	entry         string
 }
 
 func newUploadCmd(f *Factory) *cobra.Command {
 	o := &uploadOptions{f: f}
 	var project, fileType string
 	cmd := &cobra.Command{
-		Use:   "upload FILE|GLOB... (--project ID | --project-name NAME)",
-		Short: "Upload report files into a project",
+		Use:   "upload FILE|DIR|GLOB... (--project ID | --project-name NAME)",
+		Short: "Upload report files and folders (sites) into a project",
 		Long: `Upload report files into a project and print each report's preview,
 download and PDF addresses.
 
-Arguments are files or glob patterns. Patterns are expanded by reportctl
+A folder (DIR) is uploaded as one site: a multi-file HTML report such as
+coverage.py's htmlcov/, Playwright's playwright-report/ or an Allure
+report, served with its scripts running from the content origin. reportctl
+streams a zip of the folder's files while sending it (no temporary file),
+named after the folder (htmlcov.zip), with the folder as the site's root;
+the site's URL is printed. Every regular file goes in, hidden ones too; a
+symbolic link is followed only when it names a file inside the folder, and
+any other link or special file is refused with its path. --entry names the
+entry page (default: index.html, then well-known report names, then the
+only .html file, else a generated file list).
+
+Other arguments are files or glob patterns. Patterns are expanded by reportctl
 itself, so quote them; '**' matches any number of directories
 ('build/**/*.html'). Glob matches keep only supported extensions (.html .md
 .pdf .ppt .pptx); the report type comes from the extension unless --type is
@@ -60,6 +72,8 @@ re-sending each file from its start. With -j N, N files upload at once. When
 some uploads fail the others still complete, and the exit status is that of
 the first failure.`,
 		Example: `  reportctl upload report.html --project 3
+  reportctl upload htmlcov --project-name web --name coverage
+  reportctl upload playwright-report --project 3 --entry index.html --json
   reportctl upload 'build/reports/**/*.html' 'docs/*.md' --project-name nightly --create-project -j 4
   reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json
   reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"`,
@@ -108,6 +122,7 @@ the first failure.`,
 	fl.IntVarP(&o.jobs, "jobs", "j", 1, "upload `N` files in parallel")
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
+	fl.StringVar(&o.entry, "entry", "", "entry `PAGE` of the folders uploaded as sites, relative to the folder (default: chosen by the server: index.html, ...)")
 	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
 	o.metaFlags.register(fl)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
@@ -120,6 +135,11 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 	ex, err := expandPatterns(o.patterns, o.fileType)
 	if err != nil {
 		return err
+	}
+	if o.entry != "" {
+		if err := checkEntry(o.entry, ex.files); err != nil {
+			return err
+		}
 	}
 	if ex.skipped > 0 && !o.json {
 		fmt.Fprintf(o.f.IO.ErrOut, "note: skipped %d matched file(s) whose extension is not a report type\n", ex.skipped)

@@ -8,15 +8,17 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/reportd/reportd/internal/dirzip"
 	"github.com/reportd/reportd/internal/report"
 )
 
-// localFile is one file chosen for upload.
+// localFile is one file chosen for upload, or a folder uploaded as a site.
 type localFile struct {
 	path string // as matched, relative paths stay relative
 	name string // base name sent to the server
 	typ  report.FileType
-	size int64
+	size int64        // of the file, or of the folder's files together
+	tree *dirzip.Tree // a folder: sent as a zip made on the fly
 }
 
 // expansion is the result of expanding the upload arguments.
@@ -26,7 +28,8 @@ type expansion struct {
 	skipped   int      // glob matches left out for an unsupported extension
 }
 
-// expandPatterns turns FILE|GLOB arguments into files. The tool expands
+// expandPatterns turns FILE|DIR|GLOB arguments into files; a DIR named
+// literally is one site (globs match files only). The tool expands
 // globs itself (doublestar, with **) because Windows shells do not, and a
 // pattern quoted against the shell must still work. An argument naming an
 // existing file is taken literally even if it contains glob characters.
@@ -50,8 +53,16 @@ func expandPatterns(patterns []string, override report.FileType) (expansion, err
 	for _, p := range patterns {
 		if st, err := os.Stat(p); err == nil {
 			if st.IsDir() {
-				return ex, usageErrorf("%s is a directory: quote a pattern such as '%s' to upload the reports in it",
-					p, filepath.ToSlash(filepath.Join(p, "**", "*.html")))
+				lf, err := siteOf(p, override)
+				if err != nil {
+					return ex, err
+				}
+				key, _ := filepath.Abs(p)
+				if !seen[key] {
+					seen[key] = true
+					ex.files = append(ex.files, lf)
+				}
+				continue
 			}
 			typ := override
 			if typ == "" {

@@ -59,8 +59,23 @@ func TestExpandPatterns(t *testing.T) {
 		})
 	}
 
-	if _, err := expandPatterns([]string{"build"}, ""); exitcode.Of(err) != exitcode.Usage {
-		t.Fatalf("directory: %v", err)
+	// A folder named literally is one site; globs never match folders,
+	// so 'build/**' and 'build' do not conflict.
+	ex, err := expandPatterns([]string{"build", "build/a.html", "./build/"}, "")
+	if err != nil || len(ex.files) != 2 {
+		t.Fatalf("directory: %+v %v", ex, err)
+	}
+	if s := ex.files[0]; s.tree == nil || s.name != "build.zip" || s.typ != report.HTML || len(s.tree.Files) != 8 || s.size != 8 {
+		t.Fatalf("directory as a site: %+v", s)
+	}
+	if _, err := expandPatterns([]string{"build"}, report.PDF); exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("directory with --type pdf: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := expandPatterns([]string{"empty"}, ""); err == nil {
+		t.Fatal("an empty folder was accepted")
 	}
 	// ** does not descend into symlinked directories (no loops, no escapes).
 	if err := os.Symlink(dir, filepath.Join(dir, "build", "loop")); err == nil {

@@ -14,12 +14,19 @@ type plannedUpload struct {
 	Size        int64           `json:"size"`
 	ProjectID   int64           `json:"projectId"`
 	ProjectName string          `json:"projectName,omitempty"`
+	// Kind is "site" for a folder (Files files, Size bytes together).
+	Kind  string `json:"kind"`
+	Files int    `json:"files,omitempty"`
 }
 
 func printUploadPlan(o *uploadOptions, files []localFile, p report.Project) error {
 	plan := make([]plannedUpload, 0, len(files))
 	for _, f := range files {
-		plan = append(plan, plannedUpload{LocalPath: f.path, FileName: f.name, FileType: f.typ, Size: f.size, ProjectID: p.ID, ProjectName: p.Name})
+		u := plannedUpload{LocalPath: f.path, FileName: f.name, FileType: f.typ, Size: f.size, ProjectID: p.ID, ProjectName: p.Name, Kind: report.KindFile}
+		if f.tree != nil {
+			u.Kind, u.Files = report.KindSite, len(f.tree.Files)
+		}
+		plan = append(plan, u)
 	}
 	if o.json {
 		return writeJSON(o.f.IO.Out, plan)
@@ -31,9 +38,13 @@ func printUploadPlan(o *uploadOptions, files []localFile, p report.Project) erro
 		target = fmt.Sprintf("project %d (%s)", p.ID, p.Name)
 	}
 	fmt.Fprintf(o.f.IO.ErrOut, "dry run: would upload %d file(s) into %s\n", len(plan), target)
-	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "FILE", "TYPE", "SIZE")
+	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "FILE", "TYPE", "SIZE", "KIND")
 	for _, u := range plan {
-		t.add(u.LocalPath, string(u.FileType), fmt.Sprint(u.Size))
+		kind := u.Kind
+		if u.Files > 0 {
+			kind = fmt.Sprintf("site of %d files", u.Files)
+		}
+		t.add(u.LocalPath, string(u.FileType), fmt.Sprint(u.Size), kind)
 	}
 	return t.print()
 }
@@ -52,12 +63,20 @@ func printUploadResults(o *uploadOptions, results []uploadResult) error {
 		}
 		if !o.f.IO.OutTTY {
 			// Columns are only ever added at the end, for scripts that cut them.
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL, r.DashboardURL, r.LatestURL)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.LocalPath, r.ID, r.PreviewURL, r.DownloadURL, r.PDFURL, r.DashboardURL, r.LatestURL, r.SiteURL)
 			continue
 		}
-		fmt.Fprintf(w, "%s → report %d %q (project %d)%s\n  open:     %s\n  download: %s\n  pdf:      %s\n",
-			r.LocalPath, r.ID, r.Name, r.ProjectID, describeMeta(report.BuildMeta{Branch: r.Branch, Commit: r.Commit}),
-			r.DashboardURL, r.DownloadURL, r.PDFURL)
+		what := ""
+		if r.IsSite() {
+			what = fmt.Sprintf(", site of %d files, %s", r.Files, sizeIEC(r.Bytes))
+		}
+		fmt.Fprintf(w, "%s → report %d %q (project %d%s)%s\n  open:     %s\n",
+			r.LocalPath, r.ID, r.Name, r.ProjectID, what, describeMeta(report.BuildMeta{Branch: r.Branch, Commit: r.Commit}),
+			r.DashboardURL)
+		if r.SiteURL != "" {
+			fmt.Fprintf(w, "  site:     %s\n", r.SiteURL)
+		}
+		fmt.Fprintf(w, "  download: %s\n  pdf:      %s\n", r.DownloadURL, r.PDFURL)
 		if r.LatestURL != "" {
 			fmt.Fprintf(w, "  latest:   %s\n", r.LatestURL)
 		}

@@ -18,7 +18,7 @@ import (
 type uploadResult struct {
 	*report.Report
 	LocalPath   string `json:"localPath"`
-	Size        int64  `json:"size,omitempty"` // bytes sent
+	Size        int64  `json:"size,omitempty"` // bytes sent (of a folder: its zip)
 	PreviewURL  string `json:"previewUrl,omitempty"`
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
@@ -54,7 +54,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 	for range min(o.jobs, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta)
+				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta, o.entry)
 				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Forbidden || code == exitcode.Unreachable {
 					stop(results[i].err)
 				}
@@ -85,7 +85,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 		fmt.Errorf("%d of %d upload(s) failed; first: %w", failed, len(files), first))
 }
 
-func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64, meta report.BuildMeta) uploadResult {
+func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64, meta report.BuildMeta, entry string) uploadResult {
 	res := uploadResult{LocalPath: lf.path, Size: lf.size}
 	if err := context.Cause(ctx); err != nil {
 		res.err, res.Error = err, "not attempted: "+err.Error()
@@ -93,7 +93,7 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	}
 	b := pr.bar(lf.path, lf.size)
 	path := lf.path
-	r, err := c.UploadReport(ctx, report.ReportUpload{
+	in := report.ReportUpload{
 		ProjectID: projectID,
 		FileType:  lf.typ,
 		Meta:      meta,
@@ -109,8 +109,18 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 				return readCloser{Reader: b.reader(f), Closer: f}, nil
 			},
 		},
-	})
+	}
+	var zipSize func() int64
+	if lf.tree != nil {
+		// A folder: a zip made on the fly, rooted at the folder itself.
+		in.File, zipSize = siteUpload(lf, b)
+		in.Entry, in.Root = entry, "."
+	}
+	r, err := c.UploadReport(ctx, in)
 	b.done(err == nil)
+	if zipSize != nil {
+		res.Size = zipSize()
+	}
 	if err != nil {
 		if ctx.Err() != nil && context.Cause(ctx) != ctx.Err() {
 			err = context.Cause(ctx) // stopped because another upload hit a fatal error

@@ -63,7 +63,16 @@ func (c *Client) UploadReport(ctx context.Context, in report.ReportUpload) (repo
 			parts = append(parts, part{name: m.name, value: *m.v})
 		}
 	}
-	parts = append(parts, part{name: "file", up: &in.File, ctype: in.FileType.ContentType()})
+	for _, f := range []struct{ name, v string }{{"entry", in.Entry}, {"root", in.Root}} {
+		if f.v != "" {
+			parts = append(parts, part{name: f.name, value: f.v})
+		}
+	}
+	ctype := in.File.ContentType
+	if ctype == "" {
+		ctype = in.FileType.ContentType()
+	}
+	parts = append(parts, part{name: "file", up: &in.File, ctype: ctype})
 	var out report.Report
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out, retryPost: true})
 	return out, err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,7 +30,9 @@ type Deps struct {
 // flags holds the raw flag values; options is their parsed form.
 type flags struct {
 	project, state, initialScan, onSuccess, onFailure string
+	marker                                            string
 	projectFromDir, createProject, recursive, replace bool
+	sites                                             bool
 	once, allowEmpty, waitForWriters                  bool
 	verbose                                           bool
 	include, exclude                                  []string
@@ -60,6 +63,21 @@ and --on-success/--on-failure folders. --include/--exclude take globs
 (doublestar: ** matches across folders); a glob without "/" matches the base
 name at any depth.
 
+SITES
+With --sites each folder directly inside a watched folder (inside a project
+folder with --project-from-dir) is published as ONE site report, a
+multi-file HTML report such as coverage.py's htmlcov/ or a Playwright
+report: once nothing in it has changed for --settle, or, with --marker NAME,
+as soon as a file NAME appears in it (never before; the marker is not
+uploaded). The folder is sent as a zip of all its files, hidden ones too,
+with the folder as the site's root; a symbolic link is followed only to a
+file inside the folder, any other link or special file refuses the folder
+(set aside like a rejected file after --max-attempts). Published folders
+are remembered in the state file like files: a restart publishes nothing
+twice, and a folder whose content changes is published again (--replace
+deletes the previous report). --include/--exclude then match the site
+folders' paths; loose files beside them are not published.
+
 EXIT STATUS (--once)
   0  every file found was published or was published before
   1  a file could not be published, or --project does not exist
@@ -71,7 +89,8 @@ Without --once, SIGTERM lets in-flight uploads finish, saves the state and
 exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 		Example: `  reportctl watch /srv/drop --project 3 --state /var/lib/reportctl/watch.db
   reportctl watch /srv/drop --project-from-dir --create-project --on-success move:/srv/done
-  reportctl watch ./out --project 3 --once --include '**/*.pdf'`,
+  reportctl watch ./out --project 3 --once --include '**/*.pdf'
+  reportctl watch /srv/sites --project 3 --sites --marker .done`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			jsonOut, _ := cmd.Flags().GetBool("json")
@@ -106,6 +125,8 @@ exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 8, "concurrent uploads")
 	fl.BoolVar(&f.waitForWriters, "wait-for-writers", runtime.GOOS == "linux", "also wait while a process holds the file open for writing (Linux: a read lease, else /proc)")
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight uploads")
+	fl.BoolVar(&f.sites, "sites", false, "publish each folder inside DIR (inside each project folder with --project-from-dir) as one site, once finished")
+	fl.StringVar(&f.marker, "marker", "", "with --sites: a folder is finished when a file `NAME` (such as .done) appears in it (implies --sites)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "say why a file is skipped (ignored, unsupported type, excluded) or not sent yet (settling, open for writing)")
 	return cmd
 }
@@ -118,8 +139,9 @@ func (f *flags) parse(args []string, jsonOut bool) (*options, error) {
 		replace: f.replace, maxAttempts: f.maxAttempts, retryMin: f.retryMin, retryMax: f.retryMax,
 		rescan: f.rescan, poll: f.poll, once: f.once, allowEmpty: f.allowEmpty, jobs: f.jobs,
 		waitForWriters: f.waitForWriters, drainTimeout: f.drainTimeout, json: jsonOut,
-		verbose: f.verbose,
+		verbose: f.verbose, sites: f.sites || f.marker != "", marker: f.marker,
 	}
+	o.recursive = o.recursive || o.sites
 	switch {
 	case f.project == "" && !f.projectFromDir:
 		return nil, errors.New("--project or --project-from-dir is required")
@@ -133,6 +155,8 @@ func (f *flags) parse(args []string, jsonOut bool) (*options, error) {
 		return nil, errors.New("--retry-min must be positive and --retry-max at least --retry-min")
 	case f.poll < 0 || f.rescan < 0:
 		return nil, errors.New("--poll and --rescan-interval cannot be negative")
+	case f.marker != "" && (strings.ContainsAny(f.marker, `/\`) || f.marker == "." || f.marker == ".."):
+		return nil, fmt.Errorf("--marker: want a file name such as .done, got %q", f.marker)
 	}
 	var err error
 	if o.roots, err = resolveRoots(args); err != nil {

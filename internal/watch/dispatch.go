@@ -39,7 +39,7 @@ func (r *runner) tick(ctx context.Context, probeRes chan<- error) {
 			continue
 		}
 		delete(r.retries, path)
-		fi, err := os.Lstat(path)
+		fi, err := r.opts.unitStat(path)
 		if err != nil {
 			_ = r.store.dequeue(path)
 			continue

@@ -32,6 +32,8 @@ type Event struct {
 	Message   string    `json:"message,omitempty"`
 	// DashboardURL is the published report's page in the dashboard.
 	DashboardURL string `json:"dashboardUrl,omitempty"`
+	// SiteURL opens a published site (or html report) on the content origin.
+	SiteURL string `json:"siteUrl,omitempty"`
 }
 
 // The events the watcher emits.
@@ -40,7 +42,7 @@ const (
 	evWatching   = "watching"    // Dir
 	evScan       = "scan"        // Count: files found to check
 	evIdle       = "idle"        // nothing settling, uploading or queued
-	evPublished  = "published"   // Path, ReportID, ProjectID, Bytes, SHA256, LatencyMs, DashboardURL
+	evPublished  = "published"   // Path, ReportID, ProjectID, Bytes, SHA256, LatencyMs, DashboardURL; sites: Count (files), SiteURL
 	evUnchanged  = "unchanged"   // Path: content identical to what was published
 	evRenamed    = "renamed"     // Path, From, ReportID: a published file moved within the folders
 	evQueued     = "queued"      // Path: held while the server is unreachable
@@ -138,6 +140,9 @@ func textLine(e Event) string {
 	}
 	if e.DashboardURL != "" {
 		add("open", e.DashboardURL)
+	}
+	if e.SiteURL != "" {
+		add("site", e.SiteURL)
 	}
 	return strings.TrimRight(b.String(), " ")
 }

@@ -141,3 +141,25 @@ func relTo(root, abs string) (string, bool) {
 	}
 	return filepath.ToSlash(rel), true
 }
+
+// siteReason says why abs, a site folder under root (--sites), is not
+// published, or "" when it is: the checks of reason but the type, with
+// --include/--exclude matching the folder's path.
+func (f *filter) siteReason(root, abs string) string {
+	rel, ok := relTo(root, abs)
+	switch {
+	case !ok:
+		return "outside the watched folder"
+	case f.isIgnored(abs):
+		return "ignored: the watcher's own file or folder (state, --on-success or --on-failure)"
+	case hiddenPath(rel):
+		return "ignored: hidden (a path part starts with a dot)"
+	}
+	if p, ok := firstMatch(f.exclude, rel); ok {
+		return "excluded by --exclude " + p
+	}
+	if len(f.include) > 0 && !matchAny(f.include, rel) {
+		return "not matched by any --include"
+	}
+	return ""
+}

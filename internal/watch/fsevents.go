@@ -19,6 +19,10 @@ func (r *runner) event(ev fsnotify.Event) {
 		return
 	}
 	now := r.now()
+	if r.opts.sites {
+		r.siteEvent(ev, root, path, now)
+		return
+	}
 	switch {
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		// The name is gone (a rename's new name arrives as a Create).

@@ -38,7 +38,9 @@ type options struct {
 	waitForWriters bool
 	drainTimeout   time.Duration
 	json           bool
-	verbose        bool // -v: say why files are skipped or not sent yet
+	verbose        bool   // -v: say why files are skipped or not sent yet
+	sites          bool   // --sites: each site folder is one unit (sites.go)
+	marker         string // --marker: a site is finished when this file is in it
 }
 
 // action is what --on-success / --on-failure do with a file.

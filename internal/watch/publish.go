@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reportd/reportd/internal/dirzip"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -87,6 +88,9 @@ func (r *renames) renamedAway(path string, now time.Time) bool {
 }
 
 func (p *publisher) publish(ctx context.Context, j job) result {
+	if p.opts.sites {
+		return p.publishSite(ctx, j)
+	}
 	path := j.path
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
@@ -204,7 +208,7 @@ func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Rep
 		p.log.emit(Event{Event: evError, Path: path, ReportID: rep.ID, Message: "published but the state file could not record it", Error: err.Error()})
 	}
 	p.log.emit(Event{Event: evPublished, Path: path, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: size, SHA256: sum,
-		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note, DashboardURL: rep.DashboardURL})
+		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note, DashboardURL: rep.DashboardURL, SiteURL: rep.SiteURL})
 
 	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
 		p.deleteOld(ctx, path, prev.ReportID)
@@ -293,7 +297,7 @@ func (p *publisher) payDeletes(ctx context.Context) {
 func (p *publisher) afterSuccess(path string) {
 	switch p.opts.onSuccess.kind {
 	case "delete":
-		if err := os.Remove(path); err != nil {
+		if err := p.removeUnit(path); err != nil {
 			p.log.emit(Event{Event: evWarning, Path: path, Message: "--on-success delete failed", Error: err.Error()})
 			return
 		}
@@ -337,7 +341,7 @@ func (p *publisher) failed(path string, st stat, f failure, err error) result {
 	default:
 		return res
 	}
-	sum, _, _ := hashFile(path)
+	sum := p.hashOf(path)
 	to := ""
 	if p.opts.onFailure.kind == "move" {
 		to = p.move(path, p.opts.onFailure.dir)
@@ -346,4 +350,19 @@ func (p *publisher) failed(path string, st stat, f failure, err error) result {
 	p.log.emit(Event{Event: evFailed, Path: path, Attempt: q.Rejections, To: to, Error: err.Error()})
 	res.kind, res.stat = resGaveUp, st
 	return res
+}
+
+// hashOf is the content hash the failed record keeps: the file's sha256,
+// or a site folder's tree hash ("" when it cannot be read).
+func (p *publisher) hashOf(path string) string {
+	if !p.opts.sites {
+		sum, _, _ := hashFile(path)
+		return sum
+	}
+	tree, err := dirzip.Scan(path, dirzip.Options{Exclude: p.opts.excludeMarker})
+	if err != nil {
+		return ""
+	}
+	sum, _ := tree.Hash()
+	return sum
 }

@@ -47,8 +47,12 @@ type runner struct {
 
 func newRunner(o *options, svc report.Service, st *store, flt *filter, log *eventLog) *runner {
 	tr := newTracker(o.settle, o.maxWait)
+	tr.stat, tr.unit, tr.lazy = o.unitStat, o.isUnit, o.sites
 	if o.waitForWriters {
 		tr.busy = openForWriting
+		if o.sites {
+			tr.busy = foldersOpenForWriting
+		}
 	}
 	if o.verbose {
 		tr.onBusy = func(path string) {

@@ -21,6 +21,9 @@ const (
 // before the folder is listed, so a file created in between is seen either
 // by the listing or by an event (or both; the tracker dedupes).
 func (r *runner) addTree(root, dir string, mode scanMode) int {
+	if r.opts.sites {
+		return r.addSiteTree(root, dir, mode)
+	}
 	found := 0
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -146,4 +149,55 @@ func (r *runner) rescanEvery() time.Duration {
 		d = 100 * 365 * 24 * time.Hour // never
 	}
 	return d
+}
+
+// addSiteTree is addTree in sites mode: it watches every folder (inside a
+// site folder all of them, whatever the filters say, since all their files
+// go into the site) and offers the site folders it meets as units.
+func (r *runner) addSiteTree(root, dir string, mode scanMode) int {
+	sites := map[string]bool{}
+	var order []string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == dir {
+				r.log.emit(Event{Event: evWarning, Dir: path, Message: "cannot read folder", Error: err.Error()})
+			}
+			return nil
+		}
+		site, inSite := r.opts.siteOf(root, path)
+		if !inSite {
+			if !d.IsDir() {
+				r.skip(path, "not inside a site folder (--sites publishes folders)")
+				return nil
+			}
+			if !r.filter.dir(root, path) {
+				return filepath.SkipDir
+			}
+			r.watch(path)
+			return nil
+		}
+		if site == path && !d.IsDir() {
+			r.skip(path, "not inside a site folder (--sites publishes folders)")
+			return nil
+		}
+		if site == path && r.filter.siteReason(root, site) != "" {
+			r.skip(site, r.filter.siteReason(root, site))
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			r.watch(path)
+		}
+		if !sites[site] {
+			sites[site] = true
+			order = append(order, site)
+		}
+		return nil
+	})
+	found := 0
+	for _, site := range order {
+		if r.offerSite(root, site, mode) {
+			found++
+		}
+	}
+	return found
 }

@@ -16,6 +16,12 @@ type tracker struct {
 	settle, maxWait time.Duration
 	files           map[string]*pending
 	stat            func(string) (fs.FileInfo, error)
+	// unit tells whether what stat saw is still publishable (a regular
+	// file; a folder in sites mode).
+	unit func(fs.FileInfo) bool
+	// lazy: stat a file only when the clock says it may be finished (a
+	// site's fingerprint walks the folder: not on every tick).
+	lazy bool
 	// busy, when set, reports which of the given paths some process still
 	// holds open for writing; such files are not finished either.
 	busy     func(paths []string) map[string]bool
@@ -45,7 +51,8 @@ type ready struct {
 }
 
 func newTracker(settle, maxWait time.Duration) *tracker {
-	return &tracker{settle: settle, maxWait: maxWait, files: map[string]*pending{}, stat: os.Lstat}
+	return &tracker{settle: settle, maxWait: maxWait, files: map[string]*pending{}, stat: os.Lstat,
+		unit: func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() }}
 }
 
 // touch records that path changed now (an event arrived for it), and
@@ -86,8 +93,11 @@ func (t *tracker) due(now time.Time) []ready {
 	var out []ready
 	var candidates []string
 	for path, p := range t.files {
+		if t.lazy && p.statted && !t.settledAt(now, p) && now.Sub(p.first) < t.maxWait {
+			continue
+		}
 		fi, err := t.stat(path)
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil || !t.unit(fi) {
 			delete(t.files, path)
 			continue
 		}

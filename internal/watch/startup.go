@@ -13,11 +13,11 @@ func (r *runner) start() {
 	r.known = r.store.fileStats()
 	for path := range r.store.queue() {
 		root := r.opts.rootOf(path)
-		if root == "" || !r.filter.file(root, path) {
-			continue // not watched by this run (other folders or filters): keep it
+		if root == "" || !r.mine(root, path) {
+			continue // not watched by this run (other folders, filters or mode): keep it
 		}
-		fi, err := os.Lstat(path)
-		if err != nil || !fi.Mode().IsRegular() {
+		fi, err := r.opts.unitStat(path)
+		if err != nil || !r.opts.isUnit(fi) {
 			_ = r.store.dequeue(path)
 			continue
 		}
@@ -40,6 +40,20 @@ func (r *runner) start() {
 		r.log.emit(Event{Event: evScan, Count: n})
 	}
 	r.started = true
+}
+
+// mine reports whether path, a queued unit under root, is for this run: a
+// file the filter passes, or in sites mode a site folder.
+func (r *runner) mine(root, path string) bool {
+	if !r.opts.sites {
+		return r.filter.file(root, path)
+	}
+	site, ok := r.opts.siteOf(root, path)
+	if !ok || site != path || r.filter.siteReason(root, path) != "" || !r.opts.hasMarker(path) {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err != nil || fi.IsDir() // a file's entry is a files-mode run's; a vanished one is dropped
 }
 
 // stableSince is when a file found by a scan last changed, as far as we can

@@ -35,6 +35,10 @@ type published struct {
 	ReportID  int64     `json:"reportId"`
 	ProjectID int64     `json:"projectId"`
 	At        time.Time `json:"publishedAt"`
+	// Files is set for a site folder (--sites): how many files it held.
+	// A site's Size and MTime are its fingerprint (sites.go), its SHA256
+	// the tree hash of its files (dirzip).
+	Files int `json:"files,omitempty"`
 }
 
 // queued is a file waiting to be published; Rejections counts the server's

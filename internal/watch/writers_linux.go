@@ -59,6 +59,20 @@ func leaseSaysOpen(path string) (open, ok bool) {
 	return false, true
 }
 
+// foldersOpenForWriting reports which of the folders (sites) hold a file,
+// at any depth, that some process has open for writing: /proc only, since
+// a lease per file of a large site would cost more than the walk.
+func foldersOpenForWriting(dirs []string) map[string]bool {
+	return procWriters(func(target string) (string, bool) {
+		for _, d := range dirs {
+			if strings.HasPrefix(target, d+string(filepath.Separator)) {
+				return d, true
+			}
+		}
+		return "", false
+	})
+}
+
 // procOpenForWriting reads /proc/*/fd and fdinfo. Processes we may not
 // inspect are skipped.
 func procOpenForWriting(paths []string) map[string]bool {
@@ -66,6 +80,12 @@ func procOpenForWriting(paths []string) map[string]bool {
 	for _, p := range paths {
 		want[p] = true
 	}
+	return procWriters(func(target string) (string, bool) { return target, want[target] })
+}
+
+// procWriters walks /proc/*/fd; match maps an open file to the key it
+// makes busy.
+func procWriters(match func(target string) (string, bool)) map[string]bool {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -85,11 +105,15 @@ func procOpenForWriting(paths []string) map[string]bool {
 		}
 		for _, fd := range fds {
 			target, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
-			if err != nil || !want[target] || busy[target] {
+			if err != nil {
+				continue
+			}
+			key, ok := match(target)
+			if !ok || busy[key] {
 				continue
 			}
 			if writableFD(filepath.Join("/proc", pid, "fdinfo", fd.Name())) {
-				busy[target] = true
+				busy[key] = true
 			}
 		}
 	}

@@ -1,0 +1,212 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/reportd/reportd/internal/dirzip"
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// publishSite is publish for a site folder (--sites): the same decisions
+// (already published, given up on, unchanged, renamed, interrupted upload),
+// with the folder's fingerprint as its size and mtime and the tree hash of
+// its files (dirzip) as its sha256.
+func (p *publisher) publishSite(ctx context.Context, j job) result {
+	dir := j.path
+	fi, err := siteStat(dir)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) || (err == nil && !p.opts.hasMarker(dir)) {
+		_ = p.store.dequeue(dir)
+		return result{path: dir, kind: resGone}
+	}
+	if err != nil {
+		return p.failed(dir, stat{}, transient, err)
+	}
+	st := statOf(fi)
+	if st.size != j.size || !fi.ModTime().Equal(j.mtime) {
+		return result{path: dir, kind: resUnstable}
+	}
+	prev, hasPrev := p.store.published(dir)
+	if hasPrev && prev.Size == st.size && prev.MTime == st.mtime {
+		_ = p.store.dequeue(dir)
+		p.afterSuccess(dir)
+		return result{path: dir, kind: resDone, stat: st}
+	}
+	fail, hasFail := p.store.failedRec(dir)
+	if hasFail && fail.Size == st.size && fail.MTime == st.mtime {
+		_ = p.store.dequeue(dir)
+		return result{path: dir, kind: resDone, stat: st}
+	}
+	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: site.CheckName})
+	if err != nil {
+		// A link leading outside, a named pipe, a name the server would
+		// refuse: the folder's own problem, counted like a rejection.
+		return p.failed(dir, st, rejected, report.Wrap(report.Validation, err, "cannot publish the folder"))
+	}
+	if len(tree.Files) == 0 {
+		// Nothing to publish yet (a folder just made): its first file
+		// brings it back.
+		_ = p.store.dequeue(dir)
+		return result{path: dir, kind: resGone}
+	}
+	sum, err := tree.Hash()
+	if err != nil {
+		return p.failed(dir, st, transient, err)
+	}
+	if hasFail && sum == fail.SHA256 {
+		_ = p.store.dequeue(dir)
+		return result{path: dir, kind: resDone, stat: st}
+	}
+	if hasPrev && sum == prev.SHA256 {
+		_ = p.store.touchPublished(dir, st.size, st.mtime)
+		p.log.emit(Event{Event: evUnchanged, Path: dir, ReportID: prev.ReportID})
+		p.afterSuccess(dir)
+		return result{path: dir, kind: resDone, stat: st}
+	}
+	projectID, err := p.projects.forFile(ctx, dir)
+	if err != nil {
+		return p.failed(dir, st, classify(err), err)
+	}
+	if !hasPrev {
+		// A published site folder renamed within the watched folders.
+		if from, rec, ok := p.takeOver(dir, sum, projectID, st); ok {
+			p.log.emit(Event{Event: evRenamed, Path: dir, From: from, ReportID: rec.ReportID})
+			return result{path: dir, kind: resDone, stat: st}
+		}
+	}
+	name := filepath.Base(dir) + ".zip"
+	if q, ok := p.store.queuedRec(dir); ok && q.Uploading != nil {
+		rep, found, err := p.reconcileSite(ctx, name, *q.Uploading)
+		if err != nil {
+			return p.failed(dir, st, classify(err), err)
+		}
+		if found && q.Uploading.SHA256 == sum {
+			return p.recordedSite(ctx, j, st, rep, sum, tree, prev, hasPrev, "recovered: uploaded before an interruption")
+		}
+	}
+
+	mark := uploading{SHA256: sum, Size: st.size, ProjectID: projectID, Started: p.now()}
+	if hasPrev {
+		mark.After = prev.ReportID
+	}
+	if err := p.store.markUploading(dir, mark); err != nil {
+		return p.failed(dir, st, transient, err)
+	}
+	src := &zipSource{tree: tree}
+	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
+		ProjectID: projectID,
+		FileType:  report.HTML,
+		File:      report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
+		Root:      ".",
+	})
+	if err != nil {
+		if lerr := src.localErr(); lerr != nil {
+			// Reading our own folder failed: not the server's fault.
+			return p.failed(dir, st, transient, lerr)
+		}
+		return p.failed(dir, st, classify(err), err)
+	}
+	if sent, ok := src.sent(); ok {
+		sum = sent.SHA256
+	}
+	return p.recordedSite(ctx, j, st, rep, sum, tree, prev, hasPrev, "")
+}
+
+// recordedSite is recorded for a site: the state, the log (with the file
+// count and site URL), --replace, --on-success.
+func (p *publisher) recordedSite(ctx context.Context, j job, st stat, rep report.Report, sum string, tree *dirzip.Tree, prev published, hasPrev bool, note string) result {
+	dir := j.path
+	rec := published{Size: st.size, MTime: st.mtime, SHA256: sum, ReportID: rep.ID, ProjectID: rep.ProjectID, At: p.now(), Files: len(tree.Files)}
+	if err := p.store.markPublished(dir, rec); err != nil {
+		p.log.emit(Event{Event: evError, Path: dir, ReportID: rep.ID, Message: "published but the state file could not record it", Error: err.Error()})
+	}
+	p.log.emit(Event{Event: evPublished, Path: dir, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: tree.Bytes, SHA256: sum,
+		Count: len(tree.Files), LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note,
+		DashboardURL: rep.DashboardURL, SiteURL: rep.SiteURL})
+	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
+		p.deleteOld(ctx, dir, prev.ReportID)
+	}
+	kind := resDone
+	if fi, err := siteStat(dir); err == nil && statOf(fi) != st {
+		kind = resUnstable // it changed while we sent it; look again
+	}
+	if kind == resDone {
+		p.afterSuccess(dir)
+	}
+	return result{path: dir, kind: kind, stat: st, published: true}
+}
+
+// reconcileSite finds the site report an interrupted upload of the folder
+// may have created: named like the zip (or the folder), a site, newer than
+// the report it replaces and than the attempt. The API carries no hash of a
+// site, so the newest such report is taken.
+func (p *publisher) reconcileSite(ctx context.Context, name string, u uploading) (report.Report, bool, error) {
+	list, err := p.svc.ListReports(ctx, &u.ProjectID)
+	if err != nil {
+		return report.Report{}, false, err
+	}
+	base := name[:len(name)-len(".zip")]
+	since := u.Started.Add(-2 * time.Second)
+	for i := len(list) - 1; i >= 0; i-- {
+		r := list[i]
+		if (r.FileName != name && r.FileName != base) || !r.IsSite() || r.ID <= u.After || r.UploadTime.Before(since) {
+			continue
+		}
+		return r, true, nil
+	}
+	return report.Report{}, false, nil
+}
+
+// zipSource is the upload's Open for a site: each attempt zips the folder
+// again (the same bytes), and the outcome of the last complete zip is kept.
+type zipSource struct {
+	tree *dirzip.Tree
+	mu   sync.Mutex
+	res  dirzip.Result
+	done bool
+	lerr error
+}
+
+func (s *zipSource) open() (io.ReadCloser, error) {
+	s.mu.Lock()
+	s.done, s.lerr = false, nil
+	s.mu.Unlock()
+	return s.tree.Open(nil, func(r dirzip.Result, err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch {
+		case err == nil:
+			s.res, s.done = r, true
+		case !errors.Is(err, io.ErrClosedPipe):
+			s.lerr = err
+		}
+	}), nil
+}
+
+func (s *zipSource) sent() (dirzip.Result, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.res, s.done
+}
+
+func (s *zipSource) localErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lerr
+}
+
+// removeUnit deletes a published file, or a site folder with everything in
+// it (--on-success delete).
+func (p *publisher) removeUnit(path string) error {
+	if p.opts.sites {
+		return os.RemoveAll(path)
+	}
+	return os.Remove(path)
+}
