@@ -10,12 +10,12 @@ import (
 	"github.com/reportd/reportd/internal/site"
 )
 
-// detectSite recognises a stored site's generator and reads its headline
-// figures (detect.Site) from the files of its manifest, read back from
-// the blob store with bounded reads. Like detect, it never fails an
+// detectSite recognises stored site report id's generator and reads its
+// headline figures (detect.Site) from the files of its manifest, read
+// back through OpenSiteFile with bounded reads. Like detect, it never fails an
 // upload: a file it cannot read is simply not looked at. The flaky count
 // detect.Site also gives has no field in report.Summary yet.
-func (s *Service) detectSite(ctx context.Context, m site.Manifest) (string, *report.Summary) {
+func (s *Service) detectSite(ctx context.Context, id int64, m site.Manifest) (string, *report.Summary) {
 	paths := make([]string, len(m.Files))
 	for i, f := range m.Files {
 		paths[i] = f.Path
@@ -25,7 +25,7 @@ func (s *Service) detectSite(ctx context.Context, m site.Manifest) (string, *rep
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
-		return s.blobs.Open(ctx, f.Key())
+		return s.OpenSiteFile(ctx, id, f)
 	})
 	return gen, sum
 }

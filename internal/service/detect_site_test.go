@@ -9,13 +9,20 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/detect"
-	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sitegen"
 )
 
-// A real generated site stored through site.Ingest into the service's blob
-// store is recognised from its manifest, with the tool's own figures.
-func TestDetectStoredSite(t *testing.T) {
+// A real generated site uploaded as parts is recognised after ingest from
+// its manifest: the report (as committed and as read back) carries the
+// generator and the figures the tool itself reported.
+func TestCommitSiteDetects(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newLocal(t, t.TempDir(), Config{})
+	p, err := s.CreateProject(ctx, report.ProjectCreate{Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		gen  string
 		site func(testing.TB) sitegen.Site
@@ -24,25 +31,26 @@ func TestDetectStoredSite(t *testing.T) {
 		{detect.Playwright, sitegen.Playwright},
 	} {
 		gs := c.site(t)
-		s, _ := newLocal(t, t.TempDir(), Config{})
-		var parts []site.Part
+		var parts []SitePart
 		for _, f := range gs.Files {
-			parts = append(parts, site.Part{Name: f, Open: func() (io.ReadCloser, error) {
+			parts = append(parts, SitePart{Name: f, Open: func() (io.ReadCloser, error) {
 				return os.Open(filepath.Join(gs.Dir, filepath.FromSlash(f)))
 			}})
 		}
-		m, err := site.Ingest(context.Background(), s.blobs, site.Parts(parts...), site.Options{ManifestKey: site.ManifestKey("1"), Root: ".", TempDir: t.TempDir()})
+		rep, err := s.CommitSite(ctx, SiteUpload{ProjectID: p.ID, FileType: report.HTML, FileName: c.gen, Root: ".", Parts: parts})
 		if err != nil {
 			t.Fatal(err)
 		}
-		gen, sum := s.detectSite(context.Background(), m)
-		if gen != c.gen || sum == nil {
-			t.Fatalf("got %q %+v, want %q with figures", gen, sum, c.gen)
+		back, err := s.meta.Report(ctx, rep.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got, _ := json.Marshal(sum)
 		want, _ := json.Marshal(gs.Want)
-		if string(got) != string(want) {
-			t.Errorf("%s: summary %s, want %s", c.gen, got, want)
+		for _, r := range []report.Report{rep, back.Report} {
+			got, _ := json.Marshal(r.Summary)
+			if r.Generator != c.gen || string(got) != string(want) {
+				t.Errorf("site report: %q %s, want %q %s", r.Generator, got, c.gen, want)
+			}
 		}
 	}
 }
