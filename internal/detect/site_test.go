@@ -217,3 +217,51 @@ func opener(m map[string]string) detect.Opener {
 		return io.NopCloser(bytes.NewReader([]byte(s))), nil
 	}
 }
+
+// TestSiteOfSingleFileGenerators: sites whose figures are in a page that
+// Detect knows (the real JaCoCo and pytest-html pages of testdata/, with
+// the assets those tools write beside them) are read through that page.
+func TestSiteOfSingleFileGenerators(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		gen   string
+		files map[string]string
+		want  report.Summary
+	}{
+		{detect.JaCoCo, map[string]string{"index.html": read("jacoco-index.html"), "jacoco-resources/report.css": "td{}",
+			"com.example/index.html": "<html></html>", "jacoco-sessions.html": "<html></html>"}, report.Summary{Lines: ptr(87.5)}},
+		{detect.PytestHTML, map[string]string{"report.html": read("pytest-html-4.html"), "assets/style.css": "body{}"},
+			report.Summary{Passed: ptr[int64](5), Failed: ptr[int64](3), Skipped: ptr[int64](2)}},
+	} {
+		gen, sum, _ := detect.Site(keys(c.files), opener(c.files))
+		if gen != c.gen {
+			t.Fatalf("generator %q, want %q", gen, c.gen)
+		}
+		same(t, sum, c.want)
+	}
+}
+
+// TestAllure2Summary: Allure 2's app reads widgets/summary.json, shaped
+// {"reportName":…,"statistic":{…}} (allure2's SummaryPlugin); there is no
+// Allure 2 generator on this machine (it is a Java tool), so this page and
+// file are written here in that shape.
+func TestAllure2Summary(t *testing.T) {
+	files := map[string]string{
+		"index.html":           `<!DOCTYPE html><html><head><title>Allure Report</title></head><body><div id="alert"></div><div id="content"></div><script src="app.js"></script></body></html>`,
+		"app.js":               "",
+		"widgets/summary.json": `{"reportName":"Allure Report","testRuns":[],"statistic":{"failed":2,"broken":1,"skipped":3,"passed":10,"unknown":0,"total":16},"time":{}}`,
+	}
+	gen, sum, flaky := detect.Site(keys(files), opener(files))
+	if gen != detect.Allure || flaky != nil {
+		t.Fatalf("got %q flaky %v", gen, flaky)
+	}
+	same(t, sum, report.Summary{Passed: ptr[int64](10), Failed: ptr[int64](3), Skipped: ptr[int64](3)})
+}
+
+func ptr[T any](v T) *T { return &v }
