@@ -22,7 +22,7 @@ const siteProfiles = 8
 // Site names the generator of a whole report site and reads its headline
 // figures, given the site's file paths and a way to open them. It looks
 // at the entry pages a generator writes (index.html, mochawesome.html,
-// report.html, then the other pages, shallowest first, at most
+// report.html, shallowest first, then the other pages, at most
 // SitePages) and, where the figures live in data files, at those:
 // Allure's summary.json, a Go coverage profile beside a
 // `go tool cover -html` page. Every read is bounded (Limit per page,
@@ -38,7 +38,7 @@ func Site(files []string, open Opener) (generator string, s *report.Summary, fla
 	for _, f := range files {
 		has[f] = true
 	}
-	for _, page := range sitePages(files, has) {
+	for _, page := range sitePages(files) {
 		t, ok := readHead(open, page, Limit)
 		if !ok {
 			continue
@@ -62,31 +62,44 @@ func Site(files []string, open Opener) (generator string, s *report.Summary, fla
 	return "", nil, nil
 }
 
-// sitePages are the pages Site reads, in order.
-func sitePages(files []string, has map[string]bool) []string {
-	var out []string
-	for _, p := range []string{"index.html", "mochawesome.html", "report.html"} {
-		if has[p] {
-			out = append(out, p)
-		}
-	}
-	var rest []string
+// entryNames are the names generators give their entry page; a page of
+// another name may be one file's page (coverage.py, istanbul and JaCoCo
+// write one per source file, with that file's figures).
+var entryNames = []string{"index.html", "mochawesome.html", "report.html"}
+
+// sitePages are the pages Site reads, in order: entry pages by name,
+// shallowest first (a coverage/ folder holds lcov-report/index.html),
+// then the other pages, shallowest first, then by name.
+func sitePages(files []string) []string {
+	var pages []string
 	for _, f := range files {
-		if isHTMLName(f) && !slices.Contains(out, f) {
-			rest = append(rest, f)
+		if isHTMLName(f) {
+			pages = append(pages, f)
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b string) int {
+	rank := func(f string) int {
+		if i := slices.Index(entryNames, path.Base(f)); i >= 0 {
+			return i
+		}
+		return len(entryNames)
+	}
+	slices.SortFunc(pages, func(a, b string) int {
+		ra, rb := rank(a), rank(b)
+		if (ra < len(entryNames)) != (rb < len(entryNames)) {
+			return ra - rb
+		}
 		if d := strings.Count(a, "/") - strings.Count(b, "/"); d != 0 {
 			return d
 		}
+		if ra != rb {
+			return ra - rb
+		}
 		return strings.Compare(a, b)
 	})
-	out = append(out, rest...)
-	if len(out) > SitePages {
-		out = out[:SitePages]
+	if len(pages) > SitePages {
+		pages = pages[:SitePages]
 	}
-	return out
+	return pages
 }
 
 func isHTMLName(name string) bool {

@@ -265,3 +265,35 @@ func TestAllure2Summary(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSiteInAFolder: a site uploaded with its folder kept (e.g. coverage/
+// holding lcov-report/ and lcov.info) is read through the entry page in
+// that folder, never through one source file's page (coverage.py and
+// istanbul write one per file, with that file's own figure, and some sort
+// before index.html).
+func TestSiteInAFolder(t *testing.T) {
+	for _, c := range []struct {
+		gen, dir string
+		site     func(testing.TB) sitegen.Site
+	}{
+		{detect.CoveragePy, "htmlcov", sitegen.CoveragePy},
+		{detect.Istanbul, "lcov-report", sitegen.C8},
+	} {
+		s := c.site(t)
+		files := []string{"lcov.info"}
+		for _, f := range s.Files {
+			files = append(files, c.dir+"/"+f)
+		}
+		gen, sum, _ := detect.Site(files, func(name string) (io.ReadCloser, error) {
+			rest, ok := strings.CutPrefix(name, c.dir+"/")
+			if !ok {
+				return nil, os.ErrNotExist
+			}
+			return s.Open(rest)
+		})
+		if gen != c.gen {
+			t.Fatalf("generator %q, want %q", gen, c.gen)
+		}
+		same(t, sum, s.Want)
+	}
+}
