@@ -31,12 +31,17 @@ import (
 const allureJSONLimit = 4 << 20
 
 type allureCounts struct {
-	Total, Passed, Failed, Broken, Skipped *int64
+	Passed, Failed, Broken, Skipped *int64
 }
 
 func (c allureCounts) summary() *report.Summary {
 	if c.Passed == nil && c.Failed == nil && c.Broken == nil && c.Skipped == nil {
 		return nil
+	}
+	for _, p := range []*int64{c.Passed, c.Failed, c.Broken, c.Skipped} {
+		if p != nil && *p < 0 {
+			return nil
+		}
 	}
 	passed, failed, skipped := deref(c.Passed), deref(c.Failed)+deref(c.Broken), deref(c.Skipped)
 	return &report.Summary{Passed: &passed, Failed: &failed, Skipped: &skipped}

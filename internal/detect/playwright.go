@@ -102,7 +102,8 @@ func playwrightStats(r io.Reader) (*report.Summary, *int64, error) {
 		if err := jsonField(io.LimitReader(rc, pwReportJSONSize), "stats", &st); err != nil {
 			return nil, nil, err
 		}
-		if st.Expected == nil || st.Unexpected == nil || st.Flaky == nil || st.Skipped == nil {
+		if st.Expected == nil || st.Unexpected == nil || st.Flaky == nil || st.Skipped == nil ||
+			*st.Expected < 0 || *st.Unexpected < 0 || *st.Flaky < 0 || *st.Skipped < 0 {
 			return nil, nil, errNotPlaywright
 		}
 		passed := *st.Expected + *st.Flaky
