@@ -49,9 +49,11 @@ func Site(files []string, open Opener) (generator string, s *report.Summary, fla
 				return Allure, nonEmpty(s), flaky
 			}
 		case strings.Contains(t, pwMarker):
-			if s, flaky, ok := playwrightPage(t, page, open); ok {
-				return Playwright, nonEmpty(s), flaky
-			}
+			// Playwright's app names its report data; a page whose data
+			// cannot be read (damaged, or past PlaywrightLimit) is still
+			// Playwright's, without figures.
+			s, flaky, _ := playwrightPage(t, page, open)
+			return Playwright, nonEmpty(s), flaky
 		case isGoCover(t):
 			return GoCover, nonEmpty(goCoverSite(t, files, open)), nil
 		}

@@ -190,8 +190,8 @@ func TestSiteIgnoresWhatItCannotRead(t *testing.T) {
 	}
 	pw := map[string]string{"index.html": `<template id="playwrightReportBase64">data:application/zip;base64,UEsDBBQAAAgI!!</template>`}
 	gen, sum, _ = detect.Site(keys(pw), opener(pw))
-	if sum != nil {
-		t.Errorf("damaged playwright: %q %+v", gen, sum)
+	if gen != detect.Playwright || sum != nil {
+		t.Errorf("damaged playwright: %q %+v, want %q and no figures", gen, sum, detect.Playwright)
 	}
 	gone := func(string) (io.ReadCloser, error) { return nil, os.ErrNotExist }
 	if gen, sum, _ := detect.Site([]string{"index.html", "a/b.html"}, gone); gen != "" || sum != nil {
