@@ -9,6 +9,8 @@ set -euo pipefail
 # (internal/pgtest starts a throwaway server on loopback for internal/pgstore),
 # plus versitygw, an S3 server built with `go install` (internal/s3test starts it on
 # loopback for internal/blob/s3store); bench: nginx and wrk for side-by-side serving figures.
+# test also needs Node.js and npm (Debian's, only when no node is on PATH) and the report
+# generators internal/sitegen runs (pinned npm packages, see the end of this script).
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
@@ -22,6 +24,10 @@ case "${1:-run}" in
   bench) want+=("${test[@]}" "${bench[@]}") ;;
   *) echo "usage: $0 [run|test|bench]" >&2; exit 2 ;;
 esac
+
+if [ "${1:-run}" != run ] && ! command -v node >/dev/null; then
+  want+=(nodejs npm)
+fi
 
 missing=()
 for p in "${want[@]}"; do
@@ -53,5 +59,27 @@ if [ "${1:-run}" != run ]; then
   if [ -z "$have" ]; then
     echo "installing: versitygw $versitygw (go install, into $gobin)" >&2
     (cd / && GOBIN="$gobin" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw")
+  fi
+fi
+
+# Report generators (tests only): real c8, mocha + mochawesome, the Playwright
+# HTML reporter and Allure 3 with its Playwright adapter, at these versions, in a cache
+# folder outside the repository where internal/sitegen looks (REPORTD_NPM, else
+# ${XDG_CACHE_HOME:-$HOME/.cache}/reportd-npm). No browser is downloaded: the
+# generated Playwright tests use no page. Skipped when every pinned version is there.
+npmpkgs=(c8@12.0.0 mocha@12.0.3 mochawesome@8.1.1 mochawesome-report-generator@6.3.2
+  @playwright/test@1.65.1 allure@3.18.0 allure-playwright@3.12.2)
+if [ "${1:-run}" != run ]; then
+  npmdir="${REPORTD_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/reportd-npm}"
+  stale=()
+  for spec in "${npmpkgs[@]}"; do
+    name="${spec%@*}" version="${spec##*@}"
+    pj="$npmdir/node_modules/$name/package.json"
+    [ -f "$pj" ] && [ "$(node -p 'require(process.argv[1]).version' "$pj")" = "$version" ] || stale+=("$spec")
+  done
+  if ((${#stale[@]})); then
+    echo "installing into $npmdir: ${stale[*]}" >&2
+    mkdir -p "$npmdir"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$npmdir" --no-audit --no-fund --save-exact "${npmpkgs[@]}" >&2
   fi
 fi

@@ -11,6 +11,12 @@
 //	jacoco        index.html: the Total row under the Missed/Lines columns
 //	mochawesome   inline HTML: the stats of the JSON in <body data-raw="…">
 //	pytest-html   summary: <span class="passed">3 Passed,</span> and friends
+//	playwright    index.html: report.json's stats in the base64 zip at its end
+//	go-cover      `go tool cover -html`: the file chooser's "name (75.0%)" options
+//	              (a figure only for a page of one file; Site adds the profile)
+//	allure        sites only (Site): Allure 3's summary.json, Allure 2's widgets/summary.json
+//
+// Detect and File look at one file; Site looks at a whole report site.
 package detect
 
 import (
@@ -20,8 +26,10 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Limit is how much of a file Detect reads: every generator above puts
-// its figures near the top (mochawesome's after its inline styles).
+// Limit is how much of a file File (and Site, per page) reads: every
+// generator above puts its figures near the top (mochawesome's after its
+// inline styles), except Playwright, whose report follows half a
+// megabyte of its app (Site reads on, up to PlaywrightLimit).
 const Limit = 4 << 20
 
 // Generator names, as they appear in the report JSON's "generator".
@@ -31,6 +39,9 @@ const (
 	JaCoCo      = "jacoco"
 	Mochawesome = "mochawesome"
 	PytestHTML  = "pytest-html"
+	Playwright  = "playwright"
+	GoCover     = "go-cover"
+	Allure      = "allure"
 )
 
 type detector struct {
@@ -46,6 +57,8 @@ var detectors = []detector{
 	{JaCoCo, isJaCoCo, jacoco},
 	{Mochawesome, isMochawesome, mochawesome},
 	{PytestHTML, isPytestHTML, pytestHTML},
+	{Playwright, isPlaywright, playwright},
+	{GoCover, isGoCover, goCover},
 }
 
 // Detect names the generator of an HTML report's text and reads its

@@ -39,7 +39,8 @@ func mochawesome(t string) *report.Summary {
 	var st struct {
 		Passes, Failures, Pending, Skipped *int64
 	}
-	if err := dec.Decode(&st); err != nil || st.Passes == nil || st.Failures == nil {
+	if err := dec.Decode(&st); err != nil || st.Passes == nil || st.Failures == nil || *st.Passes < 0 || *st.Failures < 0 ||
+		deref(st.Pending) < 0 || deref(st.Skipped) < 0 {
 		return nil
 	}
 	s := &report.Summary{Passed: st.Passes, Failed: st.Failures}

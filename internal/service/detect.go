@@ -9,19 +9,18 @@ import (
 )
 
 // detect recognises a staged HTML report's generator and reads its
-// headline figures (internal/detect). It never fails an upload: a file it
+// headline figures (internal/detect): as a site of one page, so a
+// Playwright report whose embedded data lies beyond detect.Limit is read
+// on (bounded) rather than missed. It never fails an upload: a file it
 // cannot read is simply not recognised.
 func (s *Service) detect(st *files.Staged) (string, *report.Summary) {
-	f, err := st.Open()
-	if err != nil {
-		s.log.Warn("detect: cannot read the staged upload", "err", err)
-		return "", nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, detect.Limit))
-	if err != nil {
-		s.log.Warn("detect: cannot read the staged upload", "err", err)
-		return "", nil
-	}
-	return detect.Detect(b)
+	gen, sum, _ := detect.Site([]string{"report.html"}, func(string) (io.ReadCloser, error) {
+		f, err := st.Open()
+		if err != nil {
+			s.log.Warn("detect: cannot read the staged upload", "err", err)
+			return nil, err
+		}
+		return f, nil
+	})
+	return gen, sum
 }

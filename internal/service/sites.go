@@ -253,6 +253,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
 	}
 	rec.Name = report.NameFromFile(siteStem(name) + ".html")
+	rec.Generator, rec.Summary = s.detectSite(ctx, id, m)
 	if in.Meta.Name != nil && *in.Meta.Name != "" {
 		rec.Name = *in.Meta.Name
 	}
