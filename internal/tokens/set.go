@@ -10,7 +10,7 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Store keeps token records (boltstore implements it).
+// Store keeps token records (boltstore and pgstore implement it).
 type Store interface {
 	PutToken(Record) error
 	Tokens() ([]Record, error)
@@ -18,8 +18,10 @@ type Store interface {
 
 // Set is every token, held in memory and written through to the store:
 // checking a request costs a map lookup and one SHA-256, no disk.
-// Only the process that holds the store changes it (bbolt's lock), so the
-// copy in memory never goes stale.
+// With bbolt only the process that holds the store changes it (bbolt's
+// lock), so the copy in memory never goes stale. A store shared by several
+// processes (PostgreSQL: replicas, `reportd token` beside them) is re-read
+// with Reload, which the daemon calls periodically.
 type Set struct {
 	store Store
 	now   func() time.Time
@@ -43,6 +45,31 @@ func Load(store Store) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// Reload re-reads every token from the store: tokens created or revoked
+// by another process take effect here. Last-use times seen in this process
+// are kept when they are newer than the stored ones.
+func (s *Set) Reload() error {
+	recs, err := s.store.Tokens()
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]Record, len(recs))
+	live := 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range recs {
+		if old, ok := s.byID[r.ID]; ok && old.LastUsed != nil && (r.LastUsed == nil || old.LastUsed.After(*r.LastUsed)) {
+			r.LastUsed = old.LastUsed
+		}
+		byID[r.ID] = r
+		if r.RevokedAt == nil {
+			live++
+		}
+	}
+	s.byID, s.live = byID, live
+	return nil
 }
 
 // SetClock replaces the clock (tests).
