@@ -209,7 +209,4 @@ func dsnPasswords(dsn string) []string {
 }
 
 // errPostgresBackup is what backup and restore answer with storage: postgres.
-var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, the bucket); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
-
-// errPostgresCheck is what reportd check answers with storage: postgres.
-var errPostgresCheck = errors.New("reportd check works on storage: bolt only; with storage: postgres the counters are kept in the database's transactions (see docs/scale-out.md)")
+var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, keep bucket versioning or replication on); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
