@@ -81,6 +81,9 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes) error {
 		defer os.RemoveAll(d)
 		work = d
 	}
+	if err := os.MkdirAll(work, 0o750); err != nil {
+		return err
+	}
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
