@@ -93,6 +93,20 @@ func tokensShared(t *testing.T, open TokenOpener) {
 	if b.Enabled() {
 		t.Fatal("b sees a's token before reloading")
 	}
+	// Revoking a token another set made finds it (one reload).
+	other, otherSecret, err := a.Create(tokens.Spec{Name: "revoked by b", Scope: tokens.Read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Revoke(other.ID); err != nil {
+		t.Fatalf("b revoking a's fresh token: %v", err)
+	}
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Authenticate(otherSecret); err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("a after b revoked its fresh token: %v", err)
+	}
 	if err := b.Reload(); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,10 @@ type Set struct {
 	store Store
 	now   func() time.Time
 
+	// wmu orders the writers (Create, Revoke) and Reload, so a reload
+	// that read the store before a write cannot put back the map from
+	// before it.
+	wmu  sync.Mutex
 	mu   sync.RWMutex
 	byID map[string]Record
 	live int // records not revoked: Enabled is asked on every request
@@ -51,6 +55,12 @@ func Load(store Store) (*Set, error) {
 // by another process take effect here. Last-use times seen in this process
 // are kept when they are newer than the stored ones.
 func (s *Set) Reload() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.reload()
+}
+
+func (s *Set) reload() error {
 	recs, err := s.store.Tokens()
 	if err != nil {
 		return err
@@ -170,6 +180,8 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 		t.ExpiresAt = &e
 	}
 	rec := Record{Token: t, Hash: hash}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if err := s.store.PutToken(rec); err != nil {
 		return Token{}, "", err
 	}
@@ -204,7 +216,19 @@ func (s *Set) List() []Token {
 
 // Revoke marks a token revoked; the row stays, so the token's holder is
 // told it was revoked and lists show when. Revoking twice is a no-op.
+// A token this set does not know yet (another process created it on a
+// shared store) is looked up with one Reload first.
 func (s *Set) Revoke(id string) (Token, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.RLock()
+	_, ok := s.byID[id]
+	s.mu.RUnlock()
+	if !ok {
+		if err := s.reload(); err != nil {
+			return Token{}, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.byID[id]
