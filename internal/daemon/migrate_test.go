@@ -368,3 +368,27 @@ func migratePPTX() []byte {
 	zw.Close()
 	return buf.Bytes()
 }
+
+// TestMigrateInPlaceToPostgres: storage: postgres on the bbolt
+// deployment's own data directory: the rows move to PostgreSQL, the files
+// stay where they are (hashed and checked, not copied), and a daemon on
+// the result answers as the bbolt daemon did.
+func TestMigrateInPlaceToPostgres(t *testing.T) {
+	src := makeBoltDeployment(t)
+	c := postgresConfig(t, src.dir)
+	setEnv(t, c)
+	out := runCLI(t, 0, "migrate", "--from", src.dir)
+	for _, want := range []string{"migrated into storage: postgres", "projects:   2", "reports:    5", "tokens:     3",
+		"objects:    8 (", "0 copied, 8 already there; 8 verified by sha256 from the target", "migrate: verifying"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("migrate output lacks %q:\n%s", want, out)
+		}
+	}
+	s, _ := startServer(t, c)
+	got := answers(t, "http://"+s.Addr(), src.secrets["admin"], src.paths)
+	for _, p := range src.paths {
+		if !bytes.Equal(got[p], src.answers[p]) {
+			t.Errorf("GET %s differs after migrating in place:\n bolt     %.400s\n postgres %.400s", p, src.answers[p], got[p])
+		}
+	}
+}
