@@ -35,7 +35,8 @@ already there are kept when they match the source, the rest is copied.
 
 Progress goes to stderr, the summary to stdout. Exit status: 0 copied and
 verified; 1 failed or the verification found a difference; 2 refused
-(bad target settings, non-empty target without --resume, source in use).`,
+(--from missing or not a bbolt deployment, its daemon still running, target
+settings wrong or not postgres/postgres+s3, target not empty without --resume).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opt.From == "" {
@@ -47,8 +48,9 @@ verified; 1 failed or the verification found a difference; 2 refused
 			}
 			opt.Progress = cmd.ErrOrStderr()
 			sum, err := Migrate(cmd.Context(), c, opt)
+			var r refused
 			switch {
-			case errors.Is(err, errMigrateNotEmpty), errors.Is(err, errMigrateStorage):
+			case errors.As(err, &r):
 				return exitcode.With(exitcode.Usage, fmt.Errorf("migrate: %w", err))
 			case err != nil:
 				return err

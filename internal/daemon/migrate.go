@@ -59,6 +59,13 @@ var (
 	errMigrateStorage  = errors.New("reportd migrate copies into storage: postgres or postgres+s3: give the target's storage, postgres.* (and s3.*) keys as for reportd serve")
 )
 
+// refused marks an error of `reportd migrate` that stopped it before it
+// wrote anything (exit status 2): settings, a source in use, a non-empty
+// target.
+type refused struct{ error }
+
+func (r refused) Unwrap() error { return r.error }
+
 // errMigrateVerify marks a migration whose copy does not match the source.
 var errMigrateVerify = errors.New("verification failed")
 
@@ -85,14 +92,14 @@ type migration struct {
 func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSummary, err error) {
 	start := time.Now()
 	if !cfg.onPostgres() {
-		return sum, errMigrateStorage
+		return sum, refused{errMigrateStorage}
 	}
 	if err := cfg.validateStorage(); err != nil {
-		return sum, err
+		return sum, refused{err}
 	}
 	loc, err := cfg.location()
 	if err != nil {
-		return sum, err
+		return sum, refused{err}
 	}
 	clock := report.Clock{Location: loc}
 	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}}
@@ -104,11 +111,11 @@ func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSu
 	}
 	dbPath := filepath.Join(from, "reportd.db")
 	if _, err := os.Stat(dbPath); err != nil {
-		return sum, fmt.Errorf("--from: no bbolt store at %s: %w", dbPath, err)
+		return sum, refused{fmt.Errorf("--from: no bbolt store at %s: %w", dbPath, err)}
 	}
 	if m.src, err = boltstore.OpenReadOnly(dbPath, clock, time.Second); err != nil {
 		if errors.Is(err, boltstore.ErrLocked) {
-			return sum, fmt.Errorf("--from: %w: stop the bbolt daemon before migrating", err)
+			return sum, refused{fmt.Errorf("--from: %w: stop the bbolt daemon before migrating", err)}
 		}
 		return sum, err
 	}
@@ -152,7 +159,7 @@ func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSu
 			return sum, err
 		}
 		if !empty {
-			return sum, errMigrateNotEmpty
+			return sum, refused{errMigrateNotEmpty}
 		}
 	}
 	steps := []struct {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -137,6 +138,8 @@ func makeBoltDeployment(t *testing.T) *boltDeployment {
 	defer dir.Close()
 	d.objects["cas/ab/abcdef0123"] = bytes.Repeat([]byte("site object "), 1000)
 	d.objects["sites/1/manifest.json"] = []byte(`{"files":{"index.html":"abcdef0123"}}`)
+	// Larger than a 16 MiB part: a multipart upload into the bucket.
+	d.objects["cas/cd/large"] = bytes.Repeat([]byte("0123456789abcdef"), 40<<20/16)
 	for k, v := range d.objects {
 		if _, err := dir.Blobs().Put(context.Background(), k, bytes.NewReader(v), blob.PutOptions{Size: int64(len(v))}); err != nil {
 			t.Fatal(err)
@@ -192,10 +195,10 @@ func TestMigrateBoltToPostgresS3(t *testing.T) {
 		t.Fatalf("migrate: %v\n%s", err, progress.String())
 	}
 	if sum.Projects != 2 || sum.Reports != 5 || sum.Tokens != 3 || sum.ObjectsCopied != sum.Objects || sum.VerifiedObject != sum.Objects ||
-		sum.Objects != 5+1+2 || sum.LastReportID != src.lastID {
+		sum.Objects != 5+1+3 || sum.LastReportID != src.lastID {
 		t.Errorf("summary: %+v", sum)
 	}
-	if !strings.Contains(progress.String(), "migrate: copying 8 objects") || !strings.Contains(progress.String(), "migrate: verifying") {
+	if !strings.Contains(progress.String(), "migrate: copying 9 objects") || !strings.Contains(progress.String(), "migrate: verifying") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 	for k, v := range src.objects {
@@ -269,7 +272,7 @@ func TestMigrateResume(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	if _, err := Migrate(context.Background(), c, MigrateOptions{From: src.dir}); err != errMigrateNotEmpty {
+	if _, err := Migrate(context.Background(), c, MigrateOptions{From: src.dir}); !errors.Is(err, errMigrateNotEmpty) {
 		t.Fatalf("second run without --resume: %v", err)
 	}
 	// One object differs from the source now (same size): --resume must
@@ -379,7 +382,7 @@ func TestMigrateInPlaceToPostgres(t *testing.T) {
 	setEnv(t, c)
 	out := runCLI(t, 0, "migrate", "--from", src.dir)
 	for _, want := range []string{"migrated into storage: postgres", "projects:   2", "reports:    5", "tokens:     3",
-		"objects:    8 (", "0 copied, 8 already there; 8 verified by sha256 from the target", "migrate: verifying"} {
+		"objects:    9 (", "0 copied, 9 already there; 9 verified by sha256 from the target", "migrate: verifying"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("migrate output lacks %q:\n%s", want, out)
 		}
@@ -390,5 +393,28 @@ func TestMigrateInPlaceToPostgres(t *testing.T) {
 		if !bytes.Equal(got[p], src.answers[p]) {
 			t.Errorf("GET %s differs after migrating in place:\n bolt     %.400s\n postgres %.400s", p, src.answers[p], got[p])
 		}
+	}
+}
+
+// TestMigrateRefusals: exit status 2 and nothing written when the source's
+// daemon still runs, the target is not PostgreSQL, or --from is missing.
+func TestMigrateRefusals(t *testing.T) {
+	dir := t.TempDir()
+	startServer(t, testConfig(t, dir)) // holds reportd.db
+	c := postgresConfig(t, t.TempDir())
+	setEnv(t, c)
+	if out := runCLI(t, 2, "migrate", "--from", dir); !strings.Contains(out, "stop the bbolt daemon") {
+		t.Errorf("source in use: %s", out)
+	}
+	if out := runCLI(t, 2, "migrate", "--from", t.TempDir()); !strings.Contains(out, "no bbolt store") {
+		t.Errorf("no source: %s", out)
+	}
+	if out := runCLI(t, 2, "migrate"); !strings.Contains(out, "--from DATA_DIR") {
+		t.Errorf("no --from: %s", out)
+	}
+	t.Setenv("REPORTD_STORAGE", "bolt")
+	t.Setenv("REPORTD_POSTGRES_DSN", "")
+	if out := runCLI(t, 2, "migrate", "--from", dir); !strings.Contains(out, "copies into storage: postgres or postgres+s3") {
+		t.Errorf("bolt target: %s", out)
 	}
 }
