@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +122,63 @@ func TestPostgresCheckAndTokens(t *testing.T) {
 	getJSON(t, fmt.Sprintf("%s/api/projects/%d", base, proj.ID), &p)
 	if p.ReportCount != 2 || p.TodayNewReports != 2 {
 		t.Errorf("after repair: %+v", p)
+	}
+}
+
+// TestPostgresAdminTokens: /admin/tokens works with storage: postgres
+// (it refused before tokens had a table): create, list, revoke, and the
+// tokens table holds the digest only.
+func TestPostgresAdminTokens(t *testing.T) {
+	dir := t.TempDir()
+	c := postgresConfig(t, dir)
+	s, _ := startServer(t, c)
+	si, ok := readServeInfo(dir)
+	if !ok || si.AdminKey == "" {
+		t.Fatalf("serve file has no admin key: %+v", si)
+	}
+	admin := func(method, path, body string, out any) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, strings.NewReader(body))
+		req.Header.Set(adminKeyHeader, si.AdminKey)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if out != nil {
+			if err := json.Unmarshal(b, out); err != nil {
+				t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
+			}
+		}
+		return resp.StatusCode
+	}
+	var created createdToken
+	if st := admin("POST", "/admin/tokens", `{"scope":"admin","name":"ops"}`, &created); st != http.StatusCreated && st != http.StatusOK {
+		t.Fatalf("create: %d %+v", st, created)
+	}
+	var list []tokens.Token
+	admin("GET", "/admin/tokens", "", &list)
+	if len(list) != 1 || list[0].ID != created.Token.ID || list[0].Name != "ops" {
+		t.Fatalf("list: %+v", list)
+	}
+	if st := bearer(t, "POST", "http://"+s.Addr()+"/api/projects", created.Secret, `{"name":"by token"}`); st != http.StatusCreated {
+		t.Fatalf("create a project with the new admin token: %d", st)
+	}
+	conn, err := pgx.Connect(context.Background(), c.Postgres.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	secret := created.Secret[strings.LastIndex(created.Secret, "_")+1:]
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM tokens t
+		WHERE position($1 in t::text) > 0 OR position(convert_to($1, 'UTF8') in hash) > 0`, secret).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the tokens table holds the secret: %d %v", n, err)
+	}
+	var revoked tokens.Token
+	admin("DELETE", "/admin/tokens/"+created.Token.ID, "", &revoked)
+	if revoked.RevokedAt == nil {
+		t.Fatalf("revoke: %+v", revoked)
 	}
 }
