@@ -23,8 +23,9 @@ the same keys, flags and environment as reportd serve: storage: postgres
 postgres+s3 (files into the bucket).
 
 Ids, upload times, names, build metadata, generator and summary, retention
-policies, covers and tokens are copied as they are; the counters are
-recomputed by the target and compared with the source's; PostgreSQL's id
+policies, covers and tokens are copied as they are (report rows by COPY,
+20,000 a transaction); the counters are recomputed by the target and
+compared with the source's; PostgreSQL's id
 sequences are moved past every id bbolt handed out. Files are streamed,
 hashed on the way (a report file must match its row's sha256), and at the
 end every object is read back from the target and hashed again.

@@ -355,22 +355,34 @@ func (m *migration) copyReports(ctx context.Context) error {
 		there[r.ID] = true
 	}
 	m.prog.step("copying %d reports", len(src))
-	for n, r := range src {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	var todo []report.ReportRecord
+	for _, r := range src {
 		if there[r.ID] {
 			m.sum.RowsKept++
 			continue
 		}
-		if _, err := m.dst.CreateReport(ctx, r); err != nil {
-			return fmt.Errorf("report %d: %w", r.ID, err)
+		todo = append(todo, r)
+	}
+	// COPY in chunks, each one transaction that also adds its rows to
+	// reportCount and the day counters (BulkLoad): an interrupted run
+	// leaves whole chunks, which --resume keeps.
+	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		m.prog.tick("reports %d/%d", n+1, len(src))
+		n := min(len(todo), migrateChunk)
+		if err := m.dst.BulkLoad(ctx, nil, todo[:n]); err != nil {
+			return fmt.Errorf("reports %d-%d: %w", todo[0].ID, todo[n-1].ID, err)
+		}
+		todo = todo[n:]
+		m.prog.tick("reports: %d to go", len(todo))
 	}
 	m.sum.Reports = int64(len(src))
 	return nil
 }
+
+// migrateChunk is how many report rows one COPY transaction carries.
+const migrateChunk = 20000
 
 // copyTokens writes every token record as it is (an existing one is
 // replaced by the source's).
@@ -443,7 +455,7 @@ func (m *migration) verify(ctx context.Context) error {
 		return err
 	}
 	sort.Slice(srcTok, func(i, j int) bool { return srcTok[i].ID < srcTok[j].ID })
-	if a, b := mustJSON(srcTok), mustJSON(dstTok); a != b {
+	if a, b := mustJSON(srcTok), mustJSON(dstTok); a != b && len(srcTok)+len(dstTok) > 0 {
 		fail("tokens differ:\n  source %s\n  target %s", a, b)
 	}
 	dstDays, err := m.dst.DayCounts(ctx)
