@@ -1,5 +1,5 @@
 # Conveniences; the scripts are the source of truth (README).
-.PHONY: run build test bench bench-convert completions man
+.PHONY: run build test bench bench-scaleout bench-convert completions man
 run:
 	bash scripts/run.sh
 build:
@@ -8,6 +8,8 @@ test:
 	bash scripts/test.sh
 bench:
 	bash bench/run.sh
+bench-scaleout:
+	go build -o /tmp/reportd-bench ./cmd/reportd && go run ./bench/scaleout -reportd /tmp/reportd-bench
 bench-convert:
 	go run ./bench/convert
 completions man:

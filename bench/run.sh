@@ -5,8 +5,9 @@
 #   bash bench/run.sh --quick  small sizes, ~1 min; smoke-tests the suite, writes nothing
 #
 # It builds reportd, runs bench/api (API scale, start-up, upload vs cp,
-# small uploads, serving vs nginx) and, when present, bench/convert (PDF
-# engines), prints the tables and (full run) writes BENCHMARKS.md with the
+# small uploads, serving vs nginx), bench/scaleout (bbolt next to
+# PostgreSQL, 1 and 2 postgres+s3 replicas, a 1 GiB upload through S3;
+# about 70 s) and, when present, bench/convert (PDF engines), prints the tables and (full run) writes BENCHMARKS.md with the
 # figures, the machine and the command. bench/NOTES.md (hand-written:
 # before/after figures of the performance work) is appended to it.
 set -euo pipefail
@@ -46,6 +47,10 @@ go build -o "$work/reportd" ./cmd/reportd
 go build -o "$work/api" ./bench/api
 
 "$work/api" -reportd "$work/reportd" -work "$work/api-work" -md "$work/api.md" ${quick:+-quick}
+
+echo "bench: running bench/scaleout (PostgreSQL and versitygw on loopback)" >&2
+go build -o "$work/scaleout" ./bench/scaleout
+"$work/scaleout" -reportd "$work/reportd" -work "$work/scaleout-work" -md "$work/scaleout.md" ${quick:+-quick}
 
 convert_md=""
 if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
@@ -106,6 +111,10 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo "## API, upload, serving, start-up (bench/api)"
 	echo
 	cat "$work/api.md"
+	echo
+	echo "## PostgreSQL and S3 next to bbolt (bench/scaleout)"
+	echo
+	cat "$work/scaleout.md"
 	echo
 	echo "## PDF conversion (bench/convert)"
 	echo

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/storetest"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -68,4 +69,23 @@ func TestTokenSecretNotStored(t *testing.T) {
 	if err != nil || p.ID != tok.ID || p.Scope != tokens.Upload || len(p.Projects) != 2 || p.Projects[0] != 1 {
 		t.Fatalf("after reopening: %+v %v", p, err)
 	}
+}
+
+// The token store conformance suite (also run on PostgreSQL).
+func TestTokenStoreConformance(t *testing.T) {
+	storetest.Tokens(t, func(t *testing.T) (tokens.Store, func() tokens.Store) {
+		path := filepath.Join(t.TempDir(), "reportd.db")
+		cur, err := Open(path, report.Clock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cur.Close() })
+		return cur, func() tokens.Store {
+			cur.Close()
+			if cur, err = Open(path, report.Clock{}); err != nil {
+				t.Fatal(err)
+			}
+			return cur
+		}
+	})
 }

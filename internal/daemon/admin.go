@@ -32,7 +32,8 @@ const adminPrefix = "/admin/"
 // enough: behind a reverse proxy on the same host every client is.
 type adminHandler struct {
 	api   *httpapi.Server  // its error writer answers for the admin routes too
-	store *boltstore.Store // nil with storage: postgres (no backup, no tokens)
+	store *boltstore.Store // nil with storage: postgres (no backup)
+	meta  report.MetaStore // the metadata store (tokens check project ids in it)
 	files *files.Dir
 	token string
 	key   string // per-run admin key, see servefile.go

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -158,9 +159,8 @@ func runCLI(t *testing.T, wantCode int, args ...string) string {
 	root.SetErr(&stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
-	code := 0
+	code := exitcode.Of(err)
 	if err != nil {
-		code = 1
 		stderr.WriteString(err.Error())
 	}
 	if code != wantCode {

@@ -40,7 +40,7 @@ func (r CheckReport) Clean(repaired bool) bool {
 // unset), counters and the index are rebuilt, and orphans are removed.
 func Check(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
 	if cfg.onPostgres() {
-		return CheckReport{}, errPostgresCheck
+		return checkPostgres(ctx, cfg, repair)
 	}
 	loc, err := cfg.location()
 	if err != nil {

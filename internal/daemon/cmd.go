@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/version"
 )
 
@@ -24,7 +24,7 @@ func NewRootCommand() *cobra.Command {
 		Version:       version.String(),
 	}
 	root.SetVersionTemplate("reportd {{.Version}}\n")
-	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newTokenCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newTokenCommand(), newMigrateCommand(), newVersionCommand())
 	return root
 }
 
@@ -74,10 +74,7 @@ func Main() int {
 	root := NewRootCommand()
 	if err := root.ExecuteContext(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "reportd:", err)
-		if errors.Is(err, context.Canceled) {
-			return 130
-		}
-		return 1
+		return exitcode.Of(err) // 1, 130 on Ctrl-C, or what the command set
 	}
 	return 0
 }

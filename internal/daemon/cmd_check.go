@@ -21,8 +21,15 @@ disagree with the rows.
 --repair drops rows whose file is gone (unsets covers), rebuilds counters and
 the index from the rows, removes orphans, and checks again.
 
-The daemon must be stopped: bbolt's lock enforces it. Exit status 0 when the
-store is clean (or was repaired), 1 otherwise.`,
+With storage: bolt the daemon must be stopped: bbolt's lock enforces it.
+With storage: postgres and postgres+s3 the daemons may keep serving: rows
+are checked against the objects (Stat; a walk of reports/ and covers/ for
+orphans, leaving objects younger than 15 minutes alone, as an upload places
+its object before its row), and the counters against the rows; --repair
+rewrites the counters and removes orphans, and lists rows whose object is
+gone (restore it from the bucket's versions, or delete the report).
+
+Exit status 0 when the store is clean (or was repaired), 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := loadConfig(cmd.Flags())

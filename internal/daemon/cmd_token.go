@@ -38,9 +38,6 @@ directory (and auth.token), like reportd backup.`,
 	pf.BoolVar(&asJSON, "json", false, "print JSON")
 	ops := func(cmd *cobra.Command) (tokenOps, error) {
 		c, err := loadConfig(cmd.Flags())
-		if err == nil && c.onPostgres() {
-			err = errPostgresTokens
-		}
 		return tokenOps{cfg: c, server: server}, err
 	}
 	cmd.AddCommand(newTokenCreateCommand(ops, &asJSON), newTokenListCommand(ops, &asJSON), newTokenRevokeCommand(ops, &asJSON))

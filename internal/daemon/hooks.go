@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/httpapi"
@@ -38,7 +39,7 @@ func (m *Server) MetaStore() report.MetaStore { return m.store }
 // and its commit would look like an orphan.
 func (m *Server) CheckIdle(ctx context.Context) (CheckReport, error) {
 	if m.bolt == nil {
-		return CheckReport{}, errPostgresCheck
+		return CheckReport{}, errors.New("CheckIdle: storage: bolt only (reportd check itself works on postgres too)")
 	}
 	return checkStore(ctx, m.bolt, m.files, false)
 }

@@ -140,7 +140,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}
-	var ts tokens.Store = noTokens{}
+	var ts tokens.Store = m.pg
 	if m.bolt != nil {
 		ts = m.bolt
 	}
@@ -191,7 +191,7 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.bolt, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+		admin := &adminHandler{api: api, store: m.bolt, meta: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
@@ -246,6 +246,10 @@ func (m *Server) Run(ctx context.Context) error {
 	bucketSwept := make(chan struct{})
 	go func() { defer close(bucketSwept); m.runBucketSweep(sctxSweep) }()
 	defer func() { stopSweep(); <-bucketSwept }()
+	if m.pg != nil {
+		// Replicas and `reportd token` share the tokens table: re-read it.
+		go m.reloadTokens(wctx, tokenReloadInterval)
+	}
 	select {
 	case err := <-errc:
 		notify(m.Log, sd.SdNotifyStopping)

@@ -170,8 +170,9 @@ func TestPostgresConfigErrors(t *testing.T) {
 	}
 }
 
-// TestPostgresRefusals: backup, restore, check and scoped tokens are
-// bbolt's; with storage: postgres they refuse and say what to do instead.
+// TestPostgresRefusals: backup and restore are bbolt's; with storage:
+// postgres they refuse and say what to do instead (pg_dump, bucket
+// versioning). check and tokens work there (TestPostgresCheckAndTokens).
 func TestPostgresRefusals(t *testing.T) {
 	dir := t.TempDir()
 	c := postgresConfig(t, dir)
@@ -194,9 +195,6 @@ func TestPostgresRefusals(t *testing.T) {
 	}
 	for _, q := range []struct{ method, path, body, want string }{
 		{"GET", "/admin/backup", "", "pg_dump the database and copy the data directory"},
-		{"GET", "/admin/tokens", "", "scoped tokens are not available with storage: postgres"},
-		{"POST", "/admin/tokens", `{"scope":"read"}`, "scoped tokens are not available with storage: postgres"},
-		{"DELETE", "/admin/tokens/abc", "", "scoped tokens are not available with storage: postgres"},
 	} {
 		st, b := admin(q.method, q.path, q.body)
 		var e apiError
@@ -208,9 +206,6 @@ func TestPostgresRefusals(t *testing.T) {
 
 	if _, err := Backup(context.Background(), c, filepath.Join(t.TempDir(), "b.tar"), ""); err == nil || !strings.Contains(err.Error(), "pg_dump") {
 		t.Errorf("Backup: %v", err)
-	}
-	if _, err := Check(context.Background(), c, true); err == nil || !strings.Contains(err.Error(), "storage: bolt only") {
-		t.Errorf("Check --repair: %v", err)
 	}
 	if _, err := s.CheckIdle(context.Background()); err == nil {
 		t.Errorf("CheckIdle on postgres: no error")
@@ -227,10 +222,6 @@ func TestPostgresRefusals(t *testing.T) {
 	}{
 		{[]string{"backup", "--out", out}, "pg_dump"},
 		{[]string{"restore", out, "--data-dir", t.TempDir()}, "pg_dump"},
-		{[]string{"check"}, "storage: bolt only"},
-		{[]string{"check", "--repair"}, "storage: bolt only"},
-		{[]string{"token", "list"}, "scoped tokens are not available"},
-		{[]string{"token", "create", "--scope", "read"}, "scoped tokens are not available"},
 	} {
 		if got := runCLI(t, 1, q.args...); !strings.Contains(got, q.want) {
 			t.Errorf("reportd %v: %s, want %q", q.args, got, q.want)

@@ -12,7 +12,6 @@ import (
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/tokens"
 )
 
 // storagePostgres is the storage setting that keeps the metadata in
@@ -210,20 +209,4 @@ func dsnPasswords(dsn string) []string {
 }
 
 // errPostgresBackup is what backup and restore answer with storage: postgres.
-var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, the bucket); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
-
-// errPostgresTokens is what the token commands and /admin/tokens answer
-// with storage: postgres: the token store is the bbolt file's.
-var errPostgresTokens = errors.New("scoped tokens are not available with storage: postgres yet (they live in the bbolt store); use auth.token; see docs/scale-out.md")
-
-// errPostgresCheck is what reportd check answers with storage: postgres.
-var errPostgresCheck = errors.New("reportd check works on storage: bolt only; with storage: postgres the counters are kept in the database's transactions (see docs/scale-out.md)")
-
-// noTokens is the empty token store of storage: postgres: nothing is
-// enabled and nothing can be created.
-type noTokens struct{}
-
-func (noTokens) Tokens() ([]tokens.Record, error) { return nil, nil }
-func (noTokens) PutToken(tokens.Record) error     { return errPostgresTokens }
-
-var _ tokens.Store = noTokens{}
+var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, keep bucket versioning or replication on); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -31,7 +30,7 @@ func (m *Server) Tokens() *tokens.Set { return m.tokens }
 
 // createToken validates req (the projects must exist) and creates the
 // token; the same code serves the admin route and the offline command.
-func createToken(ctx context.Context, store *boltstore.Store, set *tokens.Set, req tokenRequest) (createdToken, error) {
+func createToken(ctx context.Context, store report.MetaStore, set *tokens.Set, req tokenRequest) (createdToken, error) {
 	scope, err := tokens.ParseScope(req.Scope)
 	if err != nil {
 		return createdToken{}, report.Errorf(report.Validation, "%v", err)
@@ -75,10 +74,6 @@ func revokeToken(set *tokens.Set, id string, keepOne bool) (tokens.Token, error)
 // Every answer is no-store: one of them carries a secret.
 func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if a.store == nil { // storage: postgres
-		a.api.WriteError(w, r, report.Wrap(report.Validation, errPostgresTokens, errPostgresTokens.Error()))
-		return
-	}
 	id, hasID := strings.CutPrefix(r.URL.Path, adminPrefix+"tokens/")
 	var allow string
 	switch {
@@ -93,7 +88,7 @@ func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 			a.api.WriteError(w, r, report.Errorf(report.Validation, "bad token request: %v", err))
 			return
 		}
-		c, err := createToken(r.Context(), a.store, a.tokens, req)
+		c, err := createToken(r.Context(), a.meta, a.tokens, req)
 		if err != nil {
 			a.api.WriteError(w, r, err)
 			return

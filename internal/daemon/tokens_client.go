@@ -20,6 +20,8 @@ import (
 // tokenOps manages tokens for `reportd token`: in the store directly when
 // no daemon holds it, else through the running daemon's /admin/tokens
 // (bbolt lets one process open the file), the way `reportd backup` does.
+// With storage: postgres the tokens table is shared: the command writes it
+// directly and running daemons pick the change up (tokenReloadInterval).
 type tokenOps struct {
 	cfg    Config
 	server string // "": the address the daemon recorded, else the configured one
@@ -27,9 +29,12 @@ type tokenOps struct {
 
 // offline runs fn on the store if no daemon holds it; ok is false when one
 // does. create makes the data directory and store if they do not exist.
-func (o tokenOps) offline(ctx context.Context, create bool, fn func(*boltstore.Store, *tokens.Set) error) (ok bool, err error) {
+func (o tokenOps) offline(ctx context.Context, create bool, fn func(report.MetaStore, *tokens.Set) error) (ok bool, err error) {
 	if o.server != "" {
 		return false, nil
+	}
+	if o.cfg.onPostgres() {
+		return true, o.onPostgres(ctx, fn)
 	}
 	dbPath := filepath.Join(o.cfg.DataDir, "reportd.db")
 	if _, err := os.Stat(dbPath); err != nil && !create {
@@ -55,6 +60,27 @@ func (o tokenOps) offline(ctx context.Context, create bool, fn func(*boltstore.S
 		return true, err
 	}
 	return true, fn(store, set)
+}
+
+// onPostgres runs fn on the tokens table of storage: postgres.
+func (o tokenOps) onPostgres(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) error {
+	if err := o.cfg.validateStorage(); err != nil {
+		return err
+	}
+	loc, err := o.cfg.location()
+	if err != nil {
+		return err
+	}
+	store, err := openPostgres(ctx, o.cfg, report.Clock{Location: loc})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	set, err := tokens.Load(store)
+	if err != nil {
+		return err
+	}
+	return fn(store, set)
 }
 
 // online sends one request to the running daemon's admin routes with the
@@ -107,7 +133,7 @@ func (o tokenOps) online(ctx context.Context, method, path string, body, out any
 
 // Create creates a token (see tokenRequest).
 func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken, err error) {
-	ok, err := o.offline(ctx, true, func(st *boltstore.Store, set *tokens.Set) error {
+	ok, err := o.offline(ctx, true, func(st report.MetaStore, set *tokens.Set) error {
 		c, err = createToken(ctx, st, set, req)
 		return err
 	})
@@ -119,7 +145,7 @@ func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken,
 
 // List lists every token.
 func (o tokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
-	ok, err := o.offline(ctx, false, func(_ *boltstore.Store, set *tokens.Set) error {
+	ok, err := o.offline(ctx, false, func(_ report.MetaStore, set *tokens.Set) error {
 		ts = set.List()
 		return nil
 	})
@@ -135,7 +161,7 @@ func (o tokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err er
 	if !tokens.ValidID(id) {
 		return t, fmt.Errorf("%q is not a token id (tok_ and 16 hex digits; reportd token list shows them)", id)
 	}
-	ok, err := o.offline(ctx, false, func(_ *boltstore.Store, set *tokens.Set) error {
+	ok, err := o.offline(ctx, false, func(_ report.MetaStore, set *tokens.Set) error {
 		t, err = revokeToken(set, id, false)
 		return err
 	})

@@ -161,11 +161,15 @@ func (s *Store) Project(ctx context.Context, id int64) (report.Project, error) {
 	return p, storageErr(err)
 }
 
-func (s *Store) Projects(ctx context.Context) ([]report.Project, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT `+projectCols+` FROM projects p
+// projectsSQL lists every project with today's count ($1): one range of
+// project_days_day (migration 6) for the counts.
+const projectsSQL = `
+		SELECT ` + projectCols + ` FROM projects p
 		LEFT JOIN project_days d ON d.project_id = p.id AND d.day = $1::date
-		ORDER BY p.id`, s.today())
+		ORDER BY p.id`
+
+func (s *Store) Projects(ctx context.Context) ([]report.Project, error) {
+	rows, err := s.pool.Query(ctx, projectsSQL, s.today())
 	if err != nil {
 		return nil, storageErr(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Store keeps token records (boltstore implements it).
+// Store keeps token records (boltstore and pgstore implement it).
 type Store interface {
 	PutToken(Record) error
 	Tokens() ([]Record, error)
@@ -18,12 +18,18 @@ type Store interface {
 
 // Set is every token, held in memory and written through to the store:
 // checking a request costs a map lookup and one SHA-256, no disk.
-// Only the process that holds the store changes it (bbolt's lock), so the
-// copy in memory never goes stale.
+// With bbolt only the process that holds the store changes it (bbolt's
+// lock), so the copy in memory never goes stale. A store shared by several
+// processes (PostgreSQL: replicas, `reportd token` beside them) is re-read
+// with Reload, which the daemon calls periodically.
 type Set struct {
 	store Store
 	now   func() time.Time
 
+	// wmu orders the writers (Create, Revoke) and Reload, so a reload
+	// that read the store before a write cannot put back the map from
+	// before it.
+	wmu  sync.Mutex
 	mu   sync.RWMutex
 	byID map[string]Record
 	live int // records not revoked: Enabled is asked on every request
@@ -43,6 +49,37 @@ func Load(store Store) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// Reload re-reads every token from the store: tokens created or revoked
+// by another process take effect here. Last-use times seen in this process
+// are kept when they are newer than the stored ones.
+func (s *Set) Reload() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.reload()
+}
+
+func (s *Set) reload() error {
+	recs, err := s.store.Tokens()
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]Record, len(recs))
+	live := 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range recs {
+		if old, ok := s.byID[r.ID]; ok && old.LastUsed != nil && (r.LastUsed == nil || old.LastUsed.After(*r.LastUsed)) {
+			r.LastUsed = old.LastUsed
+		}
+		byID[r.ID] = r
+		if r.RevokedAt == nil {
+			live++
+		}
+	}
+	s.byID, s.live = byID, live
+	return nil
 }
 
 // SetClock replaces the clock (tests).
@@ -143,6 +180,8 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 		t.ExpiresAt = &e
 	}
 	rec := Record{Token: t, Hash: hash}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if err := s.store.PutToken(rec); err != nil {
 		return Token{}, "", err
 	}
@@ -177,7 +216,19 @@ func (s *Set) List() []Token {
 
 // Revoke marks a token revoked; the row stays, so the token's holder is
 // told it was revoked and lists show when. Revoking twice is a no-op.
+// A token this set does not know yet (another process created it on a
+// shared store) is looked up with one Reload first.
 func (s *Set) Revoke(id string) (Token, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.RLock()
+	_, ok := s.byID[id]
+	s.mu.RUnlock()
+	if !ok {
+		if err := s.reload(); err != nil {
+			return Token{}, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.byID[id]

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reportd/reportd/internal/pgtest"
+	"github.com/reportd/reportd/internal/s3test"
+	"github.com/reportd/reportd/internal/testbin"
+)
+
+type bench struct {
+	bin, work string
+	sz        sizes
+	pg        *pgtest.Server
+	s3        *s3test.Server
+	daemons   []*testbin.Daemon
+	client    *http.Client
+	res       results
+}
+
+// start runs `reportd serve` with env (storage and its keys), an empty
+// config file and a warn-level log, and waits for it to answer.
+func (b *bench) start(dataDir string, env ...string) (*testbin.Daemon, error) {
+	logFile, err := os.OpenFile(filepath.Join(b.work, "reportd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	d, err := testbin.Start(b.bin, testbin.Options{DataDir: dataDir, Env: append([]string{"REPORTD_LOG_LEVEL=warn", "REPORTD_DASHBOARD=false"}, env...),
+		Log: logFile, Wait: 2 * time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	b.daemons = append(b.daemons, d)
+	if b.client == nil {
+		b.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, DisableCompression: true,
+			WriteBufferSize: 256 << 10, ReadBufferSize: 64 << 10}}
+	}
+	return d, nil
+}
+
+func (b *bench) stopAll() {
+	for _, d := range b.daemons {
+		d.Stop()
+	}
+	b.daemons = nil
+}
+
+// status reads one field (in kB) of /proc/PID/status as bytes.
+func status(pid int, field string) (int64, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no %s for pid %d", field, pid)
+}
+
+func pgEnv(dsn string) []string {
+	return []string{"REPORTD_STORAGE=postgres", "REPORTD_POSTGRES_DSN=" + dsn}
+}
+
+func (b *bench) s3Env(ctx context.Context, dsn string) ([]string, error) {
+	c, err := b.s3.CreateBucket(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"REPORTD_STORAGE=postgres+s3", "REPORTD_POSTGRES_DSN=" + dsn,
+		"REPORTD_S3_ENDPOINT=" + c.Endpoint, "REPORTD_S3_BUCKET=" + c.Bucket, "REPORTD_S3_ACCESS_KEY=" + c.AccessKey,
+		"REPORTD_S3_SECRET_KEY=" + c.SecretKey, "REPORTD_S3_TLS=false"}, nil
+}

@@ -1,0 +1,92 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// BulkLoad stores projects and then reports with the ids they carry, with
+// COPY in one transaction, and sets reportCount, the per-day counters and
+// the id sequences as CreateProject and CreateReport would have. Like
+// boltstore.BulkLoad it is for seeding (benchmarks, imports) a database no
+// daemon is writing; rows are not validated beyond the schema.
+func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports []report.ReportRecord) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		prow := make([][]any, 0, len(projects))
+		for _, p := range projects {
+			keepLast, maxAge, keepNewest := retentionCols(p.Retention)
+			prow = append(prow, []any{p.ID, p.Name, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest})
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"projects"},
+			[]string{"id", "name", "description", "cover_image", "created_at", "retention_keep_last", "retention_max_age_days", "retention_keep_newest_per_branch"},
+			pgx.CopyFromRows(prow)); err != nil {
+			return err
+		}
+		type dayKey struct {
+			p int64
+			d string
+		}
+		days := map[dayKey]int64{}
+		var maxP, maxR int64
+		for _, p := range projects {
+			maxP = max(maxP, p.ID)
+		}
+		i := 0
+		src := pgx.CopyFromFunc(func() ([]any, error) {
+			if i == len(reports) {
+				return nil, nil
+			}
+			r := reports[i]
+			i++
+			maxR = max(maxR, r.ID)
+			days[dayKey{r.ProjectID, s.day(r.UploadTime.Time)}]++
+			sum := summaryOf(r.Summary)
+			return []any{r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
+				label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
+				r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped}, nil
+		})
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"reports"},
+			[]string{"id", "project_id", "file_name", "file_type", "file_path", "upload_time", "size", "sha256",
+				"name", "branch", "commit", "build_url", "build_id",
+				"generator", "summary_lines", "summary_passed", "summary_failed", "summary_skipped"}, src); err != nil {
+			return err
+		}
+		drow := make([][]any, 0, len(days))
+		for k, n := range days {
+			d, _ := time.Parse(time.DateOnly, k.d)
+			drow = append(drow, []any{k.p, d, n})
+		}
+		// Counters of rows loaded before (a second BulkLoad) add up.
+		if _, err := tx.Exec(ctx, "CREATE TEMP TABLE bulk_days (project_id bigint, day date, count bigint) ON COMMIT DROP"); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bulk_days"}, []string{"project_id", "day", "count"}, pgx.CopyFromRows(drow)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO project_days AS d (project_id, day, count)
+			SELECT project_id, day, count FROM bulk_days
+			ON CONFLICT (project_id, day) DO UPDATE SET count = d.count + excluded.count`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE projects p SET report_count = c.n
+			FROM (SELECT project_id, count(*) AS n FROM reports GROUP BY project_id) c WHERE c.project_id = p.id`); err != nil {
+			return err
+		}
+		for _, q := range []struct {
+			seq string
+			v   int64
+		}{{"project_ids", maxP}, {"report_ids", maxR}} {
+			if q.v > 0 {
+				if _, err := tx.Exec(ctx, "SELECT setval('"+q.seq+"', greatest($1::bigint, (SELECT last_value FROM "+q.seq+")))", q.v); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := tx.Exec(ctx, "ANALYZE projects, reports, project_days")
+		return err
+	})
+}

@@ -1,0 +1,48 @@
+package pgstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/pgtest"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// BulkLoad leaves the counters, day counts and sequences as row-by-row
+// creation would; two loads add up.
+func TestBulkLoad(t *testing.T) {
+	loc := time.FixedZone("UTC+8", 8*3600)
+	clock := report.Clock{Location: loc}
+	s := open(t, pgtest.DSN(t), clock)
+	defer s.Close()
+	at := time.Date(2026, 3, 10, 20, 0, 0, 0, time.UTC) // the 11th in UTC+8
+	projects := []report.Project{{ID: 1, Name: "a", CreatedAt: report.LocalTime{Time: at}}, {ID: 5, Name: "b", CreatedAt: report.LocalTime{Time: at}}}
+	rec := func(id, project int64, t time.Time) report.ReportRecord {
+		return report.ReportRecord{Report: report.Report{ID: id, ProjectID: project, FileName: "r.md", FileType: report.MD,
+			FilePath: "/uploads/reports/x.md", UploadTime: report.LocalTime{Time: t}}, Size: 1, SHA256: "00"}
+	}
+	if err := s.BulkLoad(ctx, projects, []report.ReportRecord{rec(1, 1, at), rec(2, 1, at.Add(-13*time.Hour)), rec(3, 5, at)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BulkLoad(ctx, nil, []report.ReportRecord{rec(9, 1, at)}); err != nil {
+		t.Fatal(err)
+	}
+	drift, err := s.CounterDrift(ctx)
+	if err != nil || len(drift) != 0 {
+		t.Fatalf("drift after BulkLoad: %v %v", drift, err)
+	}
+	p, err := s.Project(ctx, 1)
+	if err != nil || p.ReportCount != 3 {
+		t.Fatalf("project 1: %+v %v", p, err)
+	}
+	days, err := s.DayCounts(ctx)
+	if err != nil || len(days) != 3 || days[0] != (report.DayCount{Project: 1, Day: "20260310", Count: 1}) || days[1].Count != 2 {
+		t.Fatalf("days: %+v %v", days, err)
+	}
+	if id, err := s.NextReportID(ctx); err != nil || id <= 9 {
+		t.Fatalf("next report id %d %v", id, err)
+	}
+	if id, err := s.NextProjectID(ctx); err != nil || id <= 5 {
+		t.Fatalf("next project id %d %v", id, err)
+	}
+}

@@ -1,0 +1,231 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// This file serves `reportd check` and `reportd migrate`: the counters as
+// stored and as the rows say they should be, and the sequences.
+
+// DayCounts are the stored per-day counters, by project and day (YYYYMMDD).
+func (s *Store) DayCounts(ctx context.Context) ([]report.DayCount, error) {
+	rows, err := s.pool.Query(ctx, "SELECT project_id, day, count FROM project_days WHERE count <> 0 ORDER BY project_id, day")
+	if err != nil {
+		return nil, storageErr(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (report.DayCount, error) {
+		var (
+			d   report.DayCount
+			day time.Time
+		)
+		err := r.Scan(&d.Project, &day, &d.Count)
+		d.Day = day.Format("20060102")
+		return d, err
+	})
+	return out, storageErr(err)
+}
+
+// realDayCounts are the per-day counts the report rows call for: each
+// report's upload date in the clock's zone.
+func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
+	rows, err := s.pool.Query(ctx, "SELECT project_id, upload_time FROM reports")
+	if err != nil {
+		return nil, storageErr(err)
+	}
+	type key struct {
+		p int64
+		d string
+	}
+	n := map[key]int64{}
+	var (
+		p  int64
+		at time.Time
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&p, &at}, func() error {
+		n[key{p, s.clock.Date(at).Format("20060102")}]++
+		return nil
+	}); err != nil {
+		return nil, storageErr(err)
+	}
+	out := make([]report.DayCount, 0, len(n))
+	for k, c := range n {
+		out = append(out, report.DayCount{Project: k.p, Day: k.d, Count: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Project != out[j].Project {
+			return out[i].Project < out[j].Project
+		}
+		return out[i].Day < out[j].Day
+	})
+	return out, nil
+}
+
+// Drift is a counter that disagrees with the rows: What is "reportCount"
+// or "dayCount" (Day YYYYMMDD), or "report-without-project".
+type Drift struct {
+	What    string
+	Project int64
+	Report  int64
+	Day     string
+	Stored  int64
+	Actual  int64
+}
+
+// CounterDrift compares reportCount and the per-day counters with the rows.
+func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
+	var out []Drift
+	rows, err := s.pool.Query(ctx, `
+		SELECT p.id, p.report_count, count(r.id) FROM projects p
+		LEFT JOIN reports r ON r.project_id = p.id
+		GROUP BY p.id HAVING p.report_count <> count(r.id) ORDER BY p.id`)
+	if err != nil {
+		return nil, storageErr(err)
+	}
+	var d Drift
+	if _, err := pgx.ForEachRow(rows, []any{&d.Project, &d.Stored, &d.Actual}, func() error {
+		out = append(out, Drift{What: "reportCount", Project: d.Project, Stored: d.Stored, Actual: d.Actual})
+		return nil
+	}); err != nil {
+		return nil, storageErr(err)
+	}
+	stored, err := s.DayCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	real, err := s.realDayCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, DayDrift(stored, real)...)
+	return out, nil
+}
+
+// DayDrift lists the days on which stored and real counts differ (both
+// sorted by project and day, as DayCounts returns them).
+func DayDrift(stored, real []report.DayCount) []Drift {
+	type key struct {
+		p int64
+		d string
+	}
+	m := map[key][2]int64{}
+	for _, c := range stored {
+		v := m[key{c.Project, c.Day}]
+		v[0] = c.Count
+		m[key{c.Project, c.Day}] = v
+	}
+	for _, c := range real {
+		v := m[key{c.Project, c.Day}]
+		v[1] = c.Count
+		m[key{c.Project, c.Day}] = v
+	}
+	var out []Drift
+	for k, v := range m {
+		if v[0] != v[1] {
+			out = append(out, Drift{What: "dayCount", Project: k.p, Day: k.d, Stored: v[0], Actual: v[1]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Project != out[j].Project {
+			return out[i].Project < out[j].Project
+		}
+		return out[i].Day < out[j].Day
+	})
+	return out
+}
+
+func (d Drift) String() string {
+	switch d.What {
+	case "reportCount":
+		return fmt.Sprintf("project %d: reportCount is %d, real count %d", d.Project, d.Stored, d.Actual)
+	case "dayCount":
+		return fmt.Sprintf("project %d: %d reports counted on %s, real count %d", d.Project, d.Stored, d.Day, d.Actual)
+	}
+	return d.What
+}
+
+// Recount rewrites reportCount and the per-day counters from the rows in
+// one transaction (under every project's row lock, so uploads wait).
+func (s *Store) Recount(ctx context.Context) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT id FROM projects ORDER BY id FOR UPDATE"); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE projects p SET report_count = (SELECT count(*) FROM reports r WHERE r.project_id = p.id)`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM project_days"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT project_id, upload_time FROM reports")
+		if err != nil {
+			return err
+		}
+		type key struct {
+			p int64
+			d string
+		}
+		n := map[key]int64{}
+		var (
+			p  int64
+			at time.Time
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&p, &at}, func() error {
+			n[key{p, s.clock.Date(at).Format(time.DateOnly)}]++
+			return nil
+		}); err != nil {
+			return err
+		}
+		for k, c := range n {
+			if _, err := tx.Exec(ctx, "INSERT INTO project_days (project_id, day, count) VALUES ($1, $2::date, $3)", k.p, k.d, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// AdvanceSequences moves the id sequences past project and rep (the last
+// ids another store handed out), never backwards.
+func (s *Store) AdvanceSequences(ctx context.Context, project, rep int64) error {
+	for _, q := range []struct {
+		seq string
+		v   int64
+	}{{"project_ids", project}, {"report_ids", rep}} {
+		if q.v <= 0 {
+			continue
+		}
+		if _, err := s.pool.Exec(ctx, "SELECT setval('"+q.seq+"', greatest($1::bigint, (SELECT last_value FROM "+q.seq+")))", q.v); err != nil {
+			return storageErr(err)
+		}
+	}
+	return nil
+}
+
+// Sequences are the sequences' last values (as pg_sequences shows them;
+// 0 when never used).
+func (s *Store) Sequences(ctx context.Context) (project, rep int64, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT
+		coalesce((SELECT last_value FROM pg_sequences WHERE sequencename = 'project_ids'), 0),
+		coalesce((SELECT last_value FROM pg_sequences WHERE sequencename = 'report_ids'), 0)`).Scan(&project, &rep)
+	return project, rep, storageErr(err)
+}
+
+// Counts is how many rows each table holds.
+func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, t := range []string{"projects", "reports", "project_days", "tokens"} {
+		var n int64
+		if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+			return nil, storageErr(err)
+		}
+		out[t] = n
+	}
+	return out, nil
+}
