@@ -227,3 +227,6 @@ func (noTokens) Tokens() ([]tokens.Record, error) { return nil, nil }
 func (noTokens) PutToken(tokens.Record) error     { return errPostgresTokens }
 
 var _ tokens.Store = noTokens{}
+
+// On PostgreSQL, site GC never runs while another daemon ingests.
+var _ service.SiteLocker = (*pgstore.Store)(nil)
