@@ -12,6 +12,7 @@ import (
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
