@@ -58,9 +58,6 @@ func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
 		}
 		u.first, u.fileName, u.bytes = st, part.FileName(), st.Size
 		u.parts = append(u.parts, service.SitePart{Name: raw, Open: func() (io.ReadCloser, error) { return st.Open() }})
-		if s.cfg.Observer != nil {
-			s.cfg.Observer.ObserveUpload(st.Size)
-		}
 		return nil
 	}
 	lim := s.svc.SiteLimits()
@@ -74,9 +71,6 @@ func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
 	u.staged = append(u.staged, p)
 	u.bytes += p.Size
 	u.parts = append(u.parts, service.SitePart{Name: raw, Open: p.Open})
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.ObserveUpload(p.Size)
-	}
 	return nil
 }
 
