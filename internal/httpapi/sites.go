@@ -123,6 +123,8 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 	h.Set("Content-Disposition", ContentDisposition("attachment", service.SiteZipName(rec.FileName)))
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
+	h.Set("Accept-Ranges", "none")
+	h.Set("Last-Modified", rec.UploadTime.UTC().Format(http.TimeFormat))
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
