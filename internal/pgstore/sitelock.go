@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // sitesLock is the pg_advisory_lock key that keeps site GC from running
@@ -11,28 +13,23 @@ import (
 const sitesLock int64 = 0x7265706f72746473
 
 // LockSites takes the site lock across every daemon sharing the database,
-// shared (an ingest) or exclusive (a GC), on a session of its own, held
-// until unlock: so an ingest holds one pooled connection for its length.
+// shared (an ingest) or exclusive (a GC), held until unlock. Each holder
+// has a session of its own, outside the pool: an ingest holds its lock
+// while it uses pooled connections (the id, the row), so locks taken from
+// the pool could use it up and wait for themselves.
 func (s *Store) LockSites(ctx context.Context, exclusive bool) (unlock func(), err error) {
-	lock, release := "pg_advisory_lock_shared", "pg_advisory_unlock_shared"
+	lock := "pg_advisory_lock_shared"
 	if exclusive {
-		lock, release = "pg_advisory_lock", "pg_advisory_unlock"
+		lock = "pg_advisory_lock"
 	}
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return nil, storageErr(err)
 	}
 	if _, err := conn.Exec(ctx, "SELECT "+lock+"($1)", sitesLock); err != nil {
-		conn.Release()
+		conn.Close(context.WithoutCancel(ctx))
 		return nil, storageErr(err)
 	}
-	return func() {
-		ctx := context.WithoutCancel(ctx)
-		// On a broken connection the unlock fails, but the session ends
-		// and takes the lock with it: drop the connection then.
-		if _, err := conn.Exec(ctx, "SELECT "+release+"($1)", sitesLock); err != nil {
-			conn.Conn().Close(ctx)
-		}
-		conn.Release()
-	}, nil
+	// Ending the session releases its advisory locks.
+	return func() { conn.Close(context.WithoutCancel(ctx)) }, nil
 }
