@@ -13,6 +13,7 @@ import (
 	"github.com/reportd/reportd/internal/apitest"
 	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 )
 
 // errorText is the error body's message.
@@ -262,5 +263,30 @@ func TestSiteDedupDeleteGC(t *testing.T) {
 	}
 	if cas, man := storedObjects(t, e.DataDir); len(cas) != 0 || len(man) != 0 {
 		t.Fatalf("after the project delete: objects %v manifests %v", cas, man)
+	}
+}
+
+// TestSitePrune: retention removes site reports like files: rows, then
+// manifests, then the objects only they referenced.
+func TestSitePrune(t *testing.T) {
+	e := startSites(t, apitest.Options{Config: func(c *daemon.Config) { c.Sites.GCGrace = 0 }})
+	p := e.CreateProject("prune")
+	var last report.Report
+	for i := range 3 {
+		es := append([]entry{}, htmlcov...)
+		es = append(es, entry{"htmlcov/run.txt", fmt.Sprint("run ", i)})
+		last = mustSite(t, uploadSite(t, e, p.ID, zipPart(t, "htmlcov.zip", es...)))
+	}
+	keep := 1
+	res, err := e.Svc.Prune(t.Context(), service.PruneRequest{ProjectID: &p.ID, Override: report.Retention{KeepLast: &keep}, Trigger: "test"})
+	if err != nil || len(res.Reports) != 2 {
+		t.Fatalf("prune: %+v %v", res, err)
+	}
+	cas, man := storedObjects(t, e.DataDir)
+	if len(cas) != len(htmlcov)+1 || strings.Join(man, ",") != fmt.Sprintf("%d.json", last.ID) {
+		t.Fatalf("after the prune: %d objects, manifests %v", len(cas), man)
+	}
+	if _, got := siteFiles(t, e, last.ID); got["run.txt"] != "run 2" {
+		t.Fatalf("the kept site: %v", got)
 	}
 }
