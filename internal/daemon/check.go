@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
 )
 
 // CheckReport is what `reportd check` found and, with --repair, did.
@@ -128,7 +130,7 @@ func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, rep
 	for _, r := range after {
 		keep[r.Path] = true
 	}
-	removed, err := dir.Sweep(func(p string) bool { return keep[p] })
+	removed, err := dir.Sweep(func(p string) bool { return keep[p] || isSiteObject(p) })
 	for _, p := range removed {
 		rel, _ := filepath.Rel(dir.Base(), p)
 		rep.Repaired = append(rep.Repaired, "removed orphan "+filepath.ToSlash(rel))
@@ -176,7 +178,7 @@ func orphans(base string, refs map[string]bool) ([]string, error) {
 				return nil
 			}
 			r := rel(base, p)
-			if sub == "tmp" || !refs["/"+r] {
+			if sub == "tmp" || !refs["/"+r] && !isSiteObject("/"+r) {
 				out = append(out, r)
 			}
 			return nil
@@ -187,6 +189,12 @@ func orphans(base string, refs map[string]bool) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// isSiteObject tells whether an API path is a content object of the
+// sites (uploads/cas/): site GC's to remove, never an orphan here.
+func isSiteObject(p string) bool {
+	return strings.HasPrefix(p, files.UploadsPrefix+site.ObjectPrefix)
 }
 
 func rel(base, p string) string {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,11 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
 )
 
 // snapshot is one consistent state of the data directory, pinned on disk:
@@ -68,25 +72,42 @@ func trySnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
 			return fmt.Errorf("copy metadata: %w", err)
 		}
 		seen := map[string]bool{}
-		for i, r := range refs {
-			if seen[r.Path] {
-				continue
+		pin := func(p string) (string, error) {
+			if seen[p] {
+				return "", nil
 			}
-			seen[r.Path] = true
-			src, err := dir.Abs(r.Path)
+			seen[p] = true
+			src, err := dir.Abs(p)
 			if err != nil {
-				s.missing = append(s.missing, r.Path)
-				continue
+				s.missing = append(s.missing, p)
+				return "", nil
 			}
-			link := filepath.Join(tmp, "f"+strconv.Itoa(i))
+			link := filepath.Join(tmp, "f"+strconv.Itoa(len(seen)))
 			if err := os.Link(src, link); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					s.missing = append(s.missing, r.Path)
-					continue
+					s.missing = append(s.missing, p)
+					return "", nil
 				}
-				return fmt.Errorf("pin %s: %w", r.Path, err)
+				return "", fmt.Errorf("pin %s: %w", p, err)
 			}
-			s.files = append(s.files, snapshotFile{name: r.Path[1:], path: link})
+			s.files = append(s.files, snapshotFile{name: p[1:], path: link})
+			return link, nil
+		}
+		for _, r := range refs {
+			link, err := pin(r.Path)
+			if err != nil {
+				return err
+			}
+			if link == "" || !strings.HasPrefix(r.Path, report.SitesPrefix) {
+				continue
+			}
+			// A site's row owns its manifest; the manifest names the
+			// content objects, pinned too (a GC after a delete that
+			// committed meanwhile can only make them missing, and the
+			// retry takes a fresh snapshot).
+			if err := pinSiteFiles(link, pin); err != nil {
+				return fmt.Errorf("pin the files of %s: %w", r.Path, err)
+			}
 		}
 		return nil
 	})
@@ -98,3 +119,25 @@ func trySnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
 }
 
 func (s *snapshot) remove() { os.RemoveAll(s.dir) }
+
+// pinSiteFiles pins the content objects the site manifest at file names.
+func pinSiteFiles(file string, pin func(apiPath string) (string, error)) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var m site.Manifest
+	if err := json.NewDecoder(f).Decode(&m); err != nil {
+		return err
+	}
+	for _, sf := range m.Files {
+		if len(sf.SHA256) != 64 {
+			return fmt.Errorf("file %q has no content key", sf.Path)
+		}
+		if _, err := pin(files.APIPath(sf.Key())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

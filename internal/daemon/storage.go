@@ -12,6 +12,7 @@ import (
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 )
 
 // storagePostgres is the storage setting that keeps the metadata in
@@ -210,3 +211,6 @@ func dsnPasswords(dsn string) []string {
 
 // errPostgresBackup is what backup and restore answer with storage: postgres.
 var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, keep bucket versioning or replication on); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
+
+// On PostgreSQL, site GC never runs while another daemon ingests.
+var _ service.SiteLocker = (*pgstore.Store)(nil)

@@ -26,7 +26,7 @@ var latestActions = map[string]bool{
 	"pdf":      true,
 	"download": true,
 	"preview":  true,
-	"site":     true, // reserved for HTML sites: NotFoundError until they exist
+	"site":     true, // the report on the content origin (its siteUrl)
 }
 
 const (
@@ -124,16 +124,25 @@ func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if l.action == "site" {
-		return report.Errorf(report.NotFound, "HTML sites are not supported yet: /latest/site is reserved for them")
-	}
 	rep, err := s.newest(r, l)
 	if err != nil {
 		return err
 	}
 	base := s.dashboardBase(r)
 	target := base + "/#/reports/" + strconv.FormatInt(rep.ID, 10)
-	if l.action != "" {
+	switch {
+	case l.action == "site":
+		file, ok := contentFile(&rep)
+		switch {
+		case !ok:
+			return report.Errorf(report.NotFound, "report %d is a %s file, not a site or an html report: it has no site to open", rep.ID, rep.FileType)
+		case s.cfg.ContentURL == nil && rep.IsSite():
+			return noContentOrigin(rep.ID)
+		case s.cfg.ContentURL == nil:
+			return report.Errorf(report.NotFound, "report %d: no content origin is configured", rep.ID)
+		}
+		target = s.cfg.ContentURL(rep.ID, file)
+	case l.action != "":
 		target = base + "/api/reports/" + strconv.FormatInt(rep.ID, 10) + "/" + l.action
 		if l.action == "pdf" {
 			target += forwardQuery(r.URL.Query())

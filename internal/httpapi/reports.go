@@ -110,6 +110,9 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if len(up.parts) == 0 {
 		return report.Errorf(report.Validation, "file is required")
 	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ObserveUpload(up.bytes) // every file part's bytes: one upload
+	}
 	if projectRaw == nil {
 		return report.Errorf(report.Validation, "projectId is required")
 	}

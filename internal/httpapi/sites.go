@@ -58,9 +58,6 @@ func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
 		}
 		u.first, u.fileName, u.bytes = st, part.FileName(), st.Size
 		u.parts = append(u.parts, service.SitePart{Name: raw, Open: func() (io.ReadCloser, error) { return st.Open() }})
-		if s.cfg.Observer != nil {
-			s.cfg.Observer.ObserveUpload(st.Size)
-		}
 		return nil
 	}
 	lim := s.svc.SiteLimits()
@@ -74,9 +71,6 @@ func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
 	u.staged = append(u.staged, p)
 	u.bytes += p.Size
 	u.parts = append(u.parts, service.SitePart{Name: raw, Open: p.Open})
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.ObserveUpload(p.Size)
-	}
 	return nil
 }
 
@@ -129,6 +123,8 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 	h.Set("Content-Disposition", ContentDisposition("attachment", service.SiteZipName(rec.FileName)))
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
+	h.Set("Accept-Ranges", "none")
+	h.Set("Last-Modified", rec.UploadTime.UTC().Format(http.TimeFormat))
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
 		w.WriteHeader(http.StatusNotModified)
 		return nil

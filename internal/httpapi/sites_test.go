@@ -270,6 +270,11 @@ func TestSiteUploadRoundTrip(t *testing.T) {
 			}
 		})
 	}
+	// The stable link of the newest report opens it on the content origin.
+	if resp := getNoFollow(t, e, fmt.Sprintf("/p/%d/latest/site", p.ID)); resp.StatusCode != http.StatusFound ||
+		resp.Header.Get("Location") != contentURL(int64(len(cases)), "index.html") {
+		t.Fatalf("latest/site: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	// Every report of the list has a kind; sites theirs.
 	var list []report.Report
 	e.Get(fmt.Sprintf("/api/reports?projectId=%d", p.ID)).JSON(t, &list)

@@ -5,3 +5,5 @@ var LatestSQL = latestSQL
 
 // ProjectsSQL exposes Projects' statement to the plan test.
 var ProjectsSQL = projectsSQL
+
+const SitesLockKey = sitesLock

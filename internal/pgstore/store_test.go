@@ -283,3 +283,60 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		t.Fatalf("next report id: %d %v", id, err)
 	}
 }
+
+// TestSiteLock: ingests hold the site lock shared and GC exclusive, across
+// daemons: while one daemon ingests, another cannot take it exclusively,
+// and while one collects, none can ingest.
+func TestSiteLock(t *testing.T) {
+	clock := report.Clock{Location: time.UTC}
+	dsn := pgtest.DSN(t)
+	a, b := open(t, dsn, clock), open(t, dsn, clock)
+	defer a.Close()
+	defer b.Close()
+	probe, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close(ctx)
+	try := func(fn string) bool {
+		t.Helper()
+		var ok bool
+		if err := probe.QueryRow(ctx, "SELECT "+fn+"($1)", pgstore.SitesLockKey).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			unlock := strings.Replace(fn, "try_advisory_lock", "advisory_unlock", 1)
+			if _, err := probe.Exec(ctx, "SELECT "+unlock+"($1)", pgstore.SitesLockKey); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ok
+	}
+	in1, err := a.LockSites(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in2, err := b.LockSites(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if try("pg_try_advisory_lock") || !try("pg_try_advisory_lock_shared") {
+		t.Fatal("two ingests: an exclusive lock was free, or a shared one taken")
+	}
+	in1()
+	if try("pg_try_advisory_lock") {
+		t.Fatal("one ingest left: an exclusive lock was free")
+	}
+	in2()
+	gc, err := b.LockSites(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if try("pg_try_advisory_lock_shared") {
+		t.Fatal("during a GC an ingest could take the lock")
+	}
+	gc()
+	if !try("pg_try_advisory_lock") {
+		t.Fatal("the lock stayed taken after every holder let go")
+	}
+}

@@ -397,10 +397,10 @@ func (s *Service) dropManifest(id int64) {
 	}
 }
 
-// collectSites runs site.GC after a site was deleted, under the exclusive
-// site lock (never during an ingest). Calls coalesce: a caller whose
-// manifest was already gone when a GC started waits for it instead of
-// running another.
+// collectSites runs site GC after a site was deleted (GCSites); calls
+// coalesce: a caller whose manifest was already gone when a GC started
+// waits for it instead of running another. Errors are logged: the row is
+// gone already, and the next GC retries.
 func (s *Service) collectSites(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	s.gcWanted.Add(1)
@@ -410,17 +410,7 @@ func (s *Service) collectSites(ctx context.Context) {
 		return // a GC that started after our manifest went has run
 	}
 	s.gcWanted.Store(0)
-	unlock, err := s.lockSites(ctx, true)
-	if err != nil {
-		s.log.Warn("site GC", "err", err)
-		return
-	}
-	defer unlock()
-	grace := s.cfg.Sites.GCGrace
-	if grace <= 0 {
-		grace = time.Nanosecond // none (site.GC reads 0 as its default)
-	}
-	st, err := site.GC(ctx, s.blobs, site.GCOptions{Grace: grace})
+	st, err := s.gcSites(ctx)
 	if err != nil {
 		s.log.Warn("site GC", "err", err)
 		return
@@ -428,6 +418,29 @@ func (s *Service) collectSites(ctx context.Context) {
 	if st.Removed > 0 {
 		s.log.Info("site GC removed unreferenced files", "objects", st.Removed, "bytes", st.RemovedBytes)
 	}
+}
+
+// GCSites removes the site content objects no manifest references and
+// older than sites.gc_grace (site.GC), under the exclusive site lock:
+// never while an ingest runs, in this daemon or (PostgreSQL) any other.
+// Deletes run it themselves; a periodic sweep may run it too.
+func (s *Service) GCSites(ctx context.Context) (site.GCStats, error) {
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	return s.gcSites(ctx)
+}
+
+func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
+	unlock, err := s.lockSites(ctx, true)
+	if err != nil {
+		return site.GCStats{}, err
+	}
+	defer unlock()
+	grace := s.cfg.Sites.GCGrace
+	if grace <= 0 {
+		grace = time.Nanosecond // none (site.GC reads 0 as its default)
+	}
+	return site.GC(ctx, s.blobs, site.GCOptions{Grace: grace})
 }
 
 // keepOnSweep says whether the start-up sweep keeps an API path below
