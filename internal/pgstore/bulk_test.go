@@ -24,8 +24,13 @@ func TestBulkLoad(t *testing.T) {
 	if err := s.BulkLoad(ctx, projects, []report.ReportRecord{rec(1, 1, at), rec(2, 1, at.Add(-13*time.Hour)), rec(3, 5, at)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.BulkLoad(ctx, nil, []report.ReportRecord{rec(9, 1, at)}); err != nil {
+	site := rec(9, 1, at)
+	site.Kind, site.FileType, site.Entry, site.Files, site.Bytes = report.KindSite, report.HTML, "index.html", 3, 1234
+	if err := s.BulkLoad(ctx, nil, []report.ReportRecord{site}); err != nil {
 		t.Fatal(err)
+	}
+	if got, err := s.Report(ctx, 9); err != nil || got.Kind != report.KindSite || got.Entry != "index.html" || got.Files != 3 || got.Bytes != 1234 {
+		t.Fatalf("a site loaded in bulk reads back as %+v %v", got.Report, err)
 	}
 	drift, err := s.CounterDrift(ctx)
 	if err != nil || len(drift) != 0 {
