@@ -32,6 +32,14 @@ func (m *Server) openBucketSweep(st *s3store.Store, extra []bucketsweep.Step) er
 	return nil
 }
 
+// sweepSites is the bucket sweep's step for report sites: manifests no
+// row owns (older than sweep.grace), then the content objects no manifest
+// references (site GC).
+func (m *Server) sweepSites(ctx context.Context) error {
+	_, _, err := m.svc.SweepSites(ctx, m.Config.Sweep.Grace)
+	return err
+}
+
 // runBucketSweep sweeps the bucket every sweep.interval (first pass soon
 // after start-up) until ctx ends; it returns at once without a bucket or
 // with sweep.interval 0.

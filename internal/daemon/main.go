@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
@@ -133,7 +134,7 @@ func (m *Server) Open(ctx context.Context) error {
 		// PDFs are shared in the bucket; one replica converts each.
 		sc.Blobs, sc.Locker = st, m.pg
 		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
-		if err := m.openBucketSweep(st, m.SweepSteps); err != nil {
+		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package replicatest
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -292,11 +294,28 @@ func TestTwoReplicas(t *testing.T) {
 		if ups, err := c.bucket.Uploads(ctx); err != nil || len(ups) == 0 {
 			t.Fatalf("planted upload not listed: %v %v", ups, err)
 		}
+		// A live site, and what an ingest whose row never committed leaves:
+		// a manifest no row owns and the content object only it names.
+		live, err := upload(px, p.ID, "site.zip", siteZip(t, map[string]string{"index.html": "<h1>live site</h1>", "app.js": "console.log(1)"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want++
+		ghost := []byte("<h1>a site whose row never committed</h1>")
+		ghostKey := "cas/" + sha(ghost)[:2] + "/" + sha(ghost)
+		manifest := fmt.Sprintf(`{"version":1,"entry":"index.html","totalBytes":%d,"files":[{"path":"index.html","sha256":%q,"size":%d,"contentType":"text/html; charset=utf-8"}]}`,
+			len(ghost), sha(ghost), len(ghost))
+		for k, v := range map[string]string{ghostKey: string(ghost), "sites/999997.json": manifest} {
+			if _, err := c.bucket.Put(ctx, k, strings.NewReader(v), blob.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		orphans = append(orphans, ghostKey, "sites/999997.json")
 		before := c.keys("")
 		// The survivor, restarted with no grace, sweeps soon after start
 		// (and converts on upload, for the next step).
 		a.Stop()
-		a = c.start(dirA, "REPORTD_SWEEP_GRACE=0s", "REPORTD_CONVERT_ON_UPLOAD=true")
+		a = c.start(dirA, "REPORTD_SWEEP_GRACE=0s", "REPORTD_SITES_GC_GRACE=0s", "REPORTD_CONVERT_ON_UPLOAD=true")
 		eventually(t, "the sweep removed the orphans", func() bool {
 			left := c.keys("")
 			ups, err := c.bucket.Uploads(ctx)
@@ -325,6 +344,9 @@ func TestTwoReplicas(t *testing.T) {
 		if len(c.keys(pdfDir)) != 1 {
 			t.Error("the sweep removed the PDF of a live report")
 		}
+		if _, ok := after["sites/"+strconv.FormatInt(live.ID, 10)+".json"]; !ok {
+			t.Error("the sweep removed the manifest of a live site")
+		}
 		// The killed replica's staged upload goes at its restart.
 		b = c.start(dirB)
 		if left, _ := os.ReadDir(filepath.Join(dirB, "tmp")); len(left) != 0 {
@@ -344,4 +366,21 @@ func TestTwoReplicas(t *testing.T) {
 		dir := "pdf/" + sha(content)[:2] + "/" + sha(content) + "/"
 		eventually(t, "the PDF of an upload in the bucket", func() bool { return len(c.keys(dir)) == 1 })
 	})
+}
+
+// siteZip is a zip archive of files (name -> content).
+func siteZip(t *testing.T, files map[string]string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
