@@ -67,9 +67,8 @@ func TestDashboard(t *testing.T) {
 	if src := eval[string](b, `document.querySelector('img.project-cover')?.getAttribute('src') ?? ''`); !strings.HasPrefix(src, "uploads/covers/"+projectID+"/") {
 		t.Errorf("project cover src %q", src)
 	}
-	if !eval[bool](b, `document.querySelector('img.project-cover').naturalWidth === 320`) {
-		t.Error("the cover image did not load from /uploads")
-	}
+	// The image may still be loading when the page shows: wait for it.
+	b.waitFor("the cover image to load from /uploads", `document.querySelector('img.project-cover')?.complete && document.querySelector('img.project-cover').naturalWidth === 320`, 15*time.Second)
 
 	t.Log("upload by picker, with files of the wrong type")
 	fake := filepath.Join(t.TempDir(), "renamed.pdf")
