@@ -50,6 +50,19 @@ function copyRow(id, label, url) {
     h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Copy: ${label}`, onclick: copy }, 'Copy'));
 }
 
+// projectLinks is the project page's panel: the project's newest report
+// and the newest of each report name it has (reports as listed).
+export function projectLinks(projectId, reports) {
+  const any = reports.find((r) => r.dashboardUrl) || {};
+  const r = { projectId, dashboardUrl: any.dashboardUrl };
+  const names = [...new Set(reports.map((x) => x.name).filter(Boolean))].sort();
+  return h('details', { class: 'stable-links', id: 'project-links' },
+    h('summary', {}, 'Stable links'),
+    h('p', { class: 'hint' }, 'These URLs always lead to the newest report; put them in a README badge or a pull-request comment.'),
+    copyRow('plink-project', 'Latest report of this project', latestURL(r)),
+    names.map((n, i) => copyRow(`plink-name-${i}`, `Latest “${n}”`, latestURL(r, { name: n }))));
+}
+
 // stableLinks is the reader's panel of copyable stable URLs for r.
 export function stableLinks(r, runsAsSite) {
   const rows = [copyRow('link-project', 'Latest report of this project', latestURL(r))];
