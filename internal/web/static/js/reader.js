@@ -104,6 +104,10 @@ function viewFor(r, mode) {
   return markdownView(r);
 }
 
+// siteZipName is the name the daemon gives a site's download: its file
+// name without an archive extension, plus .zip (service.SiteZipName).
+const siteZipName = (name) => name.replace(/(.)\.(tar\.gz|tgz|tar|zip)$/i, '$1') + '.zip';
+
 export function renderReader(main, id) {
   current?.stop();
   current = null;
@@ -155,7 +159,7 @@ export function renderReader(main, id) {
         modes,
         h('div', { class: 'reader-actions' },
           site
-            ? h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName + '.zip' }, 'Download (.zip)')
+            ? h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: siteZipName(r.fileName) }, 'Download (.zip)')
             : h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),
           h('a', { class: 'btn btn-primary', id: 'get-pdf', href: api.pdfURL(r.id), download: base + '.pdf' }, 'Get PDF'))),
       stableLinks(r, runsOnContentOrigin(r)),
