@@ -269,3 +269,40 @@ func TestSiteWithoutContentOrigin(t *testing.T) {
 		t.Errorf("console problems:\n%s", strings.Join(p, "\n"))
 	}
 }
+
+// TestUploadSiteArchive: a zip dropped in the upload area (the picker
+// here) is published as one site, listed with its file count and size,
+// and opens in the site reader; a text file named .zip is not sent.
+func TestUploadSiteArchive(t *testing.T) {
+	e, _ := siteEnv(t)
+	p := e.CreateProject("web")
+	zipped, sizes := siteZip(t)
+	dir := t.TempDir()
+	good, fake := dir+"/htmlcov.zip", dir+"/notes.zip"
+	if err := os.WriteFile(good, zipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fake, []byte("plain text, not an archive"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	b.do(chromedp.Navigate(fmt.Sprintf("%s/#/projects/%d", e.URL, p.ID)))
+	b.waitFor("the upload area", `!!document.getElementById('upload-input')`, 30*time.Second)
+	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-input"), []string{good, fake}))
+	b.waitText(".uploads", "Not sent: the content is not a zip, tar.gz or tar archive, whatever its name says.")
+	b.waitText(".uploads", "Published")
+	b.waitFor("the site in the list", `document.querySelectorAll('.report').length === 1`, 30*time.Second)
+	if got := b.text(".report .report-site"); !strings.HasPrefix(got, fmt.Sprintf("HTML site · %d files · ", len(sizes))) {
+		t.Errorf("list row %q", got)
+	}
+	b.click(".upload-done .upload-actions a")
+	b.waitFor("the site reader", `!!document.querySelector('iframe.frame-site')`, 30*time.Second)
+	var rep report.Report
+	e.Get("/api/reports/1").JSON(t, &rep)
+	if src := eval[string](b, `document.querySelector('iframe.frame-site').src`); rep.Kind != report.KindSite || src != rep.SiteURL {
+		t.Errorf("kind %q, frame %q, siteUrl %q", rep.Kind, src, rep.SiteURL)
+	}
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("console problems:\n%s", strings.Join(p, "\n"))
+	}
+}
