@@ -167,6 +167,11 @@ func TestSiteReader(t *testing.T) {
 
 	t.Log("stable links")
 	b.click(".stable-links > summary")
+	for _, scheme := range []string{"light", "dark"} {
+		b.colorScheme(scheme)
+		checkContrast(t, b, "the site reader ("+scheme+")")
+	}
+	b.colorScheme("")
 	links := eval[map[string]string](b, `Object.fromEntries([...document.querySelectorAll('.stable-links input')].map((i) => [i.id, i.value]))`)
 	base := fmt.Sprintf("%s/p/%d/latest", e.URL, p.ID)
 	for id, want := range map[string]string{"link-project": base, "link-name": base + "/coverage", "link-site": base + "/coverage/site",
@@ -175,6 +180,18 @@ func TestSiteReader(t *testing.T) {
 			t.Errorf("%s = %q, want %q", id, links[id], want)
 		}
 	}
+
+	t.Log("phone width: the tree above the frame, nothing scrolls sideways")
+	b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Reload())
+	b.waitFor("the file tree", `document.querySelector('.site-tree')?.dataset.state === 'ready'`, 30*time.Second)
+	b.click(".stable-links > summary")
+	if w := eval[int](b, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("the site reader scrolls sideways at phone width: %dpx wide", w)
+	}
+	if !eval[bool](b, `document.querySelector('.site-files').getBoundingClientRect().bottom <= document.querySelector('iframe.frame-site').getBoundingClientRect().top`) {
+		t.Error("at phone width the file tree is not above the frame")
+	}
+	b.do(chromedp.EmulateViewport(1280, 800))
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console problems (a frame-src refusal among them?):\n%s", strings.Join(p, "\n"))
 	}
