@@ -323,3 +323,36 @@ func TestUploadSiteArchive(t *testing.T) {
 		t.Errorf("console problems:\n%s", strings.Join(p, "\n"))
 	}
 }
+
+// checkPreviewFrame: an HTML report without a siteUrl is the sandboxed
+// preview on the dashboard's origin, without allow-same-origin.
+func checkPreviewFrame(t *testing.T, b *browser, id string) {
+	t.Helper()
+	b.waitFor("html frame", `document.querySelector('iframe.frame-html') !== null`, 30*time.Second)
+	frame := eval[map[string]string](b, `(() => { const f = document.querySelector('iframe.frame-html'); return { sandbox: f.getAttribute('sandbox'), src: f.getAttribute('src') }; })()`)
+	if strings.Contains(frame["sandbox"], "allow-same-origin") || frame["sandbox"] != "allow-scripts allow-popups" {
+		t.Errorf("html frame sandbox %q", frame["sandbox"])
+	}
+	if frame["src"] != "api/reports/"+id+"/preview" {
+		t.Errorf("html frame src %q", frame["src"])
+	}
+}
+
+// TestHTMLReaderWithoutContentOrigin: without a content origin an HTML
+// report is the sandboxed preview as before, its script kept from the
+// dashboard; no site controls appear.
+func TestHTMLReaderWithoutContentOrigin(t *testing.T) {
+	e := apitest.Start(t, apitest.Options{HTTP: func(hc *httpapi.Config) { hc.ContentURL = nil }})
+	p := e.CreateProject("web")
+	rep := e.MustUpload(p.ID, "page.html", report.HTML, []byte("<!doctype html><title>t</title><script>try { parent.document.title = 'owned'; } catch {}</script><p>page</p>\n"))
+	b := startBrowser(t)
+	b.do(chromedp.Navigate(fmt.Sprintf("%s/#/reports/%d", e.URL, rep.ID)))
+	checkPreviewFrame(t, b, fmt.Sprint(rep.ID))
+	b.waitText("h1", "page.html")
+	if n := b.count("iframe.frame-site, #open-site, .site-files, #link-site"); n != 0 {
+		t.Errorf("%d site controls for an HTML report without a content origin", n)
+	}
+	if got := eval[string](b, `document.title`); got != "page.html · reportd" {
+		t.Errorf("title %q: the report reached the dashboard", got)
+	}
+}
