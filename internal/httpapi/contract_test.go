@@ -611,9 +611,10 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		}
 	}
 
-	// Files: a single-file report lists its one file (no content origin
-	// here: no url).
+	// Files: a single-file report lists its one file; its url is the
+	// report's siteUrl (html on a daemon with a content origin), else none.
 	for i, u := range uploads {
+		detail := decode[report.Report](t, e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d", reps[i].ID)}))
 		r := e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d/files", reps[i].ID)})
 		wantStatus(t, r, 200)
 		sum := sha256.Sum256(u.data)
@@ -627,7 +628,7 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 			} `json:"files"`
 		}
 		if err := json.Unmarshal(r.body, &list); err != nil || list.Kind != "file" || list.Count != 1 || list.Total != int64(len(u.data)) ||
-			len(list.Files) != 1 || list.Files[0].Path != u.name || list.Files[0].SHA256 != hex.EncodeToString(sum[:]) || list.Files[0].URL != "" {
+			len(list.Files) != 1 || list.Files[0].Path != u.name || list.Files[0].SHA256 != hex.EncodeToString(sum[:]) || list.Files[0].URL != detail.SiteURL {
 			t.Fatalf("files of %s: %s", u.name, r)
 		}
 	}

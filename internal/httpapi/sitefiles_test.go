@@ -129,7 +129,7 @@ func TestLatestSite(t *testing.T) {
 		t.Errorf("newest is a pdf: %s", r.Body)
 	}
 
-	bare := apitest.Start(t, apitest.Options{})
+	bare := apitest.Start(t, apitest.Options{HTTP: func(c *httpapi.Config) { c.ContentURL = nil }})
 	bp := bare.CreateProject("web")
 	mustSite(t, uploadSite(t, bare, bp.ID, apitest.Part{Name: "file", FileName: "htmlcov.zip", Data: zipOf(t, htmlcov...)}))
 	r = bare.Get(fmt.Sprintf("/p/%d/latest/site", bp.ID))
