@@ -63,6 +63,7 @@ var access = map[string]need{
 	"GET /api/reports/{id}/download":   read("reading a report", reportInPath),
 	"GET /api/reports/{id}/pdf":        read("reading a report", reportInPath),
 	"GET /api/reports/{id}/html":       read("reading a report", reportInPath),
+	"GET /api/reports/{id}/files":      read("reading a report", reportInPath),
 	"GET /api/openapi.json":            read("reading the API description", noProject),
 	"GET /uploads/":                    read("reading a file", uploadsPath),
 	"GET /metrics":                     {scope: tokens.Read, action: "reading metrics", global: true},

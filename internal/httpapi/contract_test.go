@@ -4,7 +4,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -606,6 +608,28 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 			header: http.Header{"If-None-Match": {r.header.Get("ETag")}}})
 		if wantStatus(t, again, 304); again.header.Get("ETag") != r.header.Get("ETag") {
 			t.Fatalf("html 304: ETag %q, want %q", again.header.Get("ETag"), r.header.Get("ETag"))
+		}
+	}
+
+	// Files: a single-file report lists its one file; its url is the
+	// report's siteUrl (html on a daemon with a content origin), else none.
+	for i, u := range uploads {
+		detail := decode[report.Report](t, e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d", reps[i].ID)}))
+		r := e.do(apiCall{method: "GET", path: fmt.Sprintf("/api/reports/%d/files", reps[i].ID)})
+		wantStatus(t, r, 200)
+		sum := sha256.Sum256(u.data)
+		var list struct {
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
+			Total int64  `json:"totalBytes"`
+			Files []struct {
+				Path, SHA256, URL string
+				Size              int64
+			} `json:"files"`
+		}
+		if err := json.Unmarshal(r.body, &list); err != nil || list.Kind != "file" || list.Count != 1 || list.Total != int64(len(u.data)) ||
+			len(list.Files) != 1 || list.Files[0].Path != u.name || list.Files[0].SHA256 != hex.EncodeToString(sum[:]) || list.Files[0].URL != detail.SiteURL {
+			t.Fatalf("files of %s: %s", u.name, r)
 		}
 	}
 

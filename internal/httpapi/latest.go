@@ -20,13 +20,14 @@ import (
 // reserved words; a report whose name is one is reached with ?name=.
 // ?branch= narrows to one branch (empty: any).
 
-// Actions of /latest: each sends the client to /api/reports/{id}/{action};
-// without one, the link goes to the dashboard page.
+// Actions of /latest: each sends the client to /api/reports/{id}/{action},
+// site to the report's siteUrl on the content origin; without one, the
+// link goes to the dashboard page.
 var latestActions = map[string]bool{
 	"pdf":      true,
 	"download": true,
 	"preview":  true,
-	"site":     true, // the report on the content origin (its siteUrl)
+	"site":     true, // the report on the content origin: its siteUrl
 }
 
 const (
@@ -64,7 +65,7 @@ func parseLink(r *http.Request) (link, error) {
 	segs = segs[1:]
 	isAction := func(s string) bool { return latestActions[s] }
 	isBadge := func(s string) bool { return s == badgeSVG || s == badgeJSON }
-	notFound := report.Errorf(report.NotFound, "no such link: %s (see /p/{project}/latest[/{name}][/pdf|download|preview] and /p/{project}[/{name}]/badge.svg)", r.URL.Path)
+	notFound := report.Errorf(report.NotFound, "no such link: %s (see /p/{project}/latest[/{name}][/pdf|download|preview|site] and /p/{project}[/{name}]/badge.svg)", r.URL.Path)
 	switch {
 	case len(segs) == 1 && isBadge(segs[0]):
 		l.action = segs[0]
@@ -132,16 +133,9 @@ func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
 	target := base + "/#/reports/" + strconv.FormatInt(rep.ID, 10)
 	switch {
 	case l.action == "site":
-		file, ok := contentFile(&rep)
-		switch {
-		case !ok:
-			return report.Errorf(report.NotFound, "report %d is a %s file, not a site or an html report: it has no site to open", rep.ID, rep.FileType)
-		case s.cfg.ContentURL == nil && rep.IsSite():
-			return noContentOrigin(rep.ID)
-		case s.cfg.ContentURL == nil:
-			return report.Errorf(report.NotFound, "report %d: no content origin is configured", rep.ID)
+		if target, err = s.siteTarget(&rep); err != nil {
+			return err
 		}
-		target = s.cfg.ContentURL(rep.ID, file)
 	case l.action != "":
 		target = base + "/api/reports/" + strconv.FormatInt(rep.ID, 10) + "/" + l.action
 		if l.action == "pdf" {
@@ -154,6 +148,19 @@ func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
 	h.Set("X-Report-Id", strconv.FormatInt(rep.ID, 10))
 	w.WriteHeader(http.StatusFound)
 	return nil
+}
+
+// siteTarget is where /latest/site sends the client: the newest report's
+// siteUrl (a site, or an html file offered on the content origin).
+func (s *Server) siteTarget(rep *report.Report) (string, error) {
+	s.withSiteURL(rep)
+	switch {
+	case rep.SiteURL != "":
+		return rep.SiteURL, nil
+	case s.cfg.ContentURL == nil:
+		return "", report.Errorf(report.NotFound, "report %d: no content origin is configured (content.url), so /latest/site has nowhere to send you; use /latest or /latest/download", rep.ID)
+	}
+	return "", report.Errorf(report.NotFound, "report %d, the newest match, is a %s file: only sites and html reports open on the content origin (use /latest/preview or /latest/pdf)", rep.ID, rep.FileType)
 }
 
 // forwardQuery is the query without the link's own parameters, for the

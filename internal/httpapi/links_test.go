@@ -168,8 +168,6 @@ func TestLatestRedirects(t *testing.T) {
 		"/p/999/latest":                     report.NotFound,
 		"/p/nobody/latest":                  report.NotFound,
 		"/p/dup/latest":                     report.Validation,
-		"/p/web/latest/site":                report.NotFound,
-		"/p/web/latest/coverage/site":       report.NotFound,
 		"/p/web/latest/a/b/c":               report.NotFound,
 		"/p/web/elsewhere":                  report.NotFound,
 		"/p/web":                            report.NotFound,

@@ -171,6 +171,7 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/download", s.original(nil)) // nil: attachment, and a site's zip
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
+	h("GET", "/api/reports/{id}/files", s.reportFiles)
 
 	h("GET", "/api/openapi.json", s.openAPI)
 	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go

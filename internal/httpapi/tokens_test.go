@@ -160,6 +160,7 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/api/reports/1/download", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/pdf", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/html", scope: tokens.Read, project: true},
+	{method: "GET", path: "/api/reports/1/files", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/openapi.json", scope: tokens.Read},
 	{method: "GET", path: "/uploads/reports/1.md", scope: tokens.Read, project: true},
 	{method: "GET", path: "/uploads/covers/1/x.png", scope: tokens.Read, project: true},

@@ -17,12 +17,27 @@ import (
 //go:embed static
 var staticFS embed.FS
 
-// csp is the dashboard's own policy. Report previews are framed from our
-// origin ('self') or as blob: URLs of PDFs the page fetched; covers come
+// policy is the dashboard's own CSP. Report previews are framed from our
+// origin ('self'), as blob: URLs of PDFs the page fetched, or from the
+// content origin(s) where report sites run (frameSources); covers come
 // from /uploads or are data: previews of a file being chosen.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; " +
-	"img-src 'self' data: blob:; connect-src 'self'; frame-src 'self' blob:; " +
-	"manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+func policy(frameSources []string) string {
+	frame := "'self' blob:"
+	for _, s := range frameSources {
+		frame += " " + s
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; " +
+		"img-src 'self' data: blob:; connect-src 'self'; frame-src " + frame + "; " +
+		"manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// Options configure the dashboard.
+type Options struct {
+	// FrameSources are CSP source expressions of the content origin(s)
+	// whose pages the reader frames (FrameSource derives one from the
+	// content.url template); none: report sites cannot be framed.
+	FrameSources []string
+}
 
 // asset is one embedded file, ready to serve.
 type asset struct {
@@ -43,15 +58,19 @@ var contentTypes = map[string]string{
 	".json": "application/json",
 }
 
-// Handler serves the dashboard at "/" (index.html and its assets). Any
-// other path is 404: the page uses hash routes, so the server needs none.
-func Handler() http.Handler {
+// Handler serves the dashboard at "/" (index.html and its assets) without
+// a content origin to frame (New with no options).
+func Handler() http.Handler { return New(Options{}) }
+
+// New serves the dashboard at "/" (index.html and its assets). Any other
+// path is 404: the page uses hash routes, so the server needs none.
+func New(o Options) http.Handler {
 	assets, err := load()
 	if err != nil {
 		// The files are compiled in; failing here is a build defect.
 		panic(err)
 	}
-	return &handler{assets: assets}
+	return &handler{assets: assets, csp: policy(o.FrameSources)}
 }
 
 func load() (map[string]*asset, error) {
@@ -92,6 +111,7 @@ func load() (map[string]*asset, error) {
 
 type handler struct {
 	assets map[string]*asset
+	csp    string
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +132,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	hd.Set("Content-Security-Policy", csp)
+	hd.Set("Content-Security-Policy", h.csp)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Content-Type", a.contentType)
 	hd.Set("Cache-Control", a.cache)

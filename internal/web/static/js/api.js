@@ -59,8 +59,8 @@ function noticeAuth(err) {
 
 const unreachable = () => new ApiError('Cannot reach reportd. Check that the daemon is running and try again.', 'NetworkError', 0);
 
-async function send(method, path, { json, form } = {}) {
-  const init = { method, headers: authHeaders({ Accept: 'application/json' }) };
+async function send(method, path, { json, form, signal } = {}) {
+  const init = { method, signal, headers: authHeaders({ Accept: 'application/json' }) };
   if (json !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(json);
@@ -70,7 +70,8 @@ async function send(method, path, { json, form } = {}) {
   let res;
   try {
     res = await fetch('api' + path, init);
-  } catch {
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
     throw unreachable();
   }
   const text = await res.text();
@@ -93,6 +94,8 @@ export const listReports = (projectId) => send('GET', `/reports?projectId=${enco
 export const getReport = (id) => send('GET', `/reports/${id}`);
 export const renameReport = (id, fileName) => send('PUT', `/reports/${id}`, { json: { fileName } });
 export const deleteReport = (id) => send('DELETE', `/reports/${id}`);
+// listFiles is a report's file list: a site's files, or its one file.
+export const listFiles = (id, signal) => send('GET', `/reports/${id}/files`, { signal });
 
 export const previewURL = (id) => `api/reports/${id}/preview`;
 export const downloadURL = (id) => `api/reports/${id}/download`;

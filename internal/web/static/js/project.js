@@ -5,6 +5,7 @@ import { h, clear, announce } from './dom.js';
 import { plural } from './format.js';
 import { coverOf } from './projects.js';
 import { deleteProject, editProject } from './projectforms.js';
+import { projectLinks } from './links.js';
 import { filterBar, matches, newestFirst, reportRow } from './reportlist.js';
 import { loading, empty, failure } from './states.js';
 import { uploader } from './upload.js';
@@ -55,7 +56,10 @@ export function renderProject(main, id) {
     const list = shown.length
       ? h('ol', { class: 'reports', 'aria-label': 'Reports, newest first' }, shown.map((r) => reportRow(r, refreshReports)))
       : empty('No matching reports', 'No report of this project has that name and branch.');
-    return h('div', {}, bar, list);
+    // The panel keeps its folded state across refreshes (an upload, a rename).
+    const links = projectLinks(id, reports);
+    links.open = Boolean(listEl?.querySelector('#project-links')?.open);
+    return h('div', {}, bar, list, links);
   }
 
   async function load() {

@@ -1,6 +1,10 @@
 // The reader: one report, shown in the page the way its type allows.
-//   html       the preview in a sandboxed iframe (no allow-same-origin:
-//              the report runs, if at all, in an opaque origin)
+//   site       its siteUrl on the content origin, scripts running, with its
+//              file tree (site.js)
+//   html       from its siteUrl on the content origin when the daemon has
+//              one (site.js); else the preview in a sandboxed iframe (no
+//              allow-same-origin: the report runs, if at all, in an opaque
+//              origin)
 //   md         the server's rendering (the HTML its PDF prints) in a sandboxed
 //              iframe without scripts; its PDF on request
 //   pdf        the browser's own viewer
@@ -11,7 +15,9 @@
 import * as api from './api.js';
 import { h, clear } from './dom.js';
 import { formatSize, formatTime } from './format.js';
+import { stableLinks } from './links.js';
 import { summaryLine, typeIcon } from './reportlist.js';
+import { isSite, runsOnContentOrigin, siteFacts, siteView } from './site.js';
 import { loading, failure } from './states.js';
 import { TYPES } from './types.js';
 
@@ -93,9 +99,14 @@ function viewFor(r, mode) {
     return pdfFrame(api.pdfURL(r.id), `${r.fileName} as PDF`, wait, pdfName);
   }
   if (r.fileType === 'pdf') return pdfFrame(api.previewURL(r.id), r.fileName, 'Loading the PDF…', r.fileName);
+  if (isSite(r) || runsOnContentOrigin(r)) return siteView(r);
   if (r.fileType === 'html') return htmlFrame(r);
   return markdownView(r);
 }
+
+// siteZipName is the name the daemon gives a site's download: its file
+// name without an archive extension, plus .zip (service.SiteZipName).
+const siteZipName = (name) => name.replace(/(.)\.(tar\.gz|tgz|tar|zip)$/i, '$1') + '.zip';
 
 export function renderReader(main, id) {
   current?.stop();
@@ -137,14 +148,21 @@ export function renderReader(main, id) {
     modes?.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) show(b.dataset.mode); });
 
     const base = r.fileName.replace(/\.[^.]+$/, '');
+    const site = isSite(r);
     main.lastChild.replaceWith(h('div', { class: 'reader' },
       h('div', { class: 'reader-bar' },
-        h('p', { class: 'reader-meta' }, `${TYPES[r.fileType]?.name || r.fileType} · uploaded `, h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
+        h('p', { class: 'reader-meta' }, site ? 'HTML site' : TYPES[r.fileType]?.name || r.fileType,
+          r.generator ? [' · ', h('span', { class: 'reader-generator', title: 'The tool that wrote the report' }, r.generator)] : null,
+          site ? [' · ', siteFacts(r)] : null,
+          ' · uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
         summaryLine(r),
         modes,
         h('div', { class: 'reader-actions' },
-          h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),
+          site
+            ? h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: siteZipName(r.fileName) }, 'Download (.zip)')
+            : h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),
           h('a', { class: 'btn btn-primary', id: 'get-pdf', href: api.pdfURL(r.id), download: base + '.pdf' }, 'Get PDF'))),
+      stableLinks(r, runsOnContentOrigin(r)),
       stage));
     show('native');
   })();

@@ -3,7 +3,7 @@
 import * as api from './api.js';
 import { h, announce } from './dom.js';
 import { confirmAction, field, formDialog, invalid } from './dialog.js';
-import { formatTime } from './format.js';
+import { formatSize, formatTime, plural } from './format.js';
 import { TYPES, typeOf } from './types.js';
 
 // typeIcon is a small document glyph labelled with the type.
@@ -17,12 +17,13 @@ function rename(r) {
   const done = formDialog({
     title: 'Rename report',
     submitLabel: 'Rename',
-    fields: [field({ label: 'File name', control: name, hint: `Keep the .${r.fileType} extension: the type of a report does not change.` })],
+    // A site's name is only a label (its files keep theirs): any name.
+    fields: [field({ label: 'File name', control: name, hint: r.kind === 'site' ? 'The name the site is listed and downloaded under.' : `Keep the .${r.fileType} extension: the type of a report does not change.` })],
     async submit() {
       const n = name.value.trim();
       if (!n) invalid(name, 'The file name cannot be empty.');
       if (/[\\/]/.test(n)) invalid(name, 'A file name cannot contain / or \\.');
-      if (typeOf(n) !== r.fileType) invalid(name, `The name must end in .${r.fileType}.`);
+      if (r.kind !== 'site' && typeOf(n) !== r.fileType) invalid(name, `The name must end in .${r.fileType}.`);
       if (n === r.fileName) return r;
       return api.renameReport(r.id, n);
     },
@@ -99,6 +100,8 @@ export function reportRow(r, refresh) {
       h('a', { href: `#/reports/${r.id}`, class: 'report-name' }, r.fileName),
       h('span', { class: 'report-time' }, 'Uploaded ', h('time', { datetime: r.uploadTime }, formatTime(r.uploadTime))),
       buildMeta(r),
+      r.kind === 'site' ? h('span', { class: 'report-site' }, `HTML site · ${plural(r.files ?? 0, 'file', 'files')} · ${formatSize(r.bytes ?? 0)}`) : null,
+      r.generator ? h('span', { class: 'report-generator' }, r.generator) : null,
       summaryLine(r)),
     h('div', { class: 'report-actions' },
       h('a', { href: api.downloadURL(r.id), class: 'btn btn-small', download: '', 'aria-label': `Download ${r.fileName}` }, 'Download'),

@@ -4,7 +4,7 @@
 import * as api from './api.js';
 import { h, announce } from './dom.js';
 import { formatSize } from './format.js';
-import { ACCEPT, TYPES, typeOf } from './types.js';
+import { ACCEPT, SITE_ARCHIVE, TYPES, typeOf } from './types.js';
 
 // The checks reportd makes on content (DESIGN.md, upload validation):
 // binary types carry a signature, text types have no NUL bytes. Making
@@ -15,7 +15,22 @@ const SIGNATURES = {
   ppt: [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], 'a PPT (OLE2) file'],
 };
 
-async function sniff(file, type) {
+// siteArchive checks what the daemon takes as a site: a zip, a gzip
+// (a .tar.gz) or a tar ("ustar" at offset 257).
+async function siteArchive(file) {
+  let head;
+  try {
+    head = new Uint8Array(await file.slice(0, 262).arrayBuffer());
+  } catch {
+    return 'the file could not be read.';
+  }
+  const at = (off, bytes) => bytes.every((b, i) => head[off + i] === b);
+  if (at(0, [0x50, 0x4b, 0x03, 0x04]) || at(0, [0x50, 0x4b, 0x05, 0x06]) || at(0, [0x1f, 0x8b]) || at(257, [0x75, 0x73, 0x74, 0x61, 0x72])) return null;
+  return 'the content is not a zip, tar.gz or tar archive, whatever its name says.';
+}
+
+async function sniff(file, type, site) {
+  if (site) return siteArchive(file);
   const sig = SIGNATURES[type];
   let head;
   try {
@@ -52,14 +67,16 @@ export function uploader(projectId, onUploaded) {
   const finished = () => { clearDone.hidden = !list.querySelector('.upload-done, .upload-rejected'); };
   const zone = h('div', { class: 'dropzone', id: 'dropzone' },
     h('p', { class: 'dropzone-text' }, h('strong', {}, 'Drop report files here'), ' or ', pick),
-    h('p', { class: 'hint' }, 'HTML, Markdown, PDF, PPT and PPTX (.html, .md, .pdf, .ppt, .pptx). Several at once is fine.'),
+    h('p', { class: 'hint' }, 'HTML, Markdown, PDF, PPT and PPTX (.html, .md, .pdf, .ppt, .pptx), and whole HTML sites as .zip, .tar.gz or .tar. Several at once is fine.'),
     input);
   const queue = [];
   let running = 0;
 
   function add(files) {
     for (const file of files) {
-      const type = typeOf(file.name);
+      const site = SITE_ARCHIVE.test(file.name);
+      const type = site ? 'html' : typeOf(file.name);
+      const kind = site ? 'HTML site' : TYPES[type]?.name;
       const status = h('span', { class: 'upload-status' });
       const bar = h('progress', { max: 100, value: 0, 'aria-label': `Upload progress of ${file.name}` });
       const actions = h('span', { class: 'upload-actions' });
@@ -73,12 +90,12 @@ export function uploader(projectId, onUploaded) {
         status.textContent = 'Not sent: ' + why;
         finished();
       };
-      if (!type) { reject('only .html, .md, .pdf, .ppt and .pptx files can be published.'); continue; }
+      if (!type) { reject('only .html, .md, .pdf, .ppt and .pptx files can be published. HTML sites: .zip, .tar.gz or .tar.'); continue; }
       if (file.size === 0) { reject('the file is empty.'); continue; }
-      status.textContent = `Checking · ${TYPES[type].name}`;
-      sniff(file, type).then((problem) => {
+      status.textContent = `Checking · ${kind}`;
+      sniff(file, type, site).then((problem) => {
         if (problem) { reject(problem); return; }
-        status.textContent = `Waiting · ${TYPES[type].name}`;
+        status.textContent = `Waiting · ${kind}`;
         queue.push({ file, type, row, bar, status, actions });
         pump();
       });

@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"net/http"
+	"path"
+
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// fileList is the body of GET /api/reports/{id}/files: what a report is
+// made of. A site lists its manifest (service.SiteManifest); a single-file
+// report lists its one file. The dashboard draws its file tree from it.
+type fileList struct {
+	ReportID int64  `json:"reportId"`
+	Kind     string `json:"kind"`
+	// Entry is the page a site opens on ("" when it has none and the
+	// content origin shows a generated listing); a single file's name.
+	Entry      string     `json:"entry"`
+	Count      int        `json:"count"`
+	TotalBytes int64      `json:"totalBytes"`
+	Files      []fileItem `json:"files"`
+}
+
+// fileItem is one file; URL opens it on the content origin (signed when
+// auth is on) and is omitted where the report is not served there.
+type fileItem struct {
+	Path        string `json:"path"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"contentType"`
+	SHA256      string `json:"sha256"`
+	URL         string `json:"url,omitempty"`
+}
+
+func (s *Server) reportFiles(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	rep, err := s.svc.GetReport(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if _, served := contentFile(&rep); !served {
+		// pdf, md, ppt, pptx: not on the content origin; their one file.
+		rec, o, err := s.svc.OpenReport(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		o.Close()
+		writeJSON(w, http.StatusOK, fileList{ReportID: id, Kind: report.KindFile, Entry: path.Base(rec.FileName), Count: 1, TotalBytes: rec.Size,
+			Files: []fileItem{{Path: path.Base(rec.FileName), Size: rec.Size, ContentType: rec.FileType.ContentType(), SHA256: rec.SHA256}}})
+		return nil
+	}
+	m, err := s.svc.SiteManifest(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.listOf(rep, m))
+	return nil
+}
+
+// listOf is m as the API lists it, each file with its content URL.
+func (s *Server) listOf(rep report.Report, m site.Manifest) fileList {
+	out := fileList{ReportID: rep.ID, Kind: rep.Kind, Entry: m.Entry, Count: len(m.Files), TotalBytes: m.TotalBytes, Files: make([]fileItem, len(m.Files))}
+	if out.Kind == "" {
+		out.Kind = report.KindFile
+	}
+	for i, f := range m.Files {
+		out.Files[i] = fileItem{Path: f.Path, Size: f.Size, ContentType: f.ContentType, SHA256: f.SHA256}
+		if s.cfg.ContentURL != nil {
+			out.Files[i].URL = s.cfg.ContentURL(rep.ID, f.Path)
+		}
+	}
+	return out
+}
