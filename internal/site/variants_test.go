@@ -19,7 +19,7 @@ func TestVariants(t *testing.T) {
 	e := newEnv(t)
 	html := strings.Repeat("<tr><td>covered line</td><td>42</td></tr>\n", 100)
 	bigJS := strings.Repeat("function f(a){return a+1}\n", 20000) // > smallFile: staged
-	noise := bigBody(7, 4096)                                   // random text: compresses < 10%
+	noise := bigBody(7, 4096)                                     // random text: compresses < 10%
 	m, err := e.ingest(t, zipOf(t, files(
 		"index.html", html,
 		"small.css", "body{}",
