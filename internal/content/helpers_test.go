@@ -128,14 +128,17 @@ func start(t *testing.T, sites Sites, cfg Config) *origin {
 	if cfg.Now == nil {
 		cfg.Now = c.now
 	}
+	srv := httptest.NewUnstartedServer(nil)
+	addr := srv.Listener.Addr().String()
+	// "{port}" in the template is the listener's port (browser tests).
+	cfg.URL = strings.ReplaceAll(cfg.URL, "{port}", addr[strings.LastIndex(addr, ":")+1:])
 	o, err := NewOrigins(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := New(o, sites)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	addr := srv.Listener.Addr().String()
+	srv.Config.Handler = h
+	srv.Start()
 	tr := &http.Transport{
 		DisableCompression: true,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
