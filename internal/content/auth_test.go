@@ -160,7 +160,7 @@ func TestSharedOrigin(t *testing.T) {
 	s := newSites(t)
 	s.add(t, 12, "", "index.html", "<p>twelve</p>", "css/a.css", "x{}")
 	s.add(t, 13, "", "index.html", "<p>thirteen</p>")
-	g := start(t, s, Config{URL: "http://content.example.test:8082", ExtraHosts: []string{"192.0.2.10"}, FrameAncestors: []string{dashboard}})
+	g := start(t, s, Config{URL: "http://content.example.test:8082", ExtraHosts: []string{"192.0.2.10", "*.intra.test"}, FrameAncestors: []string{dashboard}})
 	if u := g.o.URL(12, "css/a.css"); u != "http://content.example.test:8082/r/12/css/a.css" {
 		t.Errorf("URL = %q", u)
 	}
@@ -179,6 +179,8 @@ func TestSharedOrigin(t *testing.T) {
 		{"/r/012/", "content.example.test", 404, "Not a report", ""},
 		{"/r/12/", "12.content.example.test", 404, "Not a report", ""},
 		{"/r/12/", "evil.test", 404, "Not a report", ""},
+		{"/r/12/", "reports.intra.test", 200, "twelve", ""},
+		{"/r/12/", "intra.test", 404, "Not a report", ""},
 		{"/r/14/", "content.example.test", 404, "No such report", ""},
 	} {
 		r := g.get("http://x"+c.url, "Host", c.host)

@@ -143,7 +143,7 @@ func (o *Origins) Resolve(host, cleanPath string) (id int64, rest string, redire
 		id, ok := parseID(h[len(o.prefix) : len(h)-len(o.suffix)])
 		return id, strings.TrimPrefix(cleanPath, "/"), false, ok
 	}
-	if !o.hosts[strings.Trim(h, "[]")] {
+	if !o.sharedHost(strings.Trim(h, "[]")) {
 		return 0, "", false, false
 	}
 	after, found := strings.CutPrefix(cleanPath, "/r/")
@@ -153,6 +153,20 @@ func (o *Origins) Resolve(host, cleanPath string) (id int64, rest string, redire
 	num, rest, slash := strings.Cut(after, "/")
 	id, ok = parseID(num)
 	return id, rest, ok && !slash, ok
+}
+
+// sharedHost tells whether the shared origin answers host: the template's
+// host or an extra one ("name", "*.domain", or "*" for any).
+func (o *Origins) sharedHost(host string) bool {
+	if o.hosts[host] || o.hosts["*"] {
+		return true
+	}
+	for h := range o.hosts {
+		if rest, ok := strings.CutPrefix(h, "*."); ok && strings.HasSuffix(host, "."+rest) {
+			return true
+		}
+	}
+	return false
 }
 
 func endsInDigit(s string) bool { return s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' }

@@ -167,6 +167,12 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			return fmt.Errorf("content origin (content.addr): %w", err)
 		}
 	}
+	if !loopbackOnly(ln.Addr()) && c.Auth.Token == "" && !m.tokens.Enabled() && !c.Auth.Anonymous {
+		ln.Close()
+		return fmt.Errorf("refusing to serve the content origin on %s without a token: anyone who can reach it could read every report site. "+
+			"Set auth.token or create a token (reportd token create), keep content.addr on loopback behind a reverse proxy, "+
+			"or set auth.anonymous: true to serve without authentication on purpose", ln.Addr())
+	}
 	tmpl, extra := contentOrigin(c, api, ln.Addr(), m.Log)
 	secret, err := contentSecret(c)
 	if err != nil {

@@ -215,3 +215,22 @@ func TestContentConfigErrors(t *testing.T) {
 		t.Errorf("validate = %v", err)
 	}
 }
+
+// TestContentOriginExposure: a content listener beyond loopback needs a
+// token (or auth.anonymous), as the API does.
+func TestContentOriginExposure(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	c.Content.Addr = "0.0.0.0:0"
+	sites := newStoreSites(t, 1, "index.html", "x")
+	s := &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}}
+	err := s.Open(context.Background())
+	s.Close()
+	if err == nil || !strings.Contains(err.Error(), "content origin") || !strings.Contains(err.Error(), "without a token") {
+		t.Fatalf("Open = %v, want the refusal", err)
+	}
+	c.Auth.Anonymous = true
+	s2, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	if u := s2.ContentURL(1, ""); !strings.Contains(u, "/r/1/") {
+		t.Errorf("beyond loopback without content.url: %q, want the shared fallback", u)
+	}
+}
