@@ -13,7 +13,8 @@ import (
 // valid cookie already) is redirected to the same URL without it, with
 // a fresh cookie when the signature was valid; a bad one is refused.
 // Without either: 401, or 403 for a cookie that is not valid for id.
-func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, id int64) bool {
+// clean is the request's cleaned path.
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, id int64, clean string) bool {
 	now := h.cfg.Now()
 	cookie, presented := h.session(r, id, now)
 	q := r.URL.Query()
@@ -30,7 +31,9 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, id int64) bo
 		}
 		q.Del(paramSig)
 		q.Del(paramExp)
-		target := escapePath(r.URL.Path)
+		// The cleaned path: never "//host", which browsers would follow
+		// to another site.
+		target := escapePath(clean)
 		if len(q) > 0 {
 			target += "?" + q.Encode()
 		}

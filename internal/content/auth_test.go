@@ -111,6 +111,14 @@ func TestSignedFlow(t *testing.T) {
 	g.clock.add(11 * time.Hour)
 	r = withCookie("http://12.localhost:8081/", c)
 	wantStatus(t, r, http.StatusForbidden)
+	// No open redirect: the exchange redirects to the cleaned path.
+	fresh, _ := url.Parse(g.o.URL(12, ""))
+	for _, p := range []string{"//evil.example/x", "/..//evil.example/", "/%2F%2Fevil.example"} {
+		r = g.get("http://12.localhost:8081" + p + "?" + fresh.RawQuery)
+		if loc := r.Header.Get("Location"); r.StatusCode != http.StatusFound || strings.HasPrefix(loc, "//") || !strings.HasPrefix(loc, "/") {
+			t.Errorf("%s: %d Location %q", p, r.StatusCode, loc)
+		}
+	}
 	// A fresh URL works again.
 	r = g.get(g.o.URL(12, ""))
 	wantStatus(t, r, http.StatusFound)

@@ -72,7 +72,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, escapePath(clean)+"/", http.StatusMovedPermanently)
 		return
 	}
-	if h.cfg.Protected() && !h.authorize(w, r, id) {
+	if h.cfg.Protected() && !h.authorize(w, r, id, clean) {
 		return
 	}
 	m, err := h.manifest.get(r.Context(), id)

@@ -2,11 +2,14 @@ package content
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/andybalholm/brotli"
 
@@ -214,5 +217,38 @@ func TestNegotiate(t *testing.T) {
 		if got := negotiate(c.accept, c.br, c.gz); got != c.want {
 			t.Errorf("negotiate(%q, br %v, gzip %v) = %q, want %q", c.accept, c.br, c.gz, got, c.want)
 		}
+	}
+}
+
+// TestManifestCache: the requests of one page view read the manifest
+// once; after ManifestTTL it is read again (a deleted report goes), and
+// a failed read is not kept.
+func TestManifestCache(t *testing.T) {
+	s := newSites(t)
+	coverageSite(t, s, 5)
+	g := start(t, s, Config{ManifestTTL: 10 * time.Second})
+	loads := func() int { s.mu.Lock(); defer s.mu.Unlock(); return s.loads }
+	var wg sync.WaitGroup
+	for _, p := range []string{"", "style.css", "coverage_html.js", "data/tests.json", "favicon.png", "css/", "missing"} {
+		wg.Go(func() { g.get(g.o.URL(5, p)) })
+	}
+	wg.Wait()
+	if n := loads(); n != 1 {
+		t.Errorf("%d manifest loads for one page view, want 1", n)
+	}
+	g.clock.add(11 * time.Second)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusOK)
+	if n := loads(); n != 2 {
+		t.Errorf("%d loads after the TTL, want 2", n)
+	}
+	if err := site.Delete(context.Background(), s.store, site.ManifestKey("5")); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusOK) // cached still
+	g.clock.add(11 * time.Second)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusNotFound)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusNotFound)
+	if n := loads(); n != 4 {
+		t.Errorf("%d loads, want 4 (a missing report is asked again)", n)
 	}
 }
