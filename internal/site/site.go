@@ -437,7 +437,7 @@ func (p *putter) put(ctx context.Context, name string, r io.Reader) (File, error
 		s := sha256.Sum256(p.buf[:n])
 		f := File{SHA256: hex.EncodeToString(s[:])}
 		if Compressible(ct) && n >= MinCompressSize {
-			if f.Gzip, f.Brotli, err = p.variants(ctx, bytes.NewReader(p.buf[:n]), int64(n)); err != nil {
+			if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return bytes.NewReader(p.buf[:n]) }, int64(n)); err != nil {
 				return File{}, err
 			}
 		}
@@ -469,7 +469,7 @@ func (p *putter) put(ctx context.Context, name string, r io.Reader) (File, error
 	size += int64(n)
 	f := File{SHA256: hex.EncodeToString(h.Sum(nil))}
 	if Compressible(ct) {
-		if f.Gzip, f.Brotli, err = p.variants(ctx, io.NewSectionReader(tf, 0, size), size); err != nil {
+		if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return io.NewSectionReader(tf, 0, size) }, size); err != nil {
 			return File{}, err
 		}
 	}
