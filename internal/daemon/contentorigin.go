@@ -139,7 +139,7 @@ func contentSecret(c Config) (string, error) {
 // openContent binds the content listener (the second socket systemd
 // passed, if any) and builds its handler; the API's ContentURL hook is
 // then the handler's Origins.URL. It does nothing when content.enabled is
-// false or nothing serves sites.
+// false.
 func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 	c := m.Config
 	if !c.Content.Enabled {
@@ -148,17 +148,9 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		}
 		return nil
 	}
-	sites := m.Hooks.Sites
-	if sites == nil {
-		s, ok := any(m.svc).(content.Sites)
-		if !ok {
-			if passed != nil {
-				passed.Close()
-			}
-			m.Log.Warn("content origin off: this build's service does not serve sites yet")
-			return nil
-		}
-		sites = s
+	var sites content.Sites = m.svc
+	if m.Hooks.Sites != nil {
+		sites = m.Hooks.Sites
 	}
 	ln := passed
 	if ln == nil {
