@@ -128,6 +128,7 @@ type ContentConfig struct {
 	Enabled            bool
 	Addr, URL          string
 	URLTTL, SessionTTL time.Duration
+	SigningKey         string
 }
 
 // S3Config is the bucket of storage: postgres+s3 (settings s3.*).

@@ -27,6 +27,9 @@ func (c *Config) validateContent() error {
 	if c.Content.URLTTL <= 0 || c.Content.SessionTTL <= 0 {
 		return fmt.Errorf("content.url_ttl and content.session_ttl must be positive")
 	}
+	if k := c.Content.SigningKey; k != "" && len(k) < 16 {
+		return fmt.Errorf("content.signing_key must be at least 16 characters (e.g. openssl rand -hex 32)")
+	}
 	if c.Content.URL != "" {
 		if _, err := content.NewOrigins(content.Config{URL: c.Content.URL}); err != nil {
 			return err
@@ -109,11 +112,19 @@ func frameAncestors(c Config, api net.Addr) []string {
 // auth.token is set (scoped tokens only), so links survive restarts.
 const contentKeyFile = "content.key"
 
-// contentSecret is auth.token, or else the data directory's content key,
-// made on first use.
-func contentSecret(c Config) (string, error) {
+// contentSecret is content.signing_key, else auth.token, else the data
+// directory's content key, made on first use (one daemon's own: replicas
+// sharing PostgreSQL's scoped tokens need content.signing_key).
+func contentSecret(c Config, log *slog.Logger) (string, error) {
+	if c.Content.SigningKey != "" {
+		return c.Content.SigningKey, nil
+	}
 	if c.Auth.Token != "" {
 		return c.Auth.Token, nil
+	}
+	if c.onPostgres() {
+		log.Warn("content links are signed with a key of this daemon's own (data_dir/content.key): with several replicas and scoped tokens, " +
+			"a link one replica hands out fails on another; set content.signing_key (REPORTD_CONTENT_SIGNING_KEY) to the same secret on every replica")
 	}
 	p := filepath.Join(c.DataDir, contentKeyFile)
 	b, err := os.ReadFile(p)
@@ -166,7 +177,7 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			"or set auth.anonymous: true to serve without authentication on purpose", ln.Addr())
 	}
 	tmpl, extra := contentOrigin(c, api, ln.Addr(), m.Log)
-	secret, err := contentSecret(c)
+	secret, err := contentSecret(c, m.Log)
 	if err != nil {
 		ln.Close()
 		return err

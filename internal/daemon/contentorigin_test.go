@@ -379,3 +379,44 @@ func TestContentOriginEndToEnd(t *testing.T) {
 		res.Body.Close()
 	}
 }
+
+// TestContentSecret: content.signing_key, else auth.token, else a key
+// made once in the data directory (0600) and reused; on PostgreSQL the
+// last one is logged as not shared by replicas.
+func TestContentSecret(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	c := DefaultConfig()
+	c.DataDir = t.TempDir()
+	c.Content.SigningKey, c.Auth.Token = "0123456789abcdef-signing", "tok"
+	if k, err := contentSecret(c, log); err != nil || k != c.Content.SigningKey {
+		t.Errorf("with signing_key: %q %v", k, err)
+	}
+	c.Content.SigningKey = ""
+	if k, err := contentSecret(c, log); err != nil || k != "tok" {
+		t.Errorf("with auth.token: %q %v", k, err)
+	}
+	c.Auth.Token = ""
+	k1, err := contentSecret(c, log)
+	if err != nil || len(k1) != 64 {
+		t.Fatalf("kept key: %q %v", k1, err)
+	}
+	if fi, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("content.key: %v %v", fi, err)
+	}
+	if k2, _ := contentSecret(c, log); k2 != k1 {
+		t.Errorf("the kept key changed: %q -> %q", k1, k2)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("bolt logged: %s", logs.String())
+	}
+	c.Storage = storagePostgres
+	contentSecret(c, log)
+	if !strings.Contains(logs.String(), "content.signing_key") {
+		t.Errorf("no advice for replicas: %s", logs.String())
+	}
+	c.Content.SigningKey = "short"
+	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
+		t.Errorf("short signing_key: %v", err)
+	}
+}
