@@ -12,14 +12,17 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/testbin"
 )
 
 // storeSites serves sites ingested with site.Ingest into a real local
@@ -418,5 +421,54 @@ func TestContentSecret(t *testing.T) {
 	c.Content.SigningKey = "short"
 	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
 		t.Errorf("short signing_key: %v", err)
+	}
+}
+
+// TestSocketActivationContentOrigin: with two sockets passed (LISTEN_FDS=2),
+// the first serves the API and the second the content origin, whose
+// default origins then carry the passed socket's port.
+func TestSocketActivationContentOrigin(t *testing.T) {
+	var files []*os.File
+	var addrs []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, ln.Addr().String())
+		ln.Close() // f keeps the socket open for the child
+		defer f.Close()
+		files = append(files, f)
+	}
+	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: t.TempDir(), Env: []string{"LISTEN_FDS=2"},
+		Command: func(bin string, args ...string) *exec.Cmd {
+			cmd := exec.Command("/bin/sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, bin}, args...)...)
+			cmd.ExtraFiles = files
+			return cmd
+		}})
+	if p.Addr != addrs[0] {
+		t.Fatalf("API on %s, want the first passed socket %s", p.Addr, addrs[0])
+	}
+	_, port, _ := net.SplitHostPort(addrs[1])
+	req, _ := http.NewRequest("GET", "http://"+addrs[1]+"/", nil)
+	req.Host = "42.localhost:" + port
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("content origin on the second socket: %v", err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "No such report") || !strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "frame-ancestors") {
+		t.Errorf("second socket: %d %q CSP %q", res.StatusCode, b, res.Header.Get("Content-Security-Policy"))
+	}
+	if !strings.Contains(p.Log(), "content_url=http://{id}.localhost:"+port) {
+		t.Errorf("log does not name the content origin on the passed port:\n%s", p.Log())
+	}
+	if err := stopWith(t, p, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
 }
