@@ -83,9 +83,9 @@ type Config struct {
 	// FrameAncestors are the origins allowed to frame reports (the
 	// dashboard's); 'self' is always allowed.
 	FrameAncestors []string
-	// Secret is what the signing keys are derived from (auth.token, or a
-	// key kept in the data directory); "" with Protected: nothing can be
-	// signed, every request is refused.
+	// Secret is what the signing keys are derived from (content.signing_key,
+	// auth.token, or a key kept in the data directory); "" with Protected:
+	// nothing can be signed, every request is refused.
 	Secret string
 	// Protected tells whether access is controlled now (nil: never).
 	Protected func() bool
