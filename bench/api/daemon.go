@@ -44,7 +44,8 @@ func (b *bench) startDaemon(ctx context.Context) (time.Duration, error) {
 	// An empty config and a clean environment: no /etc/reportd/reportd.yaml
 	// and no stray REPORTD_* variable of the caller's changes the figures.
 	cmd := exec.Command(b.bin, "serve", "--config", os.DevNull, "--addr", addr, "--data-dir", b.dataDir)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(), "REPORTD_DASHBOARD=false"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(), "REPORTD_DASHBOARD=false",
+		"REPORTD_CONTENT_ADDR=127.0.0.1:0"}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	b.base = "http://" + addr

@@ -63,6 +63,7 @@ func Start(t testing.TB, o Options) *Env {
 	}
 	c := daemon.DefaultConfig()
 	c.DataDir, c.Addr = dir, "127.0.0.1:0"
+	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false
 	if o.Config != nil {
 		o.Config(&c)

@@ -40,6 +40,8 @@ type Config struct {
 	Metrics struct{ Enabled bool }
 	Log     struct{ Level, Format string }
 	Badges  BadgesConfig
+	// Content is the content origin (contentorigin.go).
+	Content ContentConfig
 	// Retention is the server-wide default policy and the sweeper's period.
 	Retention struct {
 		KeepLast            int
@@ -79,6 +81,9 @@ func (c *Config) validate() error {
 	if err := c.validateExposure(); err != nil {
 		return err
 	}
+	if err := c.validateContent(); err != nil {
+		return err
+	}
 	return c.Badges.validate()
 }
 
@@ -116,6 +121,14 @@ func ParseByteSize(s string) (ByteSize, error) {
 		return 0, fmt.Errorf("bad size %q (want e.g. 1048576, 512MiB, 2GiB)", s)
 	}
 	return ByteSize(n * float64(mul)), nil
+}
+
+// ContentConfig is the content origin's listener and URLs (settings content.*).
+type ContentConfig struct {
+	Enabled            bool
+	Addr, URL          string
+	URLTTL, SessionTTL time.Duration
+	SigningKey         string
 }
 
 // S3Config is the bucket of storage: postgres+s3 (settings s3.*).

@@ -68,6 +68,7 @@ func testConfig(t testing.TB, dataDir string) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
+	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
 	return c
 }

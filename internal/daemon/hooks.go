@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/content"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
@@ -20,6 +21,9 @@ type Hooks struct {
 	// NoEngines leaves Chromium and LibreOffice out: PDFs pass through and
 	// other types answer ConversionError.
 	NoEngines bool
+	// Sites, if set, is what the content origin serves instead of the
+	// service (a test's sites over a real store).
+	Sites content.Sites
 }
 
 // Service is the service Open wired (nil before Open).

@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/bucketsweep"
+	"github.com/reportd/reportd/internal/content"
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
@@ -50,6 +52,11 @@ type Server struct {
 	adminKey string
 	http     *http.Server
 	ln       net.Listener
+	// content serves report sites on contentLn (nil: content origin off);
+	// origins makes their URLs.
+	content   *http.Server
+	contentLn net.Listener
+	origins   *content.Origins
 
 	retention *retentionMetrics
 	// bucketSweep cleans the bucket of storage: postgres+s3 (nil otherwise).
@@ -161,13 +168,20 @@ func (m *Server) Open(ctx context.Context) error {
 		dbPath = "" // no bbolt file: reportd_store_db_bytes is left out
 	}
 	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(dbPath, filepath.Join(c.DataDir, "uploads")))
-	if m.ln, err = listen(c.Addr, m.Log); err != nil {
+	var passed net.Listener // the content origin's socket from systemd
+	if m.ln, passed, err = listen(c.Addr, m.Log); err != nil {
 		return err
 	}
 	if err := checkExposure(c, m.ln.Addr(), m.Log, m.tokens.Enabled()); err != nil {
+		if passed != nil {
+			passed.Close()
+		}
 		return err
 	}
 	notePublicURL(c, m.ln.Addr(), m.Log)
+	if err := m.openContent(m.ln.Addr(), passed); err != nil {
+		return err
+	}
 	hc := httpapi.Config{
 		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
 		AuthToken:        c.Auth.Token,
@@ -179,8 +193,20 @@ func (m *Server) Open(ctx context.Context) error {
 		Pace:             c.pace(),
 		Badges:           c.Badges.http(),
 	}
+	if m.origins != nil {
+		hc.ContentURL = m.origins.URL
+	}
 	if c.Dashboard {
-		hc.Dashboard = web.Handler()
+		// The dashboard frames reports from the content origin(s).
+		var frames []string
+		if m.origins != nil {
+			src, err := web.FrameSource(m.origins.Template())
+			if err != nil {
+				return fmt.Errorf("content.url: %w", err)
+			}
+			frames = []string{src}
+		}
+		hc.Dashboard = web.New(web.Options{FrameSources: frames})
 	}
 	if c.Metrics.Enabled {
 		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
@@ -196,13 +222,7 @@ func (m *Server) Open(ctx context.Context) error {
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
-	m.http = &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: c.HeaderTimeout,
-		IdleTimeout:       c.IdleTimeout,
-		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
-	}
+	m.http = m.newHTTPServer(handler)
 	if err := writeServeInfo(c.DataDir, m.ln, m.adminKey); err != nil {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
 	}
@@ -218,8 +238,11 @@ func (m *Server) Addr() string { return m.ln.Addr().String() }
 // kernel until Serve accepts them), pings the watchdog, and reports
 // STOPPING=1 when the shutdown begins.
 func (m *Server) Run(ctx context.Context) error {
-	errc := make(chan error, 1)
+	errc := make(chan error, 2) // the API and the content origin
 	go func() { errc <- m.http.Serve(limitConnections(m.ln, m.Config.MaxConnections)) }()
+	if m.content != nil {
+		go func() { errc <- m.content.Serve(limitConnections(m.contentLn, m.Config.MaxConnections)) }()
+	}
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
@@ -228,6 +251,9 @@ func (m *Server) Run(ctx context.Context) error {
 		attrs = append(attrs, "dashboard", u)
 	} else if u != "" {
 		attrs = append(attrs, "url", u)
+	}
+	if m.origins != nil {
+		attrs = append(attrs, "content_addr", m.ContentAddr(), "content_url", m.origins.Template())
 	}
 	m.Log.Info("reportd serving", attrs...)
 	notify(m.Log, sd.SdNotifyReady)
@@ -261,10 +287,21 @@ func (m *Server) Run(ctx context.Context) error {
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
-	if err := m.http.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		m.Log.Warn("shutdown deadline passed; closing connections", "err", err)
-		m.http.Close()
+	servers := []*http.Server{m.http}
+	if m.content != nil {
+		servers = append(servers, m.content)
 	}
+	// Both listeners drain at once, within the one deadline.
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Go(func() {
+			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.Log.Warn("shutdown deadline passed; closing connections", "err", err)
+				srv.Close()
+			}
+		})
+	}
+	wg.Wait()
 	return nil
 }
 
@@ -273,6 +310,9 @@ func (m *Server) Close() error {
 	var errs []error
 	if m.ln != nil {
 		m.ln.Close() // already closed by Shutdown after Run; harmless then
+	}
+	if m.contentLn != nil {
+		m.contentLn.Close()
 	}
 	if m.svc != nil {
 		errs = append(errs, m.svc.Close()) // background conversions, before the engines

@@ -36,11 +36,15 @@
 // (ManifestKey(id) is sites/<id>.json), also created with IfNoneMatch:
 //
 //	{"version":1,"entry":"index.html","totalBytes":1234,
-//	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8"}, …]}
+//	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8",
+//	           "gzip":{"sha256":"…","size":5},"br":{"sha256":"…","size":4}}, …]}
 //
 // Files are sorted by path (byte order); contentType comes from a built-in
 // table by extension (ContentType); entry is "" when no entry page was
-// found (the caller then serves Listing).
+// found (the caller then serves Listing). gzip and br are precompressed
+// copies, stored in cas/ like any file, made for compressible types
+// (Compressible) of at least MinCompressSize bytes and kept only when they
+// save at least a tenth; a server picks one by Accept-Encoding.
 //
 // # Deletion and GC
 //
@@ -161,12 +165,15 @@ type Manifest struct {
 	Files      []File `json:"files"`
 }
 
-// File is one file of a site.
+// File is one file of a site. Gzip and Brotli, when set, are
+// precompressed copies made at ingest (see Variant).
 type File struct {
-	Path        string `json:"path"`
-	SHA256      string `json:"sha256"`
-	Size        int64  `json:"size"`
-	ContentType string `json:"contentType"`
+	Path        string   `json:"path"`
+	SHA256      string   `json:"sha256"`
+	Size        int64    `json:"size"`
+	ContentType string   `json:"contentType"`
+	Gzip        *Variant `json:"gzip,omitempty"`
+	Brotli      *Variant `json:"br,omitempty"`
 }
 
 // Key is the content key holding f's bytes.
@@ -233,8 +240,9 @@ func (c *counter) Read(p []byte) (int, error) {
 }
 
 // scan runs one pass: it checks every entry and hands each file's counted
-// content to keep, which returns its sha256 ("" in the checking pass).
-func scan(ctx context.Context, src Source, opt Options, keep func(name string, r io.Reader) (string, error)) ([]File, error) {
+// content to keep, which returns its sha256 and precompressed variants
+// (nothing in the checking pass).
+func scan(ctx context.Context, src Source, opt Options, keep func(name string, r io.Reader) (File, error)) ([]File, error) {
 	g := &guard{maxEntries: opt.MaxEntries, maxBytes: opt.MaxBytes, ratio: int64(opt.MaxRatio), floor: opt.RatioFloor}
 	if src.format != "parts" {
 		g.archive = max(src.size, 1)
@@ -265,11 +273,12 @@ func scan(ctx context.Context, src Source, opt Options, keep func(name string, r
 			return err
 		}
 		c := &counter{ctx: ctx, r: r, g: g, name: h.raw, csize: h.csize}
-		sum, err := keep(name, c)
+		f, err := keep(name, c)
 		if err != nil {
 			return err
 		}
-		files = append(files, File{Path: name, SHA256: sum, Size: c.n})
+		f.Path, f.Size = name, c.n
+		files = append(files, f)
 		return nil
 	})
 	if err != nil {
@@ -291,9 +300,9 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	if !isManifestKey(opt.ManifestKey) {
 		return Manifest{}, report.Errorf(report.Internal, "site manifest key %q is not %s….json", opt.ManifestKey, ManifestPrefix)
 	}
-	checked, err := scan(ctx, src, opt, func(_ string, r io.Reader) (string, error) {
+	checked, err := scan(ctx, src, opt, func(_ string, r io.Reader) (File, error) {
 		_, err := io.Copy(io.Discard, r)
-		return "", err
+		return File{}, err
 	})
 	if err != nil {
 		return Manifest{}, err
@@ -320,7 +329,7 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	}
 
 	p := &putter{store: store, tempDir: opt.TempDir, buf: make([]byte, smallFile+1)}
-	stored, err := scan(ctx, src, opt, func(name string, r io.Reader) (string, error) {
+	stored, err := scan(ctx, src, opt, func(name string, r io.Reader) (File, error) {
 		return p.put(ctx, name, r)
 	})
 	if err != nil {
@@ -418,47 +427,57 @@ type putter struct {
 	buf     []byte
 }
 
-func (p *putter) put(ctx context.Context, name string, r io.Reader) (string, error) {
+func (p *putter) put(ctx context.Context, name string, r io.Reader) (File, error) {
 	n, err := io.ReadFull(r, p.buf)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return "", err
+		return File{}, err
 	}
 	ct := ContentType(name)
 	if n <= smallFile {
 		s := sha256.Sum256(p.buf[:n])
-		sum := hex.EncodeToString(s[:])
-		return sum, p.store1(ctx, sum, func(key string) error {
+		f := File{SHA256: hex.EncodeToString(s[:])}
+		if Compressible(ct) && n >= MinCompressSize {
+			if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return bytes.NewReader(p.buf[:n]) }, int64(n)); err != nil {
+				return File{}, err
+			}
+		}
+		return f, p.store1(ctx, f.SHA256, func(key string) error {
 			_, err := p.store.Put(ctx, key, bytes.NewReader(p.buf[:n]), blob.PutOptions{IfNoneMatch: true, Size: int64(n), ContentType: ct})
 			return err
 		})
 	}
-	f, err := os.CreateTemp(p.tempDir, "site-*")
+	tf, err := os.CreateTemp(p.tempDir, "site-*")
 	if err != nil {
-		return "", blob.StorageErr(err, "cannot store the site")
+		return File{}, blob.StorageErr(err, "cannot store the site")
 	}
-	tmp := f.Name()
+	tmp := tf.Name()
 	defer os.Remove(tmp) // gone already if the store adopted it
-	defer f.Close()
+	defer tf.Close()
 	h := sha256.New()
-	w := io.MultiWriter(f, h)
+	w := io.MultiWriter(tf, h)
 	if _, err := w.Write(p.buf[:n]); err != nil {
-		return "", blob.StorageErr(err, "cannot store the site")
+		return File{}, blob.StorageErr(err, "cannot store the site")
 	}
 	size, err := io.Copy(w, r)
 	if err != nil {
 		var re *report.Error
 		if errors.As(err, &re) || ctx.Err() != nil {
-			return "", err
+			return File{}, err
 		}
-		return "", blob.StorageErr(err, "cannot store the site")
+		return File{}, blob.StorageErr(err, "cannot store the site")
 	}
 	size += int64(n)
-	sum := hex.EncodeToString(h.Sum(nil))
-	return sum, p.store1(ctx, sum, func(key string) error {
-		if err := f.Sync(); err != nil {
+	f := File{SHA256: hex.EncodeToString(h.Sum(nil))}
+	if Compressible(ct) {
+		if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return io.NewSectionReader(tf, 0, size) }, size); err != nil {
+			return File{}, err
+		}
+	}
+	return f, p.store1(ctx, f.SHA256, func(key string) error {
+		if err := tf.Sync(); err != nil {
 			return blob.StorageErr(err, "cannot store the site")
 		}
-		if err := f.Close(); err != nil {
+		if err := tf.Close(); err != nil {
 			return blob.StorageErr(err, "cannot store the site")
 		}
 		_, err := blob.PutFile(ctx, p.store, key, tmp, blob.PutOptions{IfNoneMatch: true, Size: size, ContentType: ct})
@@ -498,7 +517,7 @@ func Load(ctx context.Context, store blob.Store, key string) (Manifest, error) {
 		return bad(fmt.Sprintf("version %d", m.Version))
 	}
 	for i, f := range m.Files {
-		if CheckName(f.Path) != nil || !isSHA256(f.SHA256) || f.Size < 0 {
+		if CheckName(f.Path) != nil || !isSHA256(f.SHA256) || f.Size < 0 || !f.Gzip.valid() || !f.Brotli.valid() {
 			return bad(fmt.Sprintf("bad file %q", f.Path))
 		}
 		if i > 0 && m.Files[i-1].Path >= f.Path {
@@ -550,6 +569,7 @@ type GCStats struct {
 }
 
 // GC removes the content objects that no manifest (sites/….json) references
+// (as a file or as a file's precompressed variant)
 // and that are older than the grace period. It lists the objects first
 // and the manifests after, and stops without removing anything if a
 // manifest cannot be read. Run it while no Ingest runs (package comment).
@@ -596,6 +616,12 @@ func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
 		st.Manifests++
 		for _, f := range m.Files {
 			live[f.SHA256] = true
+			if f.Gzip != nil {
+				live[f.Gzip.SHA256] = true
+			}
+			if f.Brotli != nil {
+				live[f.Brotli.SHA256] = true
+			}
 		}
 	}
 	for _, i := range old {

@@ -70,7 +70,8 @@ func Env(extra ...string) []string {
 			env = append(env, k+"="+v)
 		}
 	}
-	return append(append(env, "REPORTD_CONVERT_WARM_ON_START=false"), extra...)
+	// The content origin on a port of its own for each daemon, as the API.
+	return append(append(env, "REPORTD_CONVERT_WARM_ON_START=false", "REPORTD_CONTENT_ADDR=127.0.0.1:0"), extra...)
 }
 
 // Command is bin with args in the daemons' clean environment (Env), for

@@ -1,0 +1,126 @@
+// Package content is reportd's content origin: the second listener where
+// report sites (and single-file HTML reports) are served with their
+// scripts running, never on the API/dashboard origin.
+//
+// # Origins
+//
+// Config.URL is a template of a report's origin. With {id} in its host
+// (default http://{id}.localhost:8081) every report is an origin of its
+// own, so one report's scripts cannot read another's localStorage,
+// cookies or service workers, nor the dashboard's. Without {id} every
+// report shares that one origin below /r/{id}/ (the fallback for hosts
+// without wildcard DNS): reports are then not isolated from each other,
+// only from the dashboard. Requests for any other host are answered 404.
+//
+// # Responses
+//
+// No sandbox CSP (scripts, localStorage, fetch of the site's own files and
+// service workers work); Content-Security-Policy: frame-ancestors limits
+// who may frame a report to the dashboard's origins and the report itself;
+// nosniff; Referrer-Policy: no-referrer; Cross-Origin-Resource-Policy:
+// same-origin (no other origin, other reports included, may embed a
+// report's files as images or scripts; the dashboard's iframe is a
+// navigation, which CORP does not govern). Content-Type comes from the
+// manifest (site.ContentType's built-in table). A file's ETag is its
+// sha256, a precompressed variant's the variant's sha256; files are
+// immutable per report id, so they are cached for a year (private when
+// access is controlled). Range requests are served from the identity
+// bytes.
+//
+// # Access control
+//
+// When Config.Protected says so (an auth token or scoped tokens exist),
+// Origins.URL hands out signed, expiring links:
+// ?reportd_sig=<HMAC-SHA256(key, "id|exp")>&reportd_exp=<unix seconds>,
+// the key derived with HKDF from Config.Secret so every replica agrees.
+// The first request with a valid signature gets a host-only HttpOnly
+// cookie for that report (Path=/, or /r/{id}/ on the shared origin) and a
+// 302 to the same URL without the signature, so relative links keep
+// working. Without a valid signature or cookie: 401 (none) or 403 (bad,
+// expired, another report's).
+package content
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// Sites is what the content origin serves from; *service.Service
+// implements it.
+type Sites interface {
+	// SiteManifest is the manifest served for report id: a site's, or a
+	// one-file manifest for a single-file HTML report; report.NotFound
+	// for anything else.
+	SiteManifest(ctx context.Context, id int64) (site.Manifest, error)
+	// OpenSiteFile opens one file of that manifest. A precompressed
+	// variant is opened as site.File{Path, SHA256: v.SHA256, Size: v.Size}:
+	// its content object (site.ObjectKey(v.SHA256)).
+	OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultURL        = "http://{id}.localhost:8081"
+	DefaultURLTTL     = time.Hour
+	DefaultSessionTTL = 12 * time.Hour
+	// DefaultManifestTTL is how long a loaded manifest is reused: a
+	// deleted report disappears from the content origin within it.
+	DefaultManifestTTL = 10 * time.Second
+)
+
+// Config configures the content origin.
+type Config struct {
+	// URL is the origin template: {id} in the host for one origin per
+	// report, or a fixed origin for the shared /r/{id}/ fallback.
+	URL string
+	// ExtraHosts are more Host names answered on the shared origin (e.g.
+	// the listen IP when the fallback was chosen automatically).
+	ExtraHosts []string
+	// FrameAncestors are the origins allowed to frame reports (the
+	// dashboard's); 'self' is always allowed.
+	FrameAncestors []string
+	// Secret is what the signing keys are derived from (content.signing_key,
+	// auth.token, or a key kept in the data directory); "" with Protected:
+	// nothing can be signed, every request is refused.
+	Secret string
+	// Protected tells whether access is controlled now (nil: never).
+	Protected func() bool
+	// URLTTL is how long a signed URL is valid (default 1h); SessionTTL
+	// how long the cookie it is exchanged for lives (default 12h).
+	URLTTL, SessionTTL time.Duration
+	// ManifestTTL bounds how long a manifest is reused (default 10s).
+	ManifestTTL time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log hears about storage failures (default: discard).
+	Log *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.URL == "" {
+		c.URL = DefaultURL
+	}
+	if c.URLTTL <= 0 {
+		c.URLTTL = DefaultURLTTL
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = DefaultSessionTTL
+	}
+	if c.ManifestTTL <= 0 {
+		c.ManifestTTL = DefaultManifestTTL
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Protected == nil {
+		c.Protected = func() bool { return false }
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}

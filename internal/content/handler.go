@@ -1,0 +1,157 @@
+package content
+
+import (
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// Handler serves report sites on their content origins.
+type Handler struct {
+	o        *Origins
+	sites    Sites
+	cfg      Config
+	csp      string
+	manifest *manifestCache
+}
+
+// New is the content origin's handler over sites.
+func New(o *Origins, sites Sites) *Handler {
+	anc := []string{"'self'"}
+	for _, a := range o.cfg.FrameAncestors {
+		if a = strings.TrimRight(strings.TrimSpace(a), "/"); a != "" && !strings.ContainsAny(a, " ;,'") {
+			anc = append(anc, a)
+		}
+	}
+	return &Handler{o: o, sites: sites, cfg: o.cfg, csp: "frame-ancestors " + strings.Join(anc, " "),
+		manifest: newManifestCache(sites, o.cfg.ManifestTTL, o.cfg.Now)}
+}
+
+// Origins is the handler's origin map (Origins.URL signs links).
+func (h *Handler) Origins() *Origins { return h.o }
+
+// ServeHTTP resolves the report from Host (or /r/{id}/), checks access,
+// and serves the file.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", h.csp)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		page(w, r, http.StatusMethodNotAllowed, "Method not allowed", "The content origin only serves GET and HEAD requests.")
+		return
+	}
+	p := r.URL.Path
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if strings.ContainsAny(p, "\x00\\") {
+		page(w, r, http.StatusNotFound, "Not found", "No such file in this report.")
+		return
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	id, rest, slash, ok := h.o.Resolve(r.Host, clean)
+	if !ok {
+		if h.o.shared {
+			page(w, r, http.StatusNotFound, "Not a report", "This is reportd's content origin: reports are served below /r/{id}/ on "+h.o.origin(0)+".")
+		} else {
+			page(w, r, http.StatusNotFound, "Not a report origin", "This host is not a report origin of this reportd server (reports are served at "+h.o.cfg.URL+").")
+		}
+		return
+	}
+	if slash {
+		redirect(w, r, escapePath(clean)+"/", http.StatusMovedPermanently)
+		return
+	}
+	if h.cfg.Protected() && !h.authorize(w, r, id, clean) {
+		return
+	}
+	m, err := h.manifest.get(r.Context(), id)
+	if err != nil {
+		if report.IsKind(err, report.NotFound) {
+			page(w, r, http.StatusNotFound, "No such report", "There is no report with this id here, or it is not a site or an HTML report.")
+			return
+		}
+		h.cfg.Log.Error("content origin: cannot load the site", "id", id, "err", err)
+		page(w, r, http.StatusServiceUnavailable, "Report unavailable", "The report cannot be read right now; try again later.")
+		return
+	}
+	h.serveSite(w, r, id, m, rest)
+}
+
+// serveSite maps rest (the path inside the site) to a file: the entry at
+// the root, index.html in folders, then 200.html and 404.html.
+func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m site.Manifest, rest string) {
+	name := rest
+	switch {
+	case name == "" && m.Entry == "":
+		listing(w, r, m)
+		return
+	case name == "" && strings.Contains(m.Entry, "/"):
+		// An entry in a folder is opened there, so its relative links work.
+		redirect(w, r, h.o.base(id)+escapePath(m.Entry), http.StatusFound)
+		return
+	case name == "":
+		name = m.Entry
+	case strings.HasSuffix(name, "/"):
+		name += "index.html"
+	}
+	if f, ok := m.Lookup(name); ok {
+		h.serveFile(w, r, id, f, http.StatusOK)
+		return
+	}
+	if !strings.HasSuffix(rest, "/") {
+		if _, ok := m.Lookup(name + "/index.html"); ok {
+			redirect(w, r, h.o.base(id)+escapePath(name)+"/", http.StatusMovedPermanently)
+			return
+		}
+	}
+	if navigation(name) {
+		if f, ok := m.Lookup("200.html"); ok {
+			h.serveFile(w, r, id, f, http.StatusOK)
+			return
+		}
+	}
+	if f, ok := m.Lookup("404.html"); ok {
+		h.serveFile(w, r, id, f, http.StatusNotFound)
+		return
+	}
+	page(w, r, http.StatusNotFound, "Not found", "This report has no file "+rest+".")
+}
+
+// navigation tells whether a missing path looks like a page (no
+// extension, or .html) rather than an asset: only pages fall back to a
+// single-page app's 200.html; a missing script or image stays a 404.
+func navigation(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == "" || ext == ".html" || ext == ".htm"
+}
+
+// escapePath escapes each segment of a slash path for a URL.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// redirect answers code with Location target (a path) and the request's
+// query kept.
+func redirect(w http.ResponseWriter, r *http.Request, target string, code int) {
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	w.Header().Set("Location", target)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+}

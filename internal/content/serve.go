@@ -1,0 +1,154 @@
+package content
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reportd/reportd/internal/site"
+)
+
+// serveFile sends f (or its precompressed variant the client prefers)
+// with status: 200 through http.ServeContent (ranges, conditional
+// requests, HEAD), 404 for a site's 404.html.
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f site.File, status int) {
+	hd := w.Header()
+	hd.Set("Content-Type", f.ContentType)
+	open, etag, enc := f, f.SHA256, ""
+	if f.Gzip != nil || f.Brotli != nil {
+		hd.Add("Vary", "Accept-Encoding")
+		// A range is of the identity bytes: byte offsets into a compressed
+		// copy are not what a client resuming a download or seeking a
+		// video means.
+		if r.Header.Get("Range") == "" {
+			switch enc = negotiate(r.Header.Values("Accept-Encoding"), f.Brotli != nil, f.Gzip != nil); enc {
+			case "br":
+				open, etag = variantFile(f, f.Brotli), f.Brotli.SHA256
+			case "gzip":
+				open, etag = variantFile(f, f.Gzip), f.Gzip.SHA256
+			}
+		}
+	}
+	obj, err := h.sites.OpenSiteFile(r.Context(), id, open)
+	if err != nil {
+		h.cfg.Log.Error("content origin: cannot open a site file", "id", id, "path", f.Path, "err", err)
+		page(w, r, http.StatusServiceUnavailable, "Report unavailable", "A file of this report cannot be read right now; try again later.")
+		return
+	}
+	defer obj.Close()
+	if enc != "" {
+		hd.Set("Content-Encoding", enc)
+		// ServeContent leaves the length out of encoded responses (it
+		// cannot know it for a handler compressing on the fly); here it is
+		// the variant's.
+		hd.Set("Content-Length", strconv.FormatInt(open.Size, 10))
+	}
+	hd.Set("ETag", `"`+etag+`"`)
+	if status != http.StatusOK {
+		hd.Set("Cache-Control", "no-store")
+		hd.Set("Content-Length", strconv.FormatInt(open.Size, 10))
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			io.Copy(w, obj)
+		}
+		return
+	}
+	if h.cfg.Protected() {
+		hd.Set("Cache-Control", "private, max-age=31536000, immutable")
+	} else {
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	}
+	http.ServeContent(w, r, "", time.Time{}, obj)
+}
+
+// variantFile is the site.File a variant is opened as (Sites.OpenSiteFile).
+func variantFile(f site.File, v *site.Variant) site.File {
+	return site.File{Path: f.Path, SHA256: v.SHA256, Size: v.Size, ContentType: f.ContentType}
+}
+
+// negotiate picks the content coding from Accept-Encoding: the highest
+// q-value among the variants there are and identity; on a tie br, then
+// gzip, then identity (identity is preferred only where it has a higher
+// q-value than the variant). "" is identity (also when the client refuses it
+// and nothing else fits: a body it may not decode beats a 406 here).
+func negotiate(accept []string, br, gz bool) string {
+	q := map[string]float64{}
+	for _, line := range accept {
+		for part := range strings.SplitSeq(line, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.ToLower(strings.TrimSpace(coding))
+			if coding == "" {
+				continue
+			}
+			v := 1.0
+			for p := range strings.SplitSeq(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+					if err != nil || f < 0 || f > 1 {
+						f = 0
+					}
+					v = f
+				}
+			}
+			if old, seen := q[coding]; !seen || v > old {
+				q[coding] = v
+			}
+		}
+	}
+	weight := func(c string, dflt float64) float64 {
+		if v, ok := q[c]; ok {
+			return v
+		}
+		if v, ok := q["*"]; ok {
+			return v
+		}
+		return dflt
+	}
+	// identity is acceptable unless excluded, but only preferred where the
+	// client says so: at the same or no q-value a variant wins.
+	best, bestQ := "", weight("identity", 0)
+	if gz {
+		if v := weight("gzip", 0); v > 0 && v >= bestQ {
+			best, bestQ = "gzip", v
+		}
+	}
+	if br {
+		if v := weight("br", 0); v > 0 && v >= bestQ {
+			best = "br"
+		}
+	}
+	return best
+}
+
+// listing answers the generated file list of a site without an entry page.
+func listing(w http.ResponseWriter, r *http.Request, m site.Manifest) {
+	b := site.Listing(m)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+}
+
+// page answers a small HTML page: the content origin's errors are seen in
+// a browser tab or the dashboard's frame, not by API clients.
+func page(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	hd := w.Header()
+	hd.Del("ETag")
+	hd.Del("Content-Encoding")
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	b := fmt.Sprintf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%d %s</title></head>\n"+
+		"<body style=\"font-family:sans-serif;margin:2em\"><h1>%s</h1>\n<p>%s</p>\n<p><small>reportd content origin</small></p></body></html>\n",
+		status, html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
+	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, b)
+	}
+}

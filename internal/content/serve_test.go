@@ -1,0 +1,254 @@
+package content
+
+import (
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+
+	"github.com/reportd/reportd/internal/site"
+)
+
+const dashboard = "http://127.0.0.1:8080"
+
+var bigHTML = "<!DOCTYPE html><title>cov</title>\n" + strings.Repeat("<tr><td class=\"covered\">line</td><td>42</td></tr>\n", 200)
+
+func coverageSite(t *testing.T, s *storeSites, id int64) site.Manifest {
+	return s.add(t, id, "",
+		"index.html", bigHTML,
+		"style.css", "body{margin:0}",
+		"coverage_html.js", strings.Repeat("function sort(a){return a.sort()}\n", 100),
+		"data/tests.json", `{"tests":[1,2,3]}`,
+		"favicon.png", "\x89PNG\r\n\x1a\nnot really",
+		"fonts/a.woff2", "wOF2",
+		"trace.zip", "PK\x03\x04",
+		"notes.unknownext", "plain?",
+		"a b/ü.html", "<p>spaces</p>",
+		"css/index.html", "<p>css folder</p>",
+		"CaseSensitive.html", "<p>case</p>",
+	)
+}
+
+// TestHeaders: every response carries the content origin's headers: no
+// sandbox, frame-ancestors limited to the dashboard and the report, nosniff,
+// no referrer, same-origin resources, no CORS; types from the built-in table.
+func TestHeaders(t *testing.T) {
+	s := newSites(t)
+	m := coverageSite(t, s, 12)
+	g := start(t, s, Config{FrameAncestors: []string{dashboard, "https://reports.example.com/"}})
+	check := func(r resp) {
+		t.Helper()
+		h := r.Header
+		if got := h.Get("Content-Security-Policy"); got != "frame-ancestors 'self' "+dashboard+" https://reports.example.com" {
+			t.Errorf("%s: CSP %q", r.Request.URL, got)
+		}
+		if strings.Contains(strings.ToLower(h.Get("Content-Security-Policy")), "sandbox") {
+			t.Errorf("sandbox on the content origin")
+		}
+		for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+			"Cross-Origin-Resource-Policy": "same-origin", "Access-Control-Allow-Origin": ""} {
+			if h.Get(k) != v {
+				t.Errorf("%s: %s = %q, want %q", r.Request.URL, k, h.Get(k), v)
+			}
+		}
+	}
+	for _, f := range m.Files {
+		r := g.get(g.o.URL(12, f.Path))
+		wantStatus(t, r, http.StatusOK)
+		check(r)
+		if ct := r.Header.Get("Content-Type"); ct != site.ContentType(f.Path) || ct != f.ContentType {
+			t.Errorf("%s: Content-Type %q, want %q", f.Path, ct, site.ContentType(f.Path))
+		}
+		if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
+			t.Errorf("%s: Cache-Control %q", f.Path, cc)
+		}
+	}
+	if ct := g.get(g.o.URL(12, "notes.unknownext")).Header.Get("Content-Type"); ct != "application/octet-stream" {
+		t.Errorf("unknown extension served as %q, want application/octet-stream (never the OS table)", ct)
+	}
+	// Errors carry them too.
+	check(g.get(g.o.URL(12, "missing.png")))
+	check(g.get("http://localhost:8081/"))
+	check(g.do(http.MethodPost, g.o.URL(12, "")))
+}
+
+// TestETagAndRange: the ETag is the file's sha256 (strong); If-None-Match
+// answers 304; ranges are of the identity bytes even where a variant is
+// preferred.
+func TestETagAndRange(t *testing.T) {
+	s := newSites(t)
+	m := coverageSite(t, s, 3)
+	g := start(t, s, Config{})
+	css, _ := m.Lookup("style.css")
+	r := g.get(g.o.URL(3, "style.css"))
+	if r.Header.Get("ETag") != `"`+css.SHA256+`"` {
+		t.Errorf("ETag %q, want the quoted sha256 %s", r.Header.Get("ETag"), css.SHA256)
+	}
+	r = g.get(g.o.URL(3, "style.css"), "If-None-Match", `"`+css.SHA256+`"`)
+	wantStatus(t, r, http.StatusNotModified)
+	if r.body != "" {
+		t.Errorf("304 with a body")
+	}
+	r = g.get(g.o.URL(3, "style.css"), "If-None-Match", `"other"`)
+	wantStatus(t, r, http.StatusOK)
+
+	ix, _ := m.Lookup("index.html")
+	if ix.Gzip == nil || ix.Brotli == nil {
+		t.Fatalf("index.html has no variants: %+v", ix)
+	}
+	r = g.get(g.o.URL(3, "index.html"), "Range", "bytes=2-14", "Accept-Encoding", "br, gzip")
+	wantStatus(t, r, http.StatusPartialContent)
+	if r.body != bigHTML[2:15] || r.Header.Get("Content-Encoding") != "" {
+		t.Errorf("range body %q (encoding %q), want identity %q", r.body, r.Header.Get("Content-Encoding"), bigHTML[2:15])
+	}
+	if r.Header.Get("Content-Range") != "bytes 2-14/"+itoa(len(bigHTML)) {
+		t.Errorf("Content-Range %q", r.Header.Get("Content-Range"))
+	}
+	r = g.get(g.o.URL(3, "index.html"), "Range", "bytes=99999999-")
+	wantStatus(t, r, http.StatusRequestedRangeNotSatisfiable)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestEncodings: br > gzip > identity by Accept-Encoding with q-values;
+// bodies decode to the file; Vary and a distinct ETag per encoding.
+func TestEncodings(t *testing.T) {
+	s := newSites(t)
+	m := coverageSite(t, s, 4)
+	g := start(t, s, Config{})
+	ix, _ := m.Lookup("index.html")
+	cases := []struct{ accept, want, etag string }{
+		{"gzip, deflate, br, zstd", "br", ix.Brotli.SHA256},
+		{"gzip", "gzip", ix.Gzip.SHA256},
+		{"br;q=0.5, gzip", "gzip", ix.Gzip.SHA256},
+		{"br;q=0.8, gzip;q=0.8", "br", ix.Brotli.SHA256},
+		{"identity", "", ix.SHA256},
+		{"", "", ix.SHA256},
+		{"*", "br", ix.Brotli.SHA256},
+		{"*;q=0.5, identity", "", ix.SHA256},
+		{"gzip;q=0, br;q=0", "", ix.SHA256},
+		{"GZIP;Q=1.0", "gzip", ix.Gzip.SHA256},
+		{"zstd", "", ix.SHA256},
+	}
+	for _, c := range cases {
+		var hdr []string
+		if c.accept != "" {
+			hdr = []string{"Accept-Encoding", c.accept}
+		}
+		r := g.get(g.o.URL(4, "index.html"), hdr...)
+		wantStatus(t, r, http.StatusOK)
+		if got := r.Header.Get("Content-Encoding"); got != c.want {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", c.accept, got, c.want)
+			continue
+		}
+		if r.Header.Get("ETag") != `"`+c.etag+`"` {
+			t.Errorf("Accept-Encoding %q: ETag %q, want %q", c.accept, r.Header.Get("ETag"), c.etag)
+		}
+		if r.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("Vary %q", r.Header.Get("Vary"))
+		}
+		if got := decode(t, c.want, r.body); got != bigHTML {
+			t.Errorf("Accept-Encoding %q: body decodes to %d bytes, want the %d of the file", c.accept, len(got), len(bigHTML))
+		}
+		if r.Header.Get("Content-Length") != itoa(len(r.body)) {
+			t.Errorf("Content-Length %q for %d bytes", r.Header.Get("Content-Length"), len(r.body))
+		}
+	}
+	// 304 per encoding.
+	r := g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "gzip", "If-None-Match", `"`+ix.Gzip.SHA256+`"`)
+	wantStatus(t, r, http.StatusNotModified)
+	r = g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "br", "If-None-Match", `"`+ix.Gzip.SHA256+`"`)
+	wantStatus(t, r, http.StatusOK)
+	// HEAD: headers of the chosen variant, no body.
+	r = g.do(http.MethodHead, g.o.URL(4, "index.html"), "Accept-Encoding", "br")
+	if r.Header.Get("Content-Encoding") != "br" || r.body != "" || r.Header.Get("Content-Length") != itoa(int(ix.Brotli.Size)) {
+		t.Errorf("HEAD: encoding %q length %q body %d", r.Header.Get("Content-Encoding"), r.Header.Get("Content-Length"), len(r.body))
+	}
+	// Files without variants: no Vary, no encoding.
+	r = g.get(g.o.URL(4, "style.css"), "Accept-Encoding", "br, gzip")
+	if r.Header.Get("Content-Encoding") != "" || r.Header.Get("Vary") != "" || r.body != "body{margin:0}" {
+		t.Errorf("small file: encoding %q vary %q body %q", r.Header.Get("Content-Encoding"), r.Header.Get("Vary"), r.body)
+	}
+}
+
+func decode(t *testing.T, enc, body string) string {
+	t.Helper()
+	var r io.Reader = strings.NewReader(body)
+	switch enc {
+	case "gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case "br":
+		r = brotli.NewReader(r)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decode %s: %v", enc, err)
+	}
+	return string(b)
+}
+
+func TestNegotiate(t *testing.T) {
+	for _, c := range []struct {
+		accept []string
+		br, gz bool
+		want   string
+	}{
+		{[]string{"gzip, br"}, true, true, "br"},
+		{[]string{"gzip, br"}, false, true, "gzip"},
+		{[]string{"gzip", "br"}, true, true, "br"},
+		{[]string{"br"}, false, true, ""},
+		{[]string{"br;q=0.1, identity;q=0.5"}, true, true, ""},
+		{[]string{"br;q=bogus"}, true, true, ""},
+		{[]string{"br;q=2"}, true, true, ""},
+		{[]string{"*;q=0"}, true, false, ""},
+		{[]string{" br ; q=1 "}, true, false, "br"},
+	} {
+		if got := negotiate(c.accept, c.br, c.gz); got != c.want {
+			t.Errorf("negotiate(%q, br %v, gzip %v) = %q, want %q", c.accept, c.br, c.gz, got, c.want)
+		}
+	}
+}
+
+// TestManifestCache: the requests of one page view read the manifest
+// once; after ManifestTTL it is read again (a deleted report goes), and
+// a failed read is not kept.
+func TestManifestCache(t *testing.T) {
+	s := newSites(t)
+	coverageSite(t, s, 5)
+	g := start(t, s, Config{ManifestTTL: 10 * time.Second})
+	loads := func() int { s.mu.Lock(); defer s.mu.Unlock(); return s.loads }
+	var wg sync.WaitGroup
+	for _, p := range []string{"", "style.css", "coverage_html.js", "data/tests.json", "favicon.png", "css/", "missing"} {
+		wg.Go(func() { g.get(g.o.URL(5, p)) })
+	}
+	wg.Wait()
+	if n := loads(); n != 1 {
+		t.Errorf("%d manifest loads for one page view, want 1", n)
+	}
+	g.clock.add(11 * time.Second)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusOK)
+	if n := loads(); n != 2 {
+		t.Errorf("%d loads after the TTL, want 2", n)
+	}
+	if err := site.Delete(context.Background(), s.store, site.ManifestKey("5")); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusOK) // cached still
+	g.clock.add(11 * time.Second)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusNotFound)
+	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusNotFound)
+	if n := loads(); n != 4 {
+		t.Errorf("%d loads, want 4 (a missing report is asked again)", n)
+	}
+}

@@ -1,0 +1,81 @@
+package content
+
+import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+)
+
+// Query parameters of a signed URL and the session cookie's name.
+const (
+	paramSig   = "reportd_sig"
+	paramExp   = "reportd_exp"
+	cookieName = "reportd_content"
+)
+
+// keys are the two HMAC keys: one for URLs, one for cookies, so a
+// cookie's MAC can never pass as a URL's or the other way round.
+type keys struct {
+	url, cookie []byte // nil: no secret, nothing verifies
+}
+
+// deriveKeys derives the keys from secret with HKDF-SHA256: every replica
+// given the same secret derives the same keys.
+func deriveKeys(secret string) keys {
+	if secret == "" {
+		return keys{}
+	}
+	derive := func(info string) []byte {
+		k, err := hkdf.Key(sha256.New, []byte(secret), []byte("reportd content origin"), info, 32)
+		if err != nil {
+			panic(err) // only for lengths HKDF cannot make
+		}
+		return k
+	}
+	return keys{url: derive("url signature v1"), cookie: derive("session cookie v1")}
+}
+
+func mac(key []byte, id, exp int64) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(strconv.FormatInt(id, 10) + "|" + strconv.FormatInt(exp, 10)))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func check(key []byte, id, exp int64, sig string) bool {
+	if key == nil {
+		return false
+	}
+	return hmac.Equal([]byte(mac(key, id, exp)), []byte(sig))
+}
+
+// sign is the URL signature of report id until exp (unix seconds).
+func (k keys) sign(id, exp int64) string {
+	if k.url == nil {
+		return ""
+	}
+	return mac(k.url, id, exp)
+}
+
+// verifyURL checks a URL signature; the caller checks exp against the clock.
+func (k keys) verifyURL(id, exp int64, sig string) bool { return check(k.url, id, exp, sig) }
+
+// session is a cookie value for report id until exp: "<exp>.<mac>".
+func (k keys) session(id, exp int64) string {
+	return strconv.FormatInt(exp, 10) + "." + mac(k.cookie, id, exp)
+}
+
+// verifySession checks a cookie value for report id and returns its expiry.
+func (k keys) verifySession(id int64, v string) (int64, bool) {
+	e, sig, ok := strings.Cut(v, ".")
+	if !ok {
+		return 0, false
+	}
+	exp, err := strconv.ParseInt(e, 10, 64)
+	if err != nil || strconv.FormatInt(exp, 10) != e {
+		return 0, false
+	}
+	return exp, check(k.cookie, id, exp, sig)
+}

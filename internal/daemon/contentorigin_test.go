@@ -1,0 +1,277 @@
+package daemon
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/blob/local"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// storeSites serves sites ingested with site.Ingest into a real local
+// blob store (the service's implementation lives in internal/service).
+type storeSites struct{ store *local.Store }
+
+func (s storeSites) SiteManifest(ctx context.Context, id int64) (site.Manifest, error) {
+	return site.Load(ctx, s.store, site.ManifestKey(strconv.FormatInt(id, 10)))
+}
+
+func (s storeSites) OpenSiteFile(ctx context.Context, _ int64, f site.File) (blob.Object, error) {
+	return s.store.Open(ctx, f.Key())
+}
+
+func newStoreSites(t *testing.T, id int64, kv ...string) storeSites {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := local.Open(filepath.Join(dir, "objects"), filepath.Join(dir, "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i < len(kv); i += 2 {
+		w, _ := zw.Create(kv[i])
+		io.WriteString(w, kv[i+1])
+	}
+	zw.Close()
+	_, err = site.Ingest(context.Background(), st, site.Zip(bytes.NewReader(buf.Bytes()), int64(buf.Len())),
+		site.Options{ManifestKey: site.ManifestKey(strconv.FormatInt(id, 10)), TempDir: filepath.Join(dir, "tmp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storeSites{st}
+}
+
+// contentClient dials addr whatever host a URL names, and follows no redirects.
+func contentClient(t *testing.T, addr string) *http.Client {
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: waitLong, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// TestContentOrigin: the daemon binds the content listener beside the
+// API, hands out signed URLs for its origins (the API's ContentURL hook),
+// answers only its own hosts, and stops it with the API.
+func TestContentOrigin(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	c.Auth.Token = "content-origin-token"
+	sites := newStoreSites(t, 7, "index.html", "<script>document.title='ran'</script>", "app.js", "run()")
+	s, stop := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	addr := s.ContentAddr()
+	if addr == "" || addr == s.Addr() {
+		t.Fatalf("content listener %q (API %q)", addr, s.Addr())
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	u := s.ContentURL(7, "")
+	if !strings.HasPrefix(u, "http://7.localhost:"+port+"/?reportd_sig=") {
+		t.Fatalf("ContentURL = %q, want a signed http://7.localhost:%s/ URL", u, port)
+	}
+	cl := contentClient(t, addr)
+	res, err := cl.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || len(res.Cookies()) != 1 {
+		t.Fatalf("signed URL: %d, cookies %q", res.StatusCode, res.Header.Values("Set-Cookie"))
+	}
+	ck := res.Cookies()[0]
+	req, _ := http.NewRequest("GET", "http://7.localhost:"+port+"/app.js", nil)
+	req.AddCookie(ck)
+	res, err = cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(body) != "run()" || !strings.Contains(res.Header.Get("Content-Security-Policy"), "http://127.0.0.1:") {
+		t.Errorf("with the cookie: %d %q CSP %q", res.StatusCode, body, res.Header.Get("Content-Security-Policy"))
+	}
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "evil.example:" + port} {
+		req, _ := http.NewRequest("GET", "http://"+host+"/", nil)
+		res, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("Host %s: %d, want 404", host, res.StatusCode)
+		}
+	}
+	stop()
+	if conn, err := net.Dial("tcp", addr); err == nil {
+		conn.Close()
+		t.Errorf("the content listener still accepts after shutdown")
+	}
+}
+
+// TestContentOriginOpen: without any token URLs are not signed and the
+// content is open, as API reads are; content.enabled: false binds nothing.
+func TestContentOriginOpen(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	sites := newStoreSites(t, 3, "index.html", "<p>open</p>")
+	s, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	u := s.ContentURL(3, "index.html")
+	if strings.Contains(u, "reportd_sig") {
+		t.Errorf("URL signed without a token: %s", u)
+	}
+	res, err := contentClient(t, s.ContentAddr()).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("open content: %d", res.StatusCode)
+	}
+	if _, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil {
+		t.Errorf("no content key kept for scoped tokens: %v", err)
+	}
+
+	c2 := testConfig(t, t.TempDir())
+	c2.Content.Enabled = false
+	s2, _ := startServerWith(t, &Server{Config: c2, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	if s2.ContentAddr() != "" || s2.ContentURL(3, "") != "" {
+		t.Errorf("content.enabled=false: listener %q URL %q", s2.ContentAddr(), s2.ContentURL(3, ""))
+	}
+}
+
+// TestContentOriginChoice: content.url, else {id}.localhost on loopback,
+// else the shared fallback on the listener's host, with the log saying
+// what that means and how to get per-report origins.
+func TestContentOriginChoice(t *testing.T) {
+	tcp := func(s string) net.Addr { a, _ := net.ResolveTCPAddr("tcp", s); return a }
+	run := func(c Config, api, ln string) (string, []string, string) {
+		var buf bytes.Buffer
+		tmpl, extra := contentOrigin(c, tcp(api), tcp(ln), slog.New(slog.NewTextHandler(&buf, nil)))
+		return tmpl, extra, buf.String()
+	}
+	c := DefaultConfig()
+	if tmpl, extra, log := run(c, "127.0.0.1:8080", "127.0.0.1:9999"); tmpl != "http://{id}.localhost:9999" || extra != nil || log != "" {
+		t.Errorf("loopback: %q %q %q", tmpl, extra, log)
+	}
+	tmpl, extra, log := run(c, "0.0.0.0:8080", "0.0.0.0:8081")
+	if h, _ := os.Hostname(); tmpl != "http://"+strings.ToLower(h)+":8081" {
+		t.Errorf("beyond loopback: %q", tmpl)
+	}
+	if !strings.Contains(log, "NOT isolated") || !strings.Contains(log, "wildcard DNS") || !strings.Contains(log, "https://{id}.reports-content.example.com") {
+		t.Errorf("fallback not explained: %s", log)
+	}
+	if !strings.Contains(strings.Join(extra, " "), "127.0.0.1") {
+		t.Errorf("extra hosts %q", extra)
+	}
+	c.PublicURL = "https://reports.example.com"
+	if tmpl, _, _ := run(c, "0.0.0.0:8080", "192.0.2.7:8081"); tmpl != "http://reports.example.com:8081" {
+		t.Errorf("with public_url: %q", tmpl)
+	}
+	c.PublicURL = ""
+	if tmpl, _, _ := run(c, "0.0.0.0:8080", "192.0.2.7:8081"); tmpl != "http://192.0.2.7:8081" {
+		t.Errorf("with a listen IP: %q", tmpl)
+	}
+	if _, _, log := run(c, "0.0.0.0:8080", "127.0.0.1:8081"); !strings.Contains(log, "loopback only") {
+		t.Errorf("a loopback content origin behind a public API is not pointed out: %s", log)
+	}
+	c.Content.URL = "https://content.example.com"
+	if tmpl, _, log := run(c, "127.0.0.1:8080", "127.0.0.1:8081"); tmpl != c.Content.URL || !strings.Contains(log, "NOT isolated") {
+		t.Errorf("shared content.url: %q %s", tmpl, log)
+	}
+	c.Content.URL = "https://{id}.content.example.com"
+	if tmpl, _, log := run(c, "127.0.0.1:8080", "127.0.0.1:8081"); tmpl != c.Content.URL || log != "" {
+		t.Errorf("per-report content.url: %q %s", tmpl, log)
+	}
+
+	fa := frameAncestors(Config{PublicURL: "https://reports.example.com/base/"}, tcp("127.0.0.1:8080"))
+	want := []string{"https://reports.example.com", "http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"}
+	if strings.Join(fa, " ") != strings.Join(want, " ") {
+		t.Errorf("frame ancestors %q, want %q", fa, want)
+	}
+	if fa := frameAncestors(Config{}, tcp("192.0.2.7:8080")); strings.Join(fa, " ") != "http://192.0.2.7:8080" {
+		t.Errorf("frame ancestors of a specific IP: %q", fa)
+	}
+}
+
+// TestContentConfigErrors: a bad content.url is refused at load.
+func TestContentConfigErrors(t *testing.T) {
+	c := DefaultConfig()
+	c.Content.URL = "http://{id}.{id}.example.com"
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "content.url") {
+		t.Errorf("validate = %v", err)
+	}
+	c.Content.URL, c.Content.URLTTL = "", 0
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "url_ttl") {
+		t.Errorf("validate = %v", err)
+	}
+}
+
+// TestContentOriginExposure: a content listener beyond loopback needs a
+// token (or auth.anonymous), as the API does.
+func TestContentOriginExposure(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	c.Content.Addr = "0.0.0.0:0"
+	sites := newStoreSites(t, 1, "index.html", "x")
+	s := &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}}
+	err := s.Open(context.Background())
+	s.Close()
+	if err == nil || !strings.Contains(err.Error(), "content origin") || !strings.Contains(err.Error(), "without a token") {
+		t.Fatalf("Open = %v, want the refusal", err)
+	}
+	c.Auth.Anonymous = true
+	s2, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	if u := s2.ContentURL(1, ""); !strings.Contains(u, "/r/1/") {
+		t.Errorf("beyond loopback without content.url: %q, want the shared fallback", u)
+	}
+}
+
+// TestContentSecret: content.signing_key, else auth.token, else a key
+// made once in the data directory (0600) and reused; on PostgreSQL the
+// last one is logged as not shared by replicas.
+func TestContentSecret(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	c := DefaultConfig()
+	c.DataDir = t.TempDir()
+	c.Content.SigningKey, c.Auth.Token = "0123456789abcdef-signing", "tok"
+	if k, err := contentSecret(c, log); err != nil || k != c.Content.SigningKey {
+		t.Errorf("with signing_key: %q %v", k, err)
+	}
+	c.Content.SigningKey = ""
+	if k, err := contentSecret(c, log); err != nil || k != "tok" {
+		t.Errorf("with auth.token: %q %v", k, err)
+	}
+	c.Auth.Token = ""
+	k1, err := contentSecret(c, log)
+	if err != nil || len(k1) != 64 {
+		t.Fatalf("kept key: %q %v", k1, err)
+	}
+	if fi, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("content.key: %v %v", fi, err)
+	}
+	if k2, _ := contentSecret(c, log); k2 != k1 {
+		t.Errorf("the kept key changed: %q -> %q", k1, k2)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("bolt logged: %s", logs.String())
+	}
+	c.Storage = storagePostgres
+	contentSecret(c, log)
+	if !strings.Contains(logs.String(), "content.signing_key") {
+		t.Errorf("no advice for replicas: %s", logs.String())
+	}
+	c.Content.SigningKey = "short"
+	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
+		t.Errorf("short signing_key: %v", err)
+	}
+}
