@@ -62,6 +62,7 @@ func (r *results) markdown(sz sizes) string {
 	r.smallTable(&b)
 	r.serveTable(&b, sz, verdict)
 	r.sitesTable(&b, sz, verdict)
+	r.dedupTable(&b)
 	if len(verdicts) > 0 {
 		b.WriteString("### Targets\n\n| Target (measured) | |\n|---|---|\n")
 		b.WriteString(strings.Join(verdicts, "\n") + "\n\n")

@@ -27,6 +27,7 @@ type sitesResult struct {
 	ArchiveBytes int64
 	Rounds       []siteRound
 	Serve        []wrkResult
+	Dedup        *dedupResult
 }
 
 type siteRound struct {
@@ -110,6 +111,13 @@ func (b *bench) sites(ctx context.Context) error {
 		res.Rounds = append(res.Rounds, r)
 	}
 	if res.Serve, err = sb.serveSite(ctx, tree, id, contentAddr); err != nil {
+		return err
+	}
+	dp, err := sb.createProject(ctx, "playwright")
+	if err != nil {
+		return err
+	}
+	if res.Dedup, err = sb.dedup(ctx, dp); err != nil {
 		return err
 	}
 	b.res.Sites = &res
