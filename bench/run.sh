@@ -22,8 +22,8 @@ case "${1:-}" in
 *) echo "usage: bash bench/run.sh [--quick]" >&2; exit 2 ;;
 esac
 
-for tool in /usr/sbin/nginx /usr/bin/wrk go cp sync; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (scripts/install-deps.sh installs nginx-light and wrk)" >&2; exit 1; }
+for tool in /usr/sbin/nginx /usr/bin/wrk go cp sync tar python3-coverage; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (scripts/install-deps.sh installs nginx-light, wrk and python3-coverage)" >&2; exit 1; }
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/reportd-bench.XXXXXX")

@@ -21,6 +21,9 @@ type bench struct {
 	bin, work, dataDir string
 	sz                 sizes
 
+	// env is added to the daemon's environment (REPORTD_* settings).
+	env []string
+
 	cmd    *exec.Cmd
 	base   string // http://127.0.0.1:port
 	client *http.Client
@@ -44,8 +47,9 @@ func (b *bench) startDaemon(ctx context.Context) (time.Duration, error) {
 	// An empty config and a clean environment: no /etc/reportd/reportd.yaml
 	// and no stray REPORTD_* variable of the caller's changes the figures.
 	cmd := exec.Command(b.bin, "serve", "--config", os.DevNull, "--addr", addr, "--data-dir", b.dataDir)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(), "REPORTD_DASHBOARD=false",
-		"REPORTD_CONTENT_ADDR=127.0.0.1:0"}
+	// b.env comes last: exec keeps the last value of a repeated variable.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(), "REPORTD_DASHBOARD=false",
+		"REPORTD_CONTENT_ADDR=127.0.0.1:0"}, b.env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	b.base = "http://" + addr

@@ -29,18 +29,21 @@ type sizes struct {
 	SmallFor      time.Duration // per concurrency level
 	WrkFor        time.Duration // per wrk run
 	LatencyBudget time.Duration // per endpoint and step
+	SiteModules   int           // modules of the coverage.py site (one page each)
 }
 
 var full = sizes{
 	Projects: 1000, Steps: []int{10_000, 50_000, 100_000}, TargetReports: 100,
 	UploadBytes: 1 << 30, StartupRuns: 5,
 	SmallFor: 5 * time.Second, WrkFor: 5 * time.Second, LatencyBudget: 8 * time.Second,
+	SiteModules: 10_000,
 }
 
 var quick = sizes{
 	Projects: 100, Steps: []int{1_000, 5_000}, TargetReports: 100,
 	UploadBytes: 64 << 20, StartupRuns: 1,
 	SmallFor: time.Second, WrkFor: time.Second, LatencyBudget: 2 * time.Second,
+	SiteModules: 300,
 }
 
 func main() {
@@ -49,7 +52,7 @@ func main() {
 		work    = flag.String("work", "", "scratch directory (default: a new temp dir, removed afterwards)")
 		md      = flag.String("md", "", "write the results as Markdown to this file")
 		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
-		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve")
+		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve,sites")
 		steps   = flag.String("steps", "", "comma-separated store sizes to measure at, overriding the mode's (for profiling runs)")
 	)
 	flag.Parse()
@@ -115,6 +118,11 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[strin
 		}
 	}
 	b.stopDaemon()
+	if !skip["sites"] {
+		if err := b.sites(ctx); err != nil {
+			return fmt.Errorf("sites: %w", err)
+		}
+	}
 	b.res.Elapsed = time.Since(start)
 	out := b.res.markdown(sz)
 	fmt.Println()

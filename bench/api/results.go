@@ -14,6 +14,7 @@ type results struct {
 	Big     *bigResult
 	Small   []smallResult
 	Serve   []wrkResult
+	Sites   *sitesResult
 	Elapsed time.Duration
 }
 
@@ -60,6 +61,8 @@ func (r *results) markdown(sz sizes) string {
 	r.bigTable(&b, verdict)
 	r.smallTable(&b)
 	r.serveTable(&b, sz, verdict)
+	r.sitesTable(&b, sz, verdict)
+	r.dedupTable(&b)
 	if len(verdicts) > 0 {
 		b.WriteString("### Targets\n\n| Target (measured) | |\n|---|---|\n")
 		b.WriteString(strings.Join(verdicts, "\n") + "\n\n")

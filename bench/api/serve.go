@@ -119,7 +119,7 @@ events { worker_connections 1024; }
 http {
     sendfile on;
     tcp_nopush on;
-    types { application/pdf pdf; text/html html; }
+    types { application/pdf pdf; text/html html; text/css css; text/javascript js; application/json json; image/png png; image/svg+xml svg; }
     default_type application/octet-stream;
     access_log {{.Dir}}/access.log;
     client_body_temp_path {{.Dir}}/body;
@@ -130,12 +130,18 @@ http {
     server {
         listen {{.Addr}};
         root {{.Root}};
-        location /uploads/ { }
+        location {{.Location}} { }
     }
 }
 `))
 
 func (b *bench) startNginx(ctx context.Context) (*nginx, error) {
+	return b.startNginxAt(ctx, b.dataDir, "/uploads/")
+}
+
+// startNginxAt serves root's files below location (nginx's root
+// directive: a URL path maps to root + path).
+func (b *bench) startNginxAt(ctx context.Context, root, location string) (*nginx, error) {
 	dir := filepath.Join(b.work, "nginx")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -146,7 +152,7 @@ func (b *bench) startNginx(ctx context.Context) (*nginx, error) {
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	var conf bytes.Buffer
-	if err := nginxConf.Execute(&conf, map[string]string{"Dir": dir, "Addr": addr, "Root": b.dataDir}); err != nil {
+	if err := nginxConf.Execute(&conf, map[string]string{"Dir": dir, "Addr": addr, "Root": root, "Location": location}); err != nil {
 		return nil, err
 	}
 	confPath := filepath.Join(dir, "nginx.conf")
@@ -203,10 +209,13 @@ var (
 	reSockErr = regexp.MustCompile(`Socket errors: .*`)
 )
 
-func runWrk(ctx context.Context, url string, d time.Duration) (wrkResult, error) {
+func runWrk(ctx context.Context, url string, d time.Duration, headers ...string) (wrkResult, error) {
 	secs := strconv.Itoa(max(1, int(d.Seconds())))
-	out, err := exec.CommandContext(ctx, wrkBin, "-t", strconv.Itoa(wrkThreads), "-c", strconv.Itoa(wrkConns),
-		"-d", secs+"s", "--timeout", "10s", "--latency", url).CombinedOutput()
+	args := []string{"-t", strconv.Itoa(wrkThreads), "-c", strconv.Itoa(wrkConns), "-d", secs + "s", "--timeout", "10s", "--latency"}
+	for _, h := range headers {
+		args = append(args, "-H", h)
+	}
+	out, err := exec.CommandContext(ctx, wrkBin, append(args, url)...).CombinedOutput()
 	if err != nil {
 		return wrkResult{}, fmt.Errorf("wrk: %v: %s", err, out)
 	}

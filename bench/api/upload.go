@@ -75,6 +75,24 @@ func (b *bench) bigUpload(ctx context.Context) error {
 // uploadSampled posts the file and reads /proc/PID/status every 10 ms
 // until the answer arrives; it deletes the report afterwards.
 func (b *bench) uploadSampled(ctx context.Context, path string) (took time.Duration, growth, base int64, err error) {
+	var id int64
+	took, growth, base, err = b.sampleRSS(func() (err error) {
+		id, err = b.uploadFile(ctx, path, 2, "pdf")
+		return err
+	})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := b.delete(ctx, "/api/reports/"+strconv.FormatInt(id, 10)); err != nil {
+		return 0, 0, 0, err
+	}
+	return took, growth, base, nil
+}
+
+// sampleRSS runs fn while reading the daemon's /proc/PID/status every
+// 10 ms, and returns how long fn took and how far the RSS rose above
+// where it started.
+func (b *bench) sampleRSS(fn func() error) (took time.Duration, growth, base int64, err error) {
 	base, err = b.rss()
 	if err != nil {
 		return 0, 0, 0, err
@@ -98,17 +116,11 @@ func (b *bench) uploadSampled(ctx context.Context, path string) (took time.Durat
 		}
 	})
 	t0 := time.Now()
-	id, err := b.uploadFile(ctx, path, 2, "pdf")
+	err = fn()
 	took = time.Since(t0)
 	close(stop)
 	wg.Wait()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	if err := b.delete(ctx, "/api/reports/"+strconv.FormatInt(id, 10)); err != nil {
-		return 0, 0, 0, err
-	}
-	return took, peak.Load() - base, base, nil
+	return took, peak.Load() - base, base, err
 }
 
 // uploadFile streams a file as POST /api/reports with a known length and
