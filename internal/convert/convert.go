@@ -53,6 +53,7 @@ type Config struct {
 	FailureTTL           time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
+	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -76,6 +77,7 @@ func DefaultConfig() Config {
 		FailureTTL:           2 * time.Minute,
 		TrimMaxBytes:         256 << 20,
 		MaxVariantsPerReport: 8,
+		SiteMaxPages:         200,
 	}
 }
 
@@ -133,6 +135,9 @@ func (c *Config) fill() error {
 	if c.TrimMaxBytes <= 0 {
 		c.TrimMaxBytes = d.TrimMaxBytes
 	}
+	if c.SiteMaxPages <= 0 {
+		c.SiteMaxPages = d.SiteMaxPages
+	}
 	if c.FailureTTL == 0 {
 		c.FailureTTL = d.FailureTTL
 	}
@@ -184,7 +189,10 @@ type Manager struct {
 	md      *mdRenderer
 	fails   *failures
 	variant string
-	workDir string
+	// siteVariant names the scripts only site jobs run, so their PDFs
+	// (and only theirs) stop matching when those change.
+	siteVariant string
+	workDir     string
 
 	flight    singleflight.Group
 	ctx       context.Context // ends at Close; conversions run under it, not under a caller's
@@ -225,6 +233,8 @@ func New(cfg Config) (*Manager, error) {
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	m.variant = variantOf(&m.cfg)
+	sum := sha256.Sum256([]byte(siteScripts()))
+	m.siteVariant = "site" + hex.EncodeToString(sum[:4])
 	return m, nil
 }
 
@@ -256,13 +266,23 @@ type Job struct {
 	ReportID   int64
 	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
 	Type       report.FileType
-	Src        string              // absolute path of the stored original
-	ContentKey string              // hex sha256 of the original's bytes
+	Src        string              // absolute path of the stored original; unused with Site
+	ContentKey string              // hex sha256 of the original's bytes (of a site: of its manifest)
 	Print      report.PrintOptions // checked for Type by the caller (PrintOptions.CheckFor)
+	// Site, for an HTML report, prints it from its files under an origin of
+	// its own (site.go): a site report, or a single-file one with
+	// scope=site. Print.Scope says whether the entry alone or the site.
+	Site *Site
 }
 
 func (j Job) check() error {
-	if !filepath.IsAbs(j.Src) {
+	if j.Site != nil {
+		if j.Type != report.HTML || j.Site.Files == nil {
+			return report.Errorf(report.Internal, "convert: a site job is an HTML job with a file provider")
+		}
+	} else if j.Print.Scope != "" {
+		return report.Errorf(report.Internal, "convert: scope=site needs the report's files (Job.Site)")
+	} else if !filepath.IsAbs(j.Src) {
 		return report.Errorf(report.Internal, "convert: source path must be absolute")
 	}
 	if _, err := hex.DecodeString(j.ContentKey); err != nil || j.ContentKey == "" {
@@ -284,7 +304,11 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if job.Type == report.PDF && job.Print.IsZero() {
 		return openPDF(job.Src)
 	}
-	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
+	variant := m.printVariant(job.Print)
+	if job.Site != nil {
+		variant += "-" + m.siteVariant // what only site jobs run: their scripts and table (site_ready.go)
+	}
+	path := m.cache.path(job.ReportID, job.ContentKey, variant)
 	if f := m.cache.open(path); f != nil {
 		m.met.cache(true)
 		return f, nil
@@ -351,16 +375,21 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
-	switch job.Type {
-	case report.HTML, report.MD:
+	switch {
+	case job.Site != nil:
+		err = m.printSite(job, tmp)
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		}
+	case job.Type == report.HTML, job.Type == report.MD:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
 		}
-	case report.PDF: // with pageRanges, the only option a PDF takes
+	case job.Type == report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
 		err = m.trimDoc(job, tmp.Name())
-	case report.PPT, report.PPTX:
+	case job.Type == report.PPT, job.Type == report.PPTX:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {
 			return err

@@ -1,0 +1,147 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// dirFiles serves a site from a real directory, confined to it (os.Root),
+// with the content types of the site package's table.
+func dirFiles(t *testing.T, dir string) SiteFiles {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return func(_ context.Context, p string) (io.ReadCloser, string, error) {
+		f, err := root.Open(filepath.FromSlash(p))
+		if err != nil {
+			return nil, "", err
+		}
+		if fi, err := f.Stat(); err != nil || fi.IsDir() {
+			f.Close()
+			return nil, "", os.ErrNotExist
+		}
+		return f, site.ContentType(p), nil
+	}
+}
+
+// siteJobFor is a site job over dir, with a fresh report id.
+func siteJobFor(t *testing.T, dir, entry, generator, scope string) Job {
+	t.Helper()
+	id := 1000 + nextID.Add(1)
+	sum := sha256.Sum256([]byte(dir + "\x00" + strconv.FormatInt(id, 10)))
+	return Job{ReportID: id, Type: report.HTML, ContentKey: hex.EncodeToString(sum[:]),
+		Print: report.PrintOptions{Scope: scope},
+		Site:  &Site{Entry: entry, Files: dirFiles(t, dir), Generator: generator}}
+}
+
+// writeFiles writes name → text under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// outline returns the titles of the PDF's top-level bookmarks, in order.
+func outline(t *testing.T, pdf []byte) []string {
+	t.Helper()
+	bms, err := api.Bookmarks(bytes.NewReader(pdf), nil)
+	if err != nil {
+		t.Fatalf("reading the outline: %v", err)
+	}
+	var titles []string
+	for _, b := range bms {
+		titles = append(titles, b.Title)
+	}
+	return titles
+}
+
+// Links are followed breadth first in document order, without fragments
+// and queries, deduplicated, on the site's origin only, pages only; a
+// linked page that is missing is skipped.
+func TestSiteLinksBreadthFirst(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<title>Start</title><p>page one</p>
+<a href="b.html#x">b</a> <a href="sub/c.html?q=1">c</a> <a href="b.html">b again</a>
+<a href="style.css">css</a> <a href="https://example.com/d.html">outside</a> <a href="missing.html">gone</a>
+<a href="#top">top</a>`,
+		"b.html":     `<title>Bee</title><p>page two</p><a href="index.html">home</a> <a href="e.html">e</a>`,
+		"sub/c.html": `<p>page three</p><a href="../b.html">b</a>`,
+		"e.html":     `<title>Eee</title><p>page four</p>`,
+		"style.css":  `p{color:black}`,
+	})
+	m := sharedManager(t)
+	pdf := convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))
+	got := fmt.Sprint(outline(t, pdf))
+	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee"}); got != want {
+		t.Errorf("outline %s, want %s", got, want)
+	}
+	wantText(t, pdfText(t, pdf), "page one", "page two", "page three", "page four")
+
+	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
+	if text := pdfText(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
+		t.Errorf("the entry PDF holds another page:\n%s", text)
+	}
+}
+
+// The page cap (Config.SiteMaxPages) stops the walk.
+func TestSiteMaxPages(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("p%d.html", i)] = fmt.Sprintf(`<title>P%d</title><a href="p%d.html">next</a>`, i, i+1)
+	}
+	writeFiles(t, dir, files)
+	m := newManager(t, func(c *Config) { c.SiteMaxPages = 2 })
+	got := fmt.Sprint(outline(t, convertOK(t, m, siteJobFor(t, dir, "p0.html", "", report.ScopeSite))))
+	if want := fmt.Sprint([]string{"P0", "P1"}); got != want {
+		t.Errorf("outline %s, want %s", got, want)
+	}
+}
+
+// A missing entry page is a clear error, not an empty PDF.
+func TestSiteMissingEntry(t *testing.T) {
+	needChromium(t)
+	_, err := sharedManager(t).PDF(testCtx(t), siteJobFor(t, t.TempDir(), "index.html", "", ""))
+	re := wantKind(t, err, report.Conversion)
+	if !bytes.Contains([]byte(re.Message), []byte("index.html")) {
+		t.Errorf("message %q does not name the entry", re.Message)
+	}
+}
+
+func TestSitePagePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a.html": "a.html", "/sub/": "sub/index.html", "/": "index.html", "/x/../b%20c.htm": "b c.htm",
+		"/style.css": "", "/data/x.json": "",
+	} {
+		got, ok := sitePagePath(in)
+		if ok != (want != "") || got != want {
+			t.Errorf("sitePagePath(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
