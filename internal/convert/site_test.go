@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -143,5 +144,45 @@ func TestSitePagePath(t *testing.T) {
 		if ok != (want != "") || got != want {
 			t.Errorf("sitePagePath(%q) = %q, %v; want %q", in, got, ok, want)
 		}
+	}
+}
+
+// Both scopes are cached, each under its own key: a repeat reads no file
+// of the site, and the site scope is not answered with the entry's PDF.
+func TestSiteCachedPerScope(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<title>One</title><p>first</p><a href="two.html">two</a>`,
+		"two.html":   `<title>Two</title><p>second</p>`,
+	})
+	m := sharedManager(t)
+	job := siteJobFor(t, dir, "index.html", "", "")
+	var reads atomic.Int64
+	files := job.Site.Files
+	job.Site.Files = func(ctx context.Context, p string) (io.ReadCloser, string, error) {
+		reads.Add(1)
+		return files(ctx, p)
+	}
+	entry := convertOK(t, m, job)
+	n := reads.Load()
+	if n == 0 {
+		t.Fatal("the entry was printed without reading the site")
+	}
+	if again := convertOK(t, m, job); !bytes.Equal(again, entry) || reads.Load() != n {
+		t.Errorf("the repeat was not answered from the cache (%d reads, %d before)", reads.Load(), n)
+	}
+	job.Print.Scope = report.ScopeSite
+	all := convertOK(t, m, job)
+	if reads.Load() == n {
+		t.Error("scope=site was answered from the entry's cache file")
+	}
+	if got := outline(t, all); len(got) != 2 {
+		t.Errorf("outline %q, want two pages", got)
+	}
+	n = reads.Load()
+	convertOK(t, m, job)
+	if reads.Load() != n {
+		t.Error("the repeat of scope=site was not answered from the cache")
 	}
 }
