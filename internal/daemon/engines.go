@@ -30,6 +30,7 @@ type ConvertConfig struct {
 	QueueSize            int
 	CacheMaxBytes        ByteSize
 	MaxVariantsPerReport int
+	SiteMaxPages         int
 	DeckMaxBytes         ByteSize
 	SmallDeckBytes       ByteSize
 	FailureTTL           time.Duration
@@ -62,6 +63,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		HideDirs:             []string{c.DataDir},
 		CacheMaxBytes:        int64(cc.CacheMaxBytes),
 		MaxVariantsPerReport: maxVariants(cc.MaxVariantsPerReport),
+		SiteMaxPages:         cc.SiteMaxPages,
 		DeckMaxBytes:         int64(cc.DeckMaxBytes),
 		SmallDeckBytes:       smallDecks(cc.SmallDeckBytes),
 		FailureTTL:           failureTTL(cc.FailureTTL),
