@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
@@ -132,6 +133,9 @@ func (s *siteServe) read(p, method string) (int, string, []byte) {
 	}
 	if ct == "" {
 		ct = "application/octet-stream"
+	}
+	if ct == "text/html" && utf8.Valid(body) {
+		ct += "; charset=utf-8" // as a single-file report's page is loaded (chromium_page.go)
 	}
 	if method == "HEAD" {
 		body = nil

@@ -76,7 +76,11 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 type engines struct{ m *convert.Manager }
 
 func (e engines) job(j service.PDFJob) convert.Job {
-	return convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
+	job := convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
+	if s := j.Site; s != nil {
+		job.Site = &convert.Site{Entry: s.Entry, Files: convert.SiteFiles(s.Files), Generator: s.Generator}
+	}
+	return job
 }
 
 func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {

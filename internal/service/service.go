@@ -61,8 +61,11 @@ type PDFJob struct {
 	ProjectID  int64 // the engines' queue serves projects in turn
 	Type       report.FileType
 	Src        string // absolute path of the original
-	ContentKey string // sha256 of the original
+	ContentKey string // sha256 of the original (of a site: of its manifest)
 	Print      report.PrintOptions
+	// Site, when set, prints an HTML report from its files under an origin
+	// of its own (sitepdf.go); Src is then unused.
+	Site *PDFSite
 }
 
 // Converter turns stored reports into PDFs (internal/convert).
@@ -215,6 +218,14 @@ func (s *Service) PDF(ctx context.Context, id int64, opts report.PrintOptions) (
 	}
 	if err := opts.CheckFor(rec.FileType); err != nil {
 		return rec, nil, err
+	}
+	if job, ok, err := s.siteJob(ctx, rec, opts); ok || err != nil {
+		if err != nil {
+			return rec, nil, err
+		}
+		job.Print = opts
+		f, err := s.conv.PDF(ctx, job)
+		return rec, f, err
 	}
 	job, done, err := s.job(ctx, rec)
 	if err != nil {
