@@ -93,7 +93,7 @@ func (c *chromium) sitePage(ctx context.Context, srv *siteServe, sj siteJob, pth
 		}
 		return nil, nil, nil
 	}
-	if err := c.siteReady(ctx, srv, sj.generator, o); err != nil {
+	if err := c.siteReady(ctx, srv, sj.generator, o, pth == sj.entry); err != nil {
 		return nil, nil, err
 	}
 	title, err := evalJS[string](ctx, titleJS)
@@ -170,7 +170,10 @@ func sitePagePath(escaped string) (string, bool) {
 }
 
 // siteReady waits until the loaded page is ready to print (site_ready.go).
-func (c *chromium) siteReady(ctx context.Context, srv *siteServe, generator string, o printOpts) error {
+// The request's own waitForSelector and waitForExpression apply to the
+// entry page (as to a single-file report): what one page of a site waits
+// for, its other pages rarely show.
+func (c *chromium) siteReady(ctx context.Context, srv *siteServe, generator string, o printOpts, entry bool) error {
 	end := time.Now().Add(max(o.waitMax, siteQuietWindow))
 	if c.cfg.ScriptWait > 0 {
 		// Fonts, then scripts still drawing (quiet.js), at most ScriptWait.
@@ -190,7 +193,7 @@ func (c *chromium) siteReady(ctx context.Context, srv *siteServe, generator stri
 			return err // not there in time: printed as it is
 		}
 	}
-	if o.waitSelector != "" || o.waitExpression != "" {
+	if entry && (o.waitSelector != "" || o.waitExpression != "") {
 		if err := waitFor(ctx, o); err != nil {
 			return err
 		}

@@ -186,3 +186,25 @@ func TestSiteCachedPerScope(t *testing.T) {
 		t.Error("the repeat of scope=site was not answered from the cache")
 	}
 }
+
+// A page that draws late (after a timer too long for the script settle to
+// wait for) is printed once the request's waitForSelector matches, or the
+// ready selector of its generator.
+func TestSiteWaitsForSelectors(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<!DOCTYPE html><title>Late</title><div id="report"></div>
+<script>setTimeout(() => { document.getElementById("report").innerHTML = '<p id="done">drawn late</p>'; }, 2500);</script>`,
+	})
+	m := sharedManager(t)
+	job := siteJobFor(t, dir, "index.html", "", "")
+	if text := pdfText(t, convertOK(t, m, job)); bytes.Contains([]byte(text), []byte("drawn late")) {
+		t.Skip("the page drew before the print without any wait; the machine is too slow for this test's timer")
+	}
+	job = siteJobFor(t, dir, "index.html", "", "")
+	job.Print.WaitForSelector = "#done"
+	wantText(t, pdfText(t, convertOK(t, m, job)), "drawn late")
+	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
+	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
+}
