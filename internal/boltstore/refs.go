@@ -6,10 +6,12 @@ import (
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
-// Ref is one file a row refers to: a report's file (Report > 0) or a
-// project's cover (Report == 0).
+// Ref is one file a row refers to: a report's file (Report > 0; a site
+// report's manifest) or a project's cover (Report == 0).
 type Ref struct {
 	Path    string
 	Project int64
@@ -40,7 +42,11 @@ func walkRefs(tx *bolt.Tx, fn func(Ref) error) error {
 		if err := unmarshalReportRow(v, &row); err != nil {
 			return fmt.Errorf("report %d: %w", id, err)
 		}
-		return fn(Ref{Path: row.Path, Project: row.Project, Report: id})
+		p := row.Path
+		if row.Kind == report.KindSite {
+			p = report.SiteManifestPath(id) // the object the row owns
+		}
+		return fn(Ref{Path: p, Project: row.Project, Report: id})
 	})
 }
 

@@ -45,6 +45,12 @@ type reportRow struct {
 	Passed    *int64 `json:"o,omitempty"`
 	Failed    *int64 `json:"x,omitempty"`
 	Skipped   *int64 `json:"z,omitempty"`
+	// A site report (storage version 5): kind "site" (unset: a file),
+	// its entry page, number of files and total bytes.
+	Kind  string `json:"k,omitempty"`
+	Entry string `json:"e,omitempty"`
+	Files int64  `json:"w,omitempty"`
+	Bytes int64  `json:"v,omitempty"`
 }
 
 // updateProjectRow reads project id's row, lets change edit it and stores
@@ -147,6 +153,10 @@ func withMeta(r *report.Report, row *reportRow) {
 	r.Branch, r.Commit = optional(row.Branch), optional(row.Commit)
 	r.BuildURL, r.BuildID = optional(row.BuildURL), optional(row.BuildID)
 	r.Generator, r.Summary = row.Generator, summaryOf(row)
+	r.Kind = report.KindFile
+	if row.Kind != "" {
+		r.Kind, r.Entry, r.Files, r.Bytes = row.Kind, row.Entry, int(row.Files), row.Bytes
+	}
 }
 
 func optional(s string) *string {
@@ -174,6 +184,9 @@ func rowOf(r report.ReportRecord) reportRow {
 		Label: r.Name, Branch: deref(r.Branch), Commit: deref(r.Commit),
 		BuildURL: deref(r.BuildURL), BuildID: deref(r.BuildID),
 		Generator: r.Generator,
+	}
+	if r.Kind == report.KindSite {
+		row.Kind, row.Entry, row.Files, row.Bytes = r.Kind, r.Entry, int64(r.Files), r.Bytes
 	}
 	setSummary(&row, r.Summary)
 	return row

@@ -108,6 +108,14 @@ func scanReportRow(b []byte, row *reportRow) bool {
 			return s.optInt(&row.Failed)
 		case 'z':
 			return s.optInt(&row.Skipped)
+		case 'k':
+			return s.str(&row.Kind)
+		case 'e':
+			return s.str(&row.Entry)
+		case 'w':
+			return s.int(&row.Files)
+		case 'v':
+			return s.int(&row.Bytes)
 		}
 		return false
 	})

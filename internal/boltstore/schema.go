@@ -31,8 +31,12 @@ var keyStorageVersion = []byte("storage_version")
 // storageVersion is the schema this code reads and writes. A newer file is
 // refused; an older one would be migrated here, step by step.
 // Version 2 added bucketLatest (latest.go), version 3 bucketTokens
-// (tokens.go), version 4 bucketLatestName and bucketLatestBranch (latest_by.go).
-const storageVersion uint64 = 4
+// (tokens.go), version 4 bucketLatestName and bucketLatestBranch (latest_by.go),
+// version 5 site reports (report rows with kind, entry, files and bytes:
+// the rows of older versions are all single files and read unchanged, but
+// an older build must not open a store with sites, which it would serve as
+// files).
+const storageVersion uint64 = 5
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -42,6 +46,7 @@ var upgrades = map[uint64]struct {
 	1: {"build the latest index", buildLatest},
 	2: {"the tokens bucket", tokensUpgrade},
 	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
+	4: {"site reports (new optional report fields)", func(*bolt.Tx) error { return nil }},
 }
 
 func initSchema(tx *bolt.Tx) error {

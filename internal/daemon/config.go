@@ -47,6 +47,13 @@ type Config struct {
 		KeepNewestPerBranch bool
 		Interval            time.Duration
 	}
+	// Sites bounds site uploads (issue 16) and their GC's grace period.
+	Sites struct {
+		MaxEntries int
+		MaxBytes   ByteSize
+		MaxRatio   int
+		GCGrace    time.Duration
+	}
 
 	// HTTP exposure and input bounds (docs/operations.md, "Exposing reportd").
 	PublicURL         string

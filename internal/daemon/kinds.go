@@ -142,3 +142,14 @@ func orList(choices []string) string {
 	}
 	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
 }
+
+// positive is a whole number >= 1.
+func positive(get func(*Config) *int) kind {
+	return field[int]{get: get, parse: func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("must be a whole number >= 1, not %q", s)
+		}
+		return n, nil
+	}, show: strconv.Itoa}
+}

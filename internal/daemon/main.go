@@ -114,6 +114,8 @@ func (m *Server) Open(ctx context.Context) error {
 		Logger:                m.Log,
 		Retention:             c.retentionPolicy(),
 		OnPrune:               m.retention.observe,
+		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
+			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
 	}
 	if c.onS3() {
 		st, err := openS3(ctx, c)

@@ -215,7 +215,7 @@ func (s *Server) projectOf(r *http.Request, from projectFrom) (id int64, known b
 		case perr != nil || n <= 0:
 		case dir == "covers":
 			return n, true, nil
-		case dir == "reports":
+		case dir == "reports", dir == "sites":
 			return s.reportProject(r, n)
 		}
 		return 0, true, nil // no project of its own: covered by no limited token

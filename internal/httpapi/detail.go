@@ -29,7 +29,7 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	withLink(s.dashboardBase(r), &rep)
+	s.withReportLinks(r, &rep)
 	if f == nil {
 		writeJSON(w, http.StatusOK, rep)
 		return nil

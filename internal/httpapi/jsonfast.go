@@ -148,6 +148,24 @@ func appendReportTail(b []byte, r *report.Report) []byte {
 		b = append(b, `,"summary":`...)
 		b = appendSummary(b, r.Summary)
 	}
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, r.Kind)
+	if r.Entry != "" {
+		b = append(b, `,"entry":`...)
+		b = appendJSONString(b, r.Entry)
+	}
+	if r.Files != 0 {
+		b = append(b, `,"files":`...)
+		b = strconv.AppendInt(b, int64(r.Files), 10)
+	}
+	if r.Bytes != 0 {
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, r.Bytes, 10)
+	}
+	if r.SiteURL != "" {
+		b = append(b, `,"siteUrl":`...)
+		b = appendJSONString(b, r.SiteURL)
+	}
 	if r.DashboardURL != "" {
 		b = append(b, `,"dashboardUrl":`...)
 		b = appendJSONString(b, r.DashboardURL)

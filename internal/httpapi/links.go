@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -31,5 +32,34 @@ func (s *Server) withLinks(r *http.Request, reps []report.Report) {
 	base := s.dashboardBase(r)
 	for i := range reps {
 		withLink(base, &reps[i])
+		s.withSiteURL(&reps[i])
 	}
+}
+
+// withReportLinks sets one report's dashboardUrl and siteUrl.
+func (s *Server) withReportLinks(r *http.Request, rep *report.Report) {
+	withLink(s.dashboardBase(r), rep)
+	s.withSiteURL(rep)
+}
+
+// withSiteURL sets rep's siteUrl, the report on the content origin
+// (Config.ContentURL), for sites and single-file html reports; none
+// without a content origin.
+func (s *Server) withSiteURL(rep *report.Report) {
+	if file, ok := contentFile(rep); ok && s.cfg.ContentURL != nil {
+		rep.SiteURL = s.cfg.ContentURL(rep.ID, file)
+	}
+}
+
+// contentFile is the file a report opens on in the content origin: a
+// site's entry ("" for its generated listing), a single html file's base
+// name (service.SiteManifest); ok is false for other reports.
+func contentFile(rep *report.Report) (string, bool) {
+	switch {
+	case rep.IsSite():
+		return rep.Entry, true
+	case rep.FileType == report.HTML:
+		return path.Base(rep.FileName), true
+	}
+	return "", false
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 )
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
@@ -32,9 +32,11 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// uploadReport streams the parts in whatever order they come: the file
-// goes straight to a temp file, the small fields are collected, and the
-// upload is validated and committed once the body has been read.
+// uploadReport streams the parts in whatever order they come: each file
+// part goes straight to a temp file, the small fields are collected, and
+// the upload is validated and committed once the body has been read. One
+// file part is a single file, or a site when it is an archive declared
+// html; several file parts (relative names) are one site (sites.go).
 func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	upload, _ := s.svc.Limits()
 	limit := int64(0)
@@ -46,12 +48,12 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var (
-		staged              *files.Staged
-		fileName            string
+		up                  siteParts
 		projectRaw, typeRaw *string
+		entry, root         string
 		meta                report.BuildMeta
 	)
-	defer func() { staged.Discard() }()
+	defer up.discard()
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -62,18 +64,8 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		switch part.FormName() {
 		case "file":
-			if staged != nil {
-				return report.Errorf(report.Validation, "more than one file part")
-			}
-			if part.FileName() == "" {
-				return report.Errorf(report.Validation, "the file part has no file name")
-			}
-			fileName = part.FileName()
-			if staged, err = s.svc.Stage(part); err != nil {
-				return multipartError(err)
-			}
-			if s.cfg.Observer != nil {
-				s.cfg.Observer.ObserveUpload(staged.Size)
+			if err := s.stageFilePart(&up, part); err != nil {
+				return err
 			}
 		case "projectId":
 			v, err := readField(part, "projectId")
@@ -94,6 +86,16 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			typeRaw = &v
+		case "entry", "root":
+			v, err := readField(part, part.FormName())
+			if err != nil {
+				return err
+			}
+			if part.FormName() == "entry" {
+				entry = v
+			} else {
+				root = v
+			}
 		default:
 			if dst := metaField(&meta, part.FormName()); dst != nil {
 				v, err := readField(part, part.FormName())
@@ -105,7 +107,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		part.Close()
 	}
-	if staged == nil {
+	if len(up.parts) == 0 {
 		return report.Errorf(report.Validation, "file is required")
 	}
 	if projectRaw == nil {
@@ -125,12 +127,34 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.svc.Commit(r.Context(), staged, project, t, fileName, meta)
-	if err == nil {
-		withLink(s.dashboardBase(r), &rep)
-		writeJSON(w, http.StatusCreated, rep)
+	var rep report.Report
+	if len(up.parts) == 1 {
+		format, err := service.IsSiteArchive(up.first, t, up.fileName)
+		if err != nil {
+			return err
+		}
+		if format == "" {
+			if entry != "" || root != "" {
+				return report.Errorf(report.Validation, "entry and root are for sites (an archive or several file parts), not a single file")
+			}
+			rep, err = s.svc.Commit(r.Context(), up.first, project, t, up.fileName, meta)
+		} else {
+			rep, err = s.svc.CommitSite(r.Context(), service.SiteUpload{ProjectID: project, FileType: t, FileName: up.fileName,
+				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format})
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		rep, err = s.svc.CommitSite(r.Context(), service.SiteUpload{ProjectID: project, FileType: t,
+			Entry: entry, Root: root, Meta: meta, Parts: up.parts})
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	s.withReportLinks(r, &rep)
+	writeJSON(w, http.StatusCreated, rep)
+	return nil
 }
 
 func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {
@@ -153,7 +177,7 @@ func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {
 	}
 	rep, err := s.svc.UpdateReport(r.Context(), id, in)
 	if err == nil {
-		withLink(s.dashboardBase(r), &rep)
+		s.withReportLinks(r, &rep)
 		writeJSON(w, http.StatusOK, rep)
 	}
 	return err

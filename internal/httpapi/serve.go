@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
 )
 
 // sandbox confines uploaded documents: they never run script with the
@@ -128,7 +130,14 @@ func pdfETag(rec report.ReportRecord, opts report.PrintOptions, gen string) stri
 
 // original serves a report's stored file, with the Content-Disposition
 // that disposition gives for it (inline for preview, attachment for download).
+//
+// A site has no one stored file: its preview redirects to the content
+// origin and its download is a zip of its files (sites.go).
 func (s *Server) original(disposition func(report.ReportRecord) string) func(http.ResponseWriter, *http.Request) error {
+	download := disposition == nil
+	if download {
+		disposition = attachment
+	}
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r)
 		if err != nil {
@@ -136,6 +145,9 @@ func (s *Server) original(disposition func(report.ReportRecord) string) func(htt
 		}
 		rec, o, err := s.svc.OpenReport(r.Context(), id)
 		if err != nil {
+			if rec.IsSite() {
+				return s.siteOriginal(w, r, rec, download)
+			}
 			return err
 		}
 		defer o.Close()
@@ -185,7 +197,16 @@ var staticTypes = map[string]string{
 
 // static serves /uploads/... from the data directory, confined to it:
 // no traversal, no symlink escape, no directory listing.
+//
+// Site files are not served here: a site's paths redirect to the content
+// origin, and the content objects (cas/) and manifests are the store's.
 func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
+	switch {
+	case strings.HasPrefix(r.URL.Path, report.SitesPrefix):
+		return s.staticSite(w, r)
+	case strings.HasPrefix(r.URL.Path, files.UploadsPrefix+site.ObjectPrefix):
+		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
+	}
 	o, err := s.svc.OpenStatic(r.URL.Path)
 	if err != nil {
 		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)

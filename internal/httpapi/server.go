@@ -38,6 +38,12 @@ type Config struct {
 	Pace Pace
 	// Badges configures the badge links (badge.go).
 	Badges Badges
+	// ContentURL, if set, is the absolute URL of file (a site-relative
+	// path; "" for a site's root) of report id on the content origin,
+	// signed when auth is on. It fills siteUrl and is where the preview of
+	// a site and its /uploads/sites/ paths redirect. nil: no content
+	// origin (siteUrl omitted; a site's preview is NotFound).
+	ContentURL func(id int64, file string) string
 }
 
 // Observer hears about every finished request (for metrics).
@@ -162,7 +168,7 @@ func (s *Server) routes() {
 	h("PUT", "/api/reports/{id}", s.updateReport)
 	h("DELETE", "/api/reports/{id}", deleteByID(s.svc.DeleteReport))
 	h("GET", "/api/reports/{id}/preview", s.original(inline))
-	h("GET", "/api/reports/{id}/download", s.original(attachment))
+	h("GET", "/api/reports/{id}/download", s.original(nil)) // nil: attachment, and a site's zip
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 

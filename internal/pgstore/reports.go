@@ -15,7 +15,8 @@ import (
 // reportCols are read by scanReport, in this order.
 const reportCols = `id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
 	name, branch, commit, build_url, build_id,
-	generator, summary_lines, summary_passed, summary_failed, summary_skipped`
+	generator, summary_lines, summary_passed, summary_failed, summary_skipped,
+	kind, site_entry, site_files, site_bytes`
 
 func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 	var (
@@ -24,10 +25,13 @@ func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 		fileType string
 		branch   string
 		sum      summaryCols
+		files    int64
 	)
 	err := row.Scan(&r.ID, &r.ProjectID, &r.FileName, &fileType, &r.FilePath, &uploaded, &r.Size, &r.SHA256,
 		&r.Name, &branch, &r.Commit, &r.BuildURL, &r.BuildID,
-		&r.Generator, &sum.Lines, &sum.Passed, &sum.Failed, &sum.Skipped)
+		&r.Generator, &sum.Lines, &sum.Passed, &sum.Failed, &sum.Skipped,
+		&r.Kind, &r.Entry, &files, &r.Bytes)
+	r.Files = int(files)
 	r.Summary = sum.summary()
 	r.FileType = report.FileType(fileType)
 	r.UploadTime = report.LocalTime{Time: s.clock.Local(uploaded)}
@@ -97,6 +101,21 @@ func (c summaryCols) summary() *report.Summary {
 	return s
 }
 
+// kindCols is a report's kind as stored: 'file' with zero site columns,
+// or 'site' with its entry, files and bytes.
+type kindCols struct {
+	kind         string
+	entry        string
+	files, bytes int64
+}
+
+func kindOf(r *report.Report) kindCols {
+	if r.Kind != report.KindSite {
+		return kindCols{kind: report.KindFile}
+	}
+	return kindCols{kind: report.KindSite, entry: r.Entry, files: int64(r.Files), bytes: r.Bytes}
+}
+
 // lockProject takes the project's row lock for a change to its counters;
 // NotFound if it is gone, so an upload racing a project delete fails
 // instead of leaving an orphan row.
@@ -114,6 +133,7 @@ func lockProject(ctx context.Context, tx pgx.Tx, id int64, delta int64) error {
 func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report.ReportRecord, error) {
 	var out report.ReportRecord
 	sum := summaryOf(r.Summary)
+	k := kindOf(&r.Report)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProject(ctx, tx, r.ProjectID, +1); err != nil {
 			return err
@@ -128,12 +148,14 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 		out, err = s.scanReport(tx.QueryRow(ctx, `
 			INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
 				name, branch, commit, build_url, build_id,
-				generator, summary_lines, summary_passed, summary_failed, summary_skipped)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+				generator, summary_lines, summary_passed, summary_failed, summary_skipped,
+				kind, site_entry, site_files, site_bytes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 			RETURNING `+reportCols,
 			r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
 			label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
-			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped))
+			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped,
+			k.kind, k.entry, k.files, k.bytes))
 		return err
 	})
 	if err != nil {

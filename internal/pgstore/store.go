@@ -273,7 +273,8 @@ func (s *Store) FilePaths(ctx context.Context, fn func(path string) error) error
 		SELECT path FROM (
 			SELECT 0 AS k, id, cover_image AS path FROM projects WHERE cover_image IS NOT NULL
 			UNION ALL
-			SELECT 1, id, file_path FROM reports) f
+			SELECT 1, id, CASE WHEN kind = 'site' THEN '`+report.SitesPrefix+`' || id || '.json' ELSE file_path END
+			FROM reports) f
 		ORDER BY k, id`)
 	if err != nil {
 		return storageErr(err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -10,7 +11,32 @@ import (
 type ReportRecord struct {
 	Report
 	Size   int64
-	SHA256 string // hex digest of the stored bytes
+	SHA256 string // hex digest of the stored bytes (sites: "")
+}
+
+// SitesPrefix is the API path prefix of site reports: a site's filePath is
+// SitesPrefix + "<id>/<entry>", and its manifest is stored at
+// SitesPrefix + "<id>.json" (site.ManifestKey below /uploads/).
+const SitesPrefix = "/uploads/sites/"
+
+// SiteFilePath is the filePath of site report id opening at entry.
+func SiteFilePath(id int64, entry string) string {
+	return SitesPrefix + strconv.FormatInt(id, 10) + "/" + entry
+}
+
+// SiteManifestPath is the API path of site report id's manifest.
+func SiteManifestPath(id int64) string {
+	return SitesPrefix + strconv.FormatInt(id, 10) + ".json"
+}
+
+// StoredPath is the stored object that the row owns (what FilePaths
+// reports, the start-up sweep keeps and checks look for): the file of a
+// single-file report, the manifest of a site.
+func (r ReportRecord) StoredPath() string {
+	if r.Kind == KindSite {
+		return SiteManifestPath(r.ID)
+	}
+	return r.FilePath
 }
 
 // ProjectChange is an update to a project row; nil fields stay unchanged.
@@ -66,7 +92,8 @@ type MetaStore interface {
 	Latest(ctx context.Context, q LatestQuery) (ReportRecord, error)
 
 	// FilePaths calls fn with every file path that a row refers to
-	// (report files and covers), for the start-up sweep and checks.
+	// (report files and covers; a site report's manifest,
+	// ReportRecord.StoredPath), for the start-up sweep and checks.
 	FilePaths(ctx context.Context, fn func(path string) error) error
 	Close() error
 }

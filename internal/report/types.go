@@ -44,6 +44,19 @@ type Report struct {
 	// headline figures, when the upload was recognised; omitted otherwise.
 	Generator string   `json:"generator,omitempty"`
 	Summary   *Summary `json:"summary,omitempty"`
+	// Kind is KindFile for a report of one file, KindSite for a site (a
+	// whole folder of files, served from the content origin); always set.
+	// A site's Entry is its entry page relative to the site root ("" when
+	// it has none and a generated listing stands in), Files its number of
+	// files and Bytes their total size; all three are omitted for files.
+	Kind  string `json:"kind"`
+	Entry string `json:"entry,omitempty"`
+	Files int    `json:"files,omitempty"`
+	Bytes int64  `json:"bytes,omitempty"`
+	// SiteURL is the absolute URL that opens the report on the content
+	// origin (signed when auth is on), filled in by the HTTP layer for
+	// sites and single-file html reports when a content origin exists.
+	SiteURL string `json:"siteUrl,omitempty"`
 	// DashboardURL is the absolute link to the report's dashboard page,
 	// filled in by the HTTP layer (public_url, or the request's host).
 	DashboardURL string `json:"dashboardUrl,omitempty"`
@@ -53,6 +66,15 @@ type Report struct {
 	FileContentOmitted bool  `json:"fileContentOmitted,omitempty"`
 	FileContentSize    int64 `json:"fileContentSize,omitempty"`
 }
+
+// Report kinds (Report.Kind).
+const (
+	KindFile = "file"
+	KindSite = "site"
+)
+
+// IsSite tells whether r is a site report.
+func (r *Report) IsSite() bool { return r.Kind == KindSite }
 
 // Ping is the health check body.
 type Ping struct {

@@ -104,9 +104,13 @@ func (s *Service) DeleteProject(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	sites := false
 	for _, r := range reports {
-		s.removeFile(r.FilePath)
+		sites = s.removeStored(r) || sites
 		s.forget(r.ID)
+	}
+	if sites {
+		s.collectSites(ctx)
 	}
 	if err := s.removeCovers(id); err != nil {
 		s.log.Warn("remove cover folder", "project", id, "err", err)

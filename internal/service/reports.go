@@ -50,9 +50,18 @@ func (s *Service) GetReport(ctx context.Context, id int64) (report.Report, error
 // caller to read and close (HTTP streams it into the response); otherwise
 // content is nil and r is the whole detail.
 func (s *Service) ReportDetail(ctx context.Context, id int64) (r report.Report, content io.ReadCloser, size int64, err error) {
-	rec, o, err := s.OpenReport(ctx, id)
+	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
 		return report.Report{}, nil, 0, err
+	}
+	if rec.IsSite() {
+		// A site has no one text: fileContent is null, and not because
+		// of a size limit (fileContentOmitted stays false).
+		return rec.Report, nil, 0, nil
+	}
+	o, err := s.open(ctx, rec.FilePath)
+	if err != nil {
+		return report.Report{}, nil, 0, report.Wrap(report.Storage, err, "the report's file is missing")
 	}
 	r = rec.Report
 	size = o.Info().Size
@@ -164,7 +173,11 @@ func (s *Service) UpdateReport(ctx context.Context, id int64, in report.ReportUp
 			return report.Report{}, err
 		}
 	}
-	if err := checkNameType(name, t); err != nil {
+	if rec.IsSite() {
+		if t != report.HTML {
+			return report.Report{}, report.Errorf(report.Validation, "report %d is a site: its fileType is html and cannot change (to %q)", id, t)
+		}
+	} else if err := checkNameType(name, t); err != nil {
 		return report.Report{}, err
 	}
 	if err := checkBuildMeta(&in.BuildMeta); err != nil {
@@ -230,13 +243,17 @@ func (s *Service) copyFile(ctx context.Context, oldPath, newPath string) error {
 	return blob.Copy(ctx, s.blobs, from, to)
 }
 
-// DeleteReport commits the row deletion, then removes the file and its PDFs.
+// DeleteReport commits the row deletion, then removes the file and its
+// PDFs; for a site its manifest, then the content objects no other
+// manifest references (site GC, after the grace period).
 func (s *Service) DeleteReport(ctx context.Context, id int64) error {
 	rec, err := s.meta.DeleteReport(ctx, id)
 	if err != nil {
 		return err
 	}
-	s.removeFile(rec.FilePath)
+	if s.removeStored(rec) {
+		s.collectSites(ctx)
+	}
 	s.forget(id)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
@@ -53,6 +54,8 @@ type Config struct {
 	// conversion's caller gave up, for the conversion still in flight
 	// (0: 10 minutes); the start-up sweep removes what is left.
 	EngineCopyGrace time.Duration
+	// Sites bounds site uploads and sets their GC's grace (config sites.*).
+	Sites SiteLimits
 }
 
 // PDFJob asks a Converter for the PDF of one stored report.
@@ -93,7 +96,10 @@ type Service struct {
 	conv        Converter
 	coverClient *http.Client
 	log         *slog.Logger
-	pruneMu     sync.Mutex // held by the one prune that deletes
+	pruneMu     sync.Mutex   // held by the one prune that deletes
+	siteMu      sync.RWMutex // ingests share it, site GC holds it alone
+	gcMu        sync.Mutex   // one site GC at a time
+	gcWanted    atomic.Int64 // site GCs asked for since the last one started
 }
 
 var _ report.Service = (*Service)(nil)
@@ -155,7 +161,7 @@ func (s *Service) Sweep(ctx context.Context) ([]string, error) {
 	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
 		return nil, err
 	}
-	return s.files.Sweep(func(p string) bool { return refs[p] })
+	return s.files.Sweep(func(p string) bool { return refs[p] || keepOnSweep(p) })
 }
 
 // OpenStatic opens a file below /uploads/ for static serving. Anything
@@ -202,6 +208,9 @@ func (s *Service) OpenReport(ctx context.Context, id int64) (report.ReportRecord
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
 		return rec, nil, err
+	}
+	if rec.IsSite() {
+		return rec, nil, report.Errorf(report.NotFound, "report %d is a site: it has no single file (open it on the content origin or download it as a zip)", id)
 	}
 	o, err := s.open(ctx, rec.FilePath)
 	if err != nil {
@@ -271,6 +280,9 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 // only after EngineCopyGrace.
 func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(context.Context), error) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
+	if rec.IsSite() {
+		return job, nil, report.Errorf(report.Conversion, "report %d is a site: this daemon cannot print sites yet", rec.ID)
+	}
 	key, err := files.Key(rec.FilePath)
 	if err != nil {
 		return job, nil, err

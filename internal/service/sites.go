@@ -1,0 +1,441 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// SiteLimits bounds site uploads (config sites.*) and their GC.
+type SiteLimits struct {
+	MaxEntries int           // archive entries or parts (0: site.DefaultMaxEntries)
+	MaxBytes   int64         // bytes the files expand to (0: site.DefaultMaxBytes)
+	MaxRatio   int           // expanded/compressed (0: site.DefaultMaxRatio)
+	GCGrace    time.Duration // GC spares younger content objects; 0: none (tests)
+}
+
+// SiteLocker is what a metadata store shared by several daemons (the
+// PostgreSQL one) offers so that GC never runs while any of them ingests:
+// LockSites takes a shared (ingest) or exclusive (GC) lock across them.
+type SiteLocker interface {
+	LockSites(ctx context.Context, exclusive bool) (unlock func(), err error)
+}
+
+// SitePart is one staged file of a multi-part site upload.
+type SitePart struct {
+	Name string // relative path as the client sent it
+	Open func() (io.ReadCloser, error)
+}
+
+// StagedPart is one part of a multi-part site staged in tmp/ (not
+// fsynced: the ingest reads it back within the request and stores it
+// durably through the blob store).
+type StagedPart struct {
+	path string
+	Size int64
+}
+
+// Open reads the staged part.
+func (p *StagedPart) Open() (io.ReadCloser, error) { return os.Open(p.path) }
+
+// Discard removes the staged part; safe on nil and twice.
+func (p *StagedPart) Discard() {
+	if p != nil && p.path != "" {
+		os.Remove(p.path)
+		p.path = ""
+	}
+}
+
+// SiteUpload is a site upload, staged: one archive or named parts.
+type SiteUpload struct {
+	ProjectID int64
+	FileType  report.FileType
+	// FileName is the archive's file name, or for parts the report's
+	// name ("" derives it from the parts: their shared top folder).
+	FileName string
+	Entry    string // "" picks one (site.DefaultEntries)
+	Root     string // "" strips one shared top folder; "." keeps names
+	Meta     report.BuildMeta
+	Archive  *files.Staged // or
+	Format   string        // the archive's format (ArchiveFormat)
+	Parts    []SitePart
+}
+
+// ArchiveFormat recognises a site archive by its first bytes: "zip"
+// (PK\x03\x04, or PK\x05\x06 for an empty one), "tar.gz" (gzip), "tar"
+// ("ustar" at offset 257); "" for anything else.
+func ArchiveFormat(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		return "zip"
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "tar.gz"
+	case len(head) >= 262 && string(head[257:262]) == "ustar":
+		return "tar"
+	}
+	return ""
+}
+
+// IsSiteArchive tells whether a staged single upload of type t named
+// fileName is a site, and in which archive format: an archive (by its
+// first bytes) declared html. The name is only a hint, one way: a name
+// ending in .html or .htm keeps the upload a single file (whose content
+// checks then apply). An archive declared as another type is refused with
+// a message saying so; pptx files are zip archives and stay single files.
+func IsSiteArchive(st *files.Staged, t report.FileType, fileName string) (string, error) {
+	f := ArchiveFormat(st.Head)
+	ext := strings.ToLower(path.Ext(fileName))
+	switch {
+	case f == "" || t == report.PPTX || ext == ".html" || ext == ".htm":
+		return "", nil
+	case t != report.HTML:
+		return "", report.Errorf(report.Validation, "the file is a %s archive, which makes a site report: a site takes fileType html, not %q", f, t)
+	}
+	return f, nil
+}
+
+// SiteLimits returns the configured site limits, defaults filled in.
+func (s *Service) SiteLimits() SiteLimits {
+	l := s.cfg.Sites
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = site.DefaultMaxEntries
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = site.DefaultMaxBytes
+	}
+	if l.MaxRatio <= 0 {
+		l.MaxRatio = site.DefaultMaxRatio
+	}
+	return l
+}
+
+// StagePart stages one part of a multi-part site upload in tmp/: at most
+// room bytes (room >= 0), more is PayloadTooLarge (the site's MaxBytes).
+func (s *Service) StagePart(r io.Reader, room int64) (*StagedPart, error) {
+	f, err := os.CreateTemp(s.tempDir(), "part-*")
+	if err != nil {
+		return nil, report.Wrap(report.Storage, err, "cannot store the file")
+	}
+	p := &StagedPart{path: f.Name()}
+	n, err := io.Copy(f, io.LimitReader(r, room+1))
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = report.Wrap(report.Storage, cerr, "cannot store the file")
+	}
+	switch {
+	case err != nil:
+		p.Discard()
+		return nil, err // the caller maps multipart errors
+	case n > room:
+		p.Discard()
+		return nil, report.Errorf(report.PayloadTooLarge, "the site expands to more than %d bytes", s.SiteLimits().MaxBytes)
+	}
+	p.Size = n
+	return p, nil
+}
+
+// lockSites takes the ingest (shared) or GC (exclusive) side of the site
+// lock: the service's own, then the store's across daemons if it has one.
+func (s *Service) lockSites(ctx context.Context, exclusive bool) (func(), error) {
+	if exclusive {
+		s.siteMu.Lock()
+	} else {
+		s.siteMu.RLock()
+	}
+	local := func() {
+		if exclusive {
+			s.siteMu.Unlock()
+		} else {
+			s.siteMu.RUnlock()
+		}
+	}
+	l, ok := s.meta.(SiteLocker)
+	if !ok {
+		return local, nil
+	}
+	unlock, err := l.LockSites(ctx, exclusive)
+	if err != nil {
+		local()
+		return nil, report.StoreError(err)
+	}
+	return func() { unlock(); local() }, nil
+}
+
+// CommitSite validates and stores a staged site: reserve the id, ingest
+// (files content-addressed, the manifest at sites/<id>.json last), then
+// commit the row; the reply follows the commit. A failure after the
+// manifest removes it, leaving content objects to GC: nothing is visible
+// and nothing half-stored is referenced.
+func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report, error) {
+	if in.FileType != report.HTML {
+		return report.Report{}, report.Errorf(report.Validation, "a site report takes fileType html, not %q", in.FileType)
+	}
+	name := in.FileName
+	if name == "" {
+		name = partsName(in.Parts, in.Root)
+	}
+	name, err := BaseName(name)
+	if err != nil {
+		return report.Report{}, err
+	}
+	if err := checkBuildMeta(&in.Meta); err != nil {
+		return report.Report{}, err
+	}
+	var src site.Source
+	switch {
+	case in.Archive != nil:
+		f, err := in.Archive.Open()
+		if err != nil {
+			return report.Report{}, report.Wrap(report.Storage, err, "cannot read the upload")
+		}
+		defer f.Close()
+		switch in.Format {
+		case "zip":
+			src = site.Zip(f, in.Archive.Size)
+		case "tar.gz":
+			src = site.TarGz(f, in.Archive.Size)
+		case "tar":
+			src = site.Tar(f, in.Archive.Size)
+		default:
+			return report.Report{}, report.Errorf(report.Validation, "not a site archive (.zip, .tar.gz, .tgz or .tar)")
+		}
+	case len(in.Parts) > 0:
+		parts := make([]site.Part, len(in.Parts))
+		for i, p := range in.Parts {
+			parts[i] = site.Part{Name: p.Name, Open: p.Open}
+		}
+		src = site.Parts(parts...)
+	default:
+		return report.Report{}, report.Errorf(report.Validation, "file is required")
+	}
+	if _, err := s.meta.Project(ctx, in.ProjectID); err != nil {
+		return report.Report{}, err
+	}
+	unlock, err := s.lockSites(ctx, false)
+	if err != nil {
+		return report.Report{}, err
+	}
+	defer unlock()
+	id, err := s.meta.NextReportID(ctx)
+	if err != nil {
+		return report.Report{}, err
+	}
+	lim := s.SiteLimits()
+	key := site.ManifestKey(strconv.FormatInt(id, 10))
+	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
+		ManifestKey: key, Entry: in.Entry, Root: in.Root,
+		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
+		TempDir: s.tempDir(),
+	})
+	if err != nil {
+		return report.Report{}, err
+	}
+	b, _ := json.Marshal(m) // the bytes Ingest stored: names the site's content
+	sum := sha256.Sum256(b)
+	rec := report.ReportRecord{
+		Report: report.Report{ID: id, ProjectID: in.ProjectID, FileName: name, FileType: report.HTML,
+			FilePath: report.SiteFilePath(id, m.Entry), UploadTime: report.LocalTime{Time: s.cfg.Clock.NowLocal()},
+			Kind: report.KindSite, Entry: m.Entry, Files: len(m.Files), Bytes: m.TotalBytes},
+		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
+	}
+	rec.Name = report.NameFromFile(siteStem(name) + ".html")
+	if in.Meta.Name != nil && *in.Meta.Name != "" {
+		rec.Name = *in.Meta.Name
+	}
+	rec.Branch, rec.Commit, rec.BuildURL, rec.BuildID = nonEmpty(in.Meta.Branch), nonEmpty(in.Meta.Commit), nonEmpty(in.Meta.BuildURL), nonEmpty(in.Meta.BuildID)
+	out, err := s.meta.CreateReport(ctx, rec)
+	if err != nil {
+		if derr := site.Delete(context.WithoutCancel(ctx), s.blobs, key); derr != nil {
+			s.log.Warn("remove site manifest", "report", id, "err", derr) // the start-up sweep removes it
+		}
+		return report.Report{}, err
+	}
+	return out.Report, nil
+}
+
+// tempDir is where ingests stage large files: tmp/ of the data directory,
+// on the local store's file system (adopted by rename), swept at start-up.
+func (s *Service) tempDir() string {
+	if s.files == nil {
+		return ""
+	}
+	return filepath.Join(s.files.Base(), "tmp")
+}
+
+// partsName names a multi-part site: the root folder it was given, or the
+// one top folder all parts share, else "site".
+func partsName(parts []SitePart, root string) string {
+	if r := strings.Trim(root, "/"); r != "" && r != "." {
+		return path.Base(r)
+	}
+	top := ""
+	for i, p := range parts {
+		t, _, ok := strings.Cut(p.Name, "/")
+		if !ok || (i > 0 && t != top) {
+			return "site"
+		}
+		top = t
+	}
+	if top == "" || top == "." || top == ".." {
+		return "site"
+	}
+	return top
+}
+
+// siteStem is a site's file name without its archive extension.
+func siteStem(name string) string {
+	lower := strings.ToLower(name)
+	for _, ext := range []string{".tar.gz", ".tgz", ".tar", ".zip"} {
+		if strings.HasSuffix(lower, ext) && len(name) > len(ext) {
+			return name[:len(name)-len(ext)]
+		}
+	}
+	return name
+}
+
+// SiteZipName is the download name of a site report: its file name
+// without an archive extension, plus .zip.
+func SiteZipName(fileName string) string { return siteStem(fileName) + ".zip" }
+
+// SiteManifest returns what the content origin serves for report id: the
+// stored manifest of a site report, or a one-file manifest for a
+// single-file html report (Entry = the report's file name base, one File
+// with the report's sha256/size, ContentType text/html; charset=utf-8).
+// Any other report: report.NotFound error.
+func (s *Service) SiteManifest(ctx context.Context, id int64) (site.Manifest, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return site.Manifest{}, err
+	}
+	return s.manifestOf(ctx, rec)
+}
+
+func (s *Service) manifestOf(ctx context.Context, rec report.ReportRecord) (site.Manifest, error) {
+	switch {
+	case rec.IsSite():
+		m, err := site.Load(ctx, s.blobs, site.ManifestKey(strconv.FormatInt(rec.ID, 10)))
+		if errors.Is(err, blob.ErrNotFound) {
+			return m, report.Wrap(report.Storage, err, "the site's manifest is missing")
+		}
+		return m, err
+	case rec.FileType == report.HTML:
+		entry := path.Base(rec.FileName)
+		if site.CheckName(entry) != nil {
+			entry = "index.html"
+		}
+		return site.Manifest{Version: site.Version, Entry: entry, TotalBytes: rec.Size,
+			Files: []site.File{{Path: entry, SHA256: rec.SHA256, Size: rec.Size, ContentType: report.HTML.ContentType()}}}, nil
+	}
+	return site.Manifest{}, report.Errorf(report.NotFound, "report %d is a %s file, not a site or an html report", rec.ID, rec.FileType)
+}
+
+// OpenSiteFile opens one file of that manifest (a site's content object or
+// the single-file report's blob). A site's files are content objects; a
+// single-file html report's one file is its stored file, which is where
+// the content key does not lead (no site holds the same bytes).
+func (s *Service) OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error) {
+	o, err := s.blobs.Open(ctx, f.Key())
+	if err == nil || !errors.Is(err, blob.ErrNotFound) {
+		if err != nil {
+			return nil, blob.StorageErr(err, "cannot read the site's file")
+		}
+		return o, nil
+	}
+	o, err = s.open(ctx, reportPath(id, report.HTML))
+	if err != nil {
+		return nil, report.Wrap(report.NotFound, err, "file not found")
+	}
+	if o.Info().Size != f.Size {
+		o.Close()
+		return nil, report.Errorf(report.NotFound, "file not found")
+	}
+	return o, nil
+}
+
+// OpenSite returns site report id's record and manifest (download).
+func (s *Service) OpenSite(ctx context.Context, id int64) (report.ReportRecord, site.Manifest, error) {
+	rec, err := s.meta.Report(ctx, id)
+	if err != nil {
+		return rec, site.Manifest{}, err
+	}
+	if !rec.IsSite() {
+		return rec, site.Manifest{}, report.Errorf(report.NotFound, "report %d is not a site", id)
+	}
+	m, err := s.manifestOf(ctx, rec)
+	return rec, m, err
+}
+
+// removeStored removes what a deleted row owned: a file, or a site's
+// manifest (its content objects go at the next GC, which the caller runs).
+func (s *Service) removeStored(rec report.ReportRecord) (site bool) {
+	if !rec.IsSite() {
+		s.removeFile(rec.FilePath)
+		return false
+	}
+	s.dropManifest(rec.ID)
+	return true
+}
+
+func (s *Service) dropManifest(id int64) {
+	if err := site.Delete(context.Background(), s.blobs, site.ManifestKey(strconv.FormatInt(id, 10))); err != nil && !errors.Is(err, blob.ErrNotFound) {
+		s.log.Warn("remove site manifest", "report", id, "err", err) // the start-up sweep removes it
+	}
+}
+
+// collectSites runs site.GC after a site was deleted, under the exclusive
+// site lock (never during an ingest). Calls coalesce: a caller whose
+// manifest was already gone when a GC started waits for it instead of
+// running another.
+func (s *Service) collectSites(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	s.gcWanted.Add(1)
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	if s.gcWanted.Load() == 0 {
+		return // a GC that started after our manifest went has run
+	}
+	s.gcWanted.Store(0)
+	unlock, err := s.lockSites(ctx, true)
+	if err != nil {
+		s.log.Warn("site GC", "err", err)
+		return
+	}
+	defer unlock()
+	grace := s.cfg.Sites.GCGrace
+	if grace <= 0 {
+		grace = time.Nanosecond // none (site.GC reads 0 as its default)
+	}
+	st, err := site.GC(ctx, s.blobs, site.GCOptions{Grace: grace})
+	if err != nil {
+		s.log.Warn("site GC", "err", err)
+		return
+	}
+	if st.Removed > 0 {
+		s.log.Info("site GC removed unreferenced files", "objects", st.Removed, "bytes", st.RemovedBytes)
+	}
+}
+
+// keepOnSweep says whether the start-up sweep keeps an API path below
+// /uploads/ that no row names: content objects of sites (cas/) are GC's.
+func keepOnSweep(p string) bool {
+	return strings.HasPrefix(p, files.UploadsPrefix+site.ObjectPrefix)
+}
+
+// ReportRecord is report id's stored record (the HTTP layer's site routes).
+func (s *Service) ReportRecord(ctx context.Context, id int64) (report.ReportRecord, error) {
+	return s.meta.Report(ctx, id)
+}
