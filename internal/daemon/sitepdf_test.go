@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -127,4 +128,102 @@ func pdfToText(t *testing.T, pdf []byte) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// coverageZip generates a real coverage.py HTML report (Debian's
+// python3-coverage) of a few modules and returns it zipped under htmlcov/,
+// with the modules' names and the report's page count.
+func coverageZip(t *testing.T) ([]byte, []string, int) {
+	t.Helper()
+	cov, err := exec.LookPath("python3-coverage")
+	if err != nil {
+		t.Skip("python3-coverage is not installed (apt-get install python3-coverage)")
+	}
+	dir := t.TempDir()
+	mods := []string{"gamma.py", "kappa.py", "sigma.py"}
+	main := ""
+	for _, m := range mods {
+		name := strings.TrimSuffix(m, ".py")
+		src := fmt.Sprintf("def %s_half(x):\n    if x %% 2:\n        return None\n    return x // 2\n", name)
+		if err := os.WriteFile(filepath.Join(dir, m), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		main += fmt.Sprintf("import %s\n%s.%s_half(4)\n", name, name, name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.py"), []byte(main), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mods = append(mods, "main.py")
+	for _, args := range [][]string{{"run", "--source=.", "main.py"}, {"html", "-d", "htmlcov"}} {
+		cmd := exec.Command(cov, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("python3-coverage %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	pages := 0
+	root := filepath.Join(dir, "htmlcov")
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasSuffix(rel, ".html") {
+			pages++
+		}
+		w, err := zw.Create("htmlcov/" + filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), mods, pages
+}
+
+// A coverage.py site uploaded as a zip prints through the real daemon: the
+// entry PDF holds the index with its totals, scope=site every page with a
+// bookmark each; both are cached.
+func TestSitePDFOfCoverageSite(t *testing.T) {
+	z, mods, pages := coverageZip(t)
+	c := testConfig(t, t.TempDir())
+	s, _ := startServer(t, c)
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "cov")
+	id := uploadFixture(t, base, proj.ID, "html", "htmlcov.zip", z)
+
+	entry := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, id))
+	text := pdfToText(t, entry)
+	for _, want := range append([]string{"Coverage report", "Total"}, mods...) {
+		if !strings.Contains(text, want) {
+			t.Errorf("entry PDF lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "def gamma_half") {
+		t.Error("the entry PDF holds a source page")
+	}
+	all := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id))
+	text = pdfToText(t, all)
+	for _, m := range mods {
+		if !strings.Contains(text, "Coverage for "+m) {
+			t.Errorf("site PDF lacks the page of %s", m)
+		}
+	}
+	bms, err := api.Bookmarks(bytes.NewReader(all), nil)
+	if err != nil || len(bms) != pages {
+		t.Errorf("site PDF has %d bookmarks (%v), the site %d pages", len(bms), err, pages)
+	}
+	if again := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id)); !bytes.Equal(again, all) {
+		t.Error("the repeat of scope=site differs")
+	}
 }

@@ -280,8 +280,8 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 // only after EngineCopyGrace.
 func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(context.Context), error) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
-	if rec.IsSite() {
-		return job, nil, report.Errorf(report.Conversion, "report %d is a site: this daemon cannot print sites yet", rec.ID)
+	if rec.IsSite() { // printed through siteJob (sitepdf.go)
+		return job, nil, report.Errorf(report.Validation, "report %d is a site: it has no single file to convert", rec.ID)
 	}
 	key, err := files.Key(rec.FilePath)
 	if err != nil {

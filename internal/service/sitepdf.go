@@ -2,13 +2,11 @@ package service
 
 import (
 	"context"
-	"errors"
 	"io"
-	"path"
+	"sync"
 
-	"github.com/reportd/reportd/internal/blob"
-	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
 )
 
 // PDFSite is the source of an HTML report printed as a site (PDFJob.Site):
@@ -25,40 +23,53 @@ type PDFSite struct {
 type SiteOpen func(ctx context.Context, p string) (io.ReadCloser, string, error)
 
 // siteJob describes rec for the engines as a site, when it is printed as
-// one (ok): a single-file HTML report with scope=site, whose one file is
-// the site (its parts, such as each file of a go tool cover report, are
-// then printed one by one).
+// one (ok): a site report (its entry page, or with scope=site its pages),
+// and a single-file HTML report with scope=site, whose one file is the
+// site (its parts, such as each file of a go tool cover report, are then
+// printed one by one). Both read their files through the manifest the
+// content origin serves (SiteManifest, OpenSiteFile), loaded only when the
+// engines need a file: a cached PDF costs no manifest.
 func (s *Service) siteJob(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (PDFJob, bool, error) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
-	if rec.FileType != report.HTML || opts.Scope != report.ScopeSite {
+	single := !rec.IsSite()
+	if single && (rec.FileType != report.HTML || opts.Scope != report.ScopeSite) {
 		return job, false, nil
 	}
-	return s.singleFileSite(job, rec)
-}
-
-// singleFileSite is the one-file site of a single-file HTML report, for
-// scope=site only: the entry print keeps today's path.
-func (s *Service) singleFileSite(job PDFJob, rec report.ReportRecord) (PDFJob, bool, error) {
-	key, err := files.Key(rec.FilePath)
-	if err != nil {
-		return job, false, err
+	entry := rec.Entry
+	if single || entry == "" {
+		m, err := s.manifestOf(ctx, rec)
+		if err != nil {
+			return job, false, err
+		}
+		entry = m.Entry
 	}
-	entry := path.Base(rec.FilePath)
-	job.Site = &PDFSite{Entry: entry, Generator: rec.Generator,
-		Files: func(ctx context.Context, p string) (io.ReadCloser, string, error) {
-			if p != entry {
-				return nil, "", report.Errorf(report.NotFound, "no file %s in this report", p)
-			}
-			o, err := s.blobs.Open(ctx, key)
-			if errors.Is(err, blob.ErrNotFound) {
-				return nil, "", report.Wrap(report.NotFound, err, "the report's file is missing")
-			}
-			if err != nil {
-				return nil, "", report.Wrap(report.Storage, err, "the report's file cannot be read")
-			}
-			// No charset: the engine adds utf-8 when the bytes are, else
-			// the document's own <meta charset> applies.
-			return o, "text/html", nil
-		}}
+	var (
+		once     sync.Once
+		manifest site.Manifest
+		loadErr  error
+	)
+	open := func(ctx context.Context, p string) (io.ReadCloser, string, error) {
+		once.Do(func() { manifest, loadErr = s.manifestOf(context.WithoutCancel(ctx), rec) })
+		if loadErr != nil {
+			return nil, "", loadErr
+		}
+		f, ok := manifest.Lookup(p)
+		if !ok {
+			return nil, "", report.Errorf(report.NotFound, "no file %s in report %d", p, rec.ID)
+		}
+		o, err := s.OpenSiteFile(ctx, rec.ID, f)
+		if err != nil {
+			return nil, "", err
+		}
+		ct := f.ContentType
+		if single {
+			// Without a charset the engine adds utf-8 when the bytes are,
+			// else the document's own <meta charset> applies, as when it
+			// prints the report's entry.
+			ct = "text/html"
+		}
+		return o, ct, nil
+	}
+	job.Site = &PDFSite{Entry: entry, Files: open, Generator: rec.Generator}
 	return job, true, nil
 }
