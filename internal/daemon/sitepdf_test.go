@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 )
@@ -193,14 +194,23 @@ func coverageZip(t *testing.T) ([]byte, []string, int) {
 
 // A coverage.py site uploaded as a zip prints through the real daemon: the
 // entry PDF holds the index with its totals, scope=site every page with a
-// bookmark each; both are cached.
+// bookmark each; both are cached, and with convert_on_upload the entry
+// print is made in the background at upload.
 func TestSitePDFOfCoverageSite(t *testing.T) {
 	z, mods, pages := coverageZip(t)
 	c := testConfig(t, t.TempDir())
+	c.ConvertOnUpload = true
 	s, _ := startServer(t, c)
 	base := "http://" + s.Addr()
 	proj := createProject(t, base, "cov")
 	id := uploadFixture(t, base, proj.ID, "html", "htmlcov.zip", z)
+	prepared := `reportd_pdf_conversions_total{result="ok",type="html"} 1`
+	for end := time.Now().Add(2 * time.Minute); !strings.Contains(string(getBody(t, base+"/metrics")), prepared); {
+		if time.Now().After(end) {
+			t.Fatal("the site's entry was not printed in the background after its upload")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 
 	entry := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, id))
 	text := pdfToText(t, entry)
@@ -211,6 +221,9 @@ func TestSitePDFOfCoverageSite(t *testing.T) {
 	}
 	if strings.Contains(text, "def gamma_half") {
 		t.Error("the entry PDF holds a source page")
+	}
+	if m := string(getBody(t, base+"/metrics")); !strings.Contains(m, "reportd_pdf_cache_hits_total 1") {
+		t.Error("the entry PDF was not answered from the print made at upload")
 	}
 	all := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id))
 	text = pdfToText(t, all)
