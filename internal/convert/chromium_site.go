@@ -87,13 +87,14 @@ func (c *chromium) sitePage(ctx context.Context, srv *siteServe, sj siteJob, pth
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		return nil, nil, err
 	}
+	loaded := srv.started.Load()
 	if st := srv.docStatus(u); st != 200 {
 		if pth == sj.entry {
 			return nil, nil, report.Errorf(report.Conversion, "the site's entry page %s is missing", pth)
 		}
 		return nil, nil, nil
 	}
-	if err := c.siteReady(ctx, srv, sj.generator, o, pth == sj.entry); err != nil {
+	if err := c.siteReady(ctx, srv, loaded, sj.generator, o, pth == sj.entry); err != nil {
 		return nil, nil, err
 	}
 	title, err := evalJS[string](ctx, titleJS)
@@ -173,7 +174,8 @@ func sitePagePath(escaped string) (string, bool) {
 // The request's own waitForSelector and waitForExpression apply to the
 // entry page (as to a single-file report): what one page of a site waits
 // for, its other pages rarely show.
-func (c *chromium) siteReady(ctx context.Context, srv *siteServe, generator string, o printOpts, entry bool) error {
+// loaded is the count of the site's requests when the page's load event had fired.
+func (c *chromium) siteReady(ctx context.Context, srv *siteServe, loaded int64, generator string, o printOpts, entry bool) error {
 	end := time.Now().Add(max(o.waitMax, siteQuietWindow))
 	if c.cfg.ScriptWait > 0 {
 		// Fonts, then scripts still drawing (quiet.js), at most ScriptWait.
@@ -181,7 +183,7 @@ func (c *chromium) siteReady(ctx context.Context, srv *siteServe, generator stri
 			return err
 		}
 	}
-	if err := srv.quiet(ctx, siteQuietWindow, end); err != nil {
+	if err := srv.quiet(ctx, loaded, siteQuietStatic, siteQuietWindow, end); err != nil {
 		return err
 	}
 	if sel := readySelector(generator); sel != "" {

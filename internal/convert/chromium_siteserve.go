@@ -30,6 +30,7 @@ type siteServe struct {
 	allow  bool // Config.AllowNetwork: other http(s) requests go out, as for single-file reports
 
 	inflight atomic.Int64
+	started  atomic.Int64 // requests asked, ever
 	last     atomic.Int64 // unix nanoseconds of the last request's end
 
 	mu     sync.Mutex
@@ -72,6 +73,7 @@ func (s *siteServe) docStatus(u string) int {
 
 // answer serves one paused request of page ctx.
 func (s *siteServe) answer(ctx context.Context, e *fetch.EventRequestPaused) {
+	s.started.Add(1)
 	s.inflight.Add(1)
 	defer func() {
 		s.last.Store(time.Now().UnixNano())
@@ -143,28 +145,30 @@ func (s *siteServe) read(p, method string) (int, string, []byte) {
 	return 200, ct, body
 }
 
-// quiet waits until no request of the site has been in flight for window,
-// or until end.
-func (s *siteServe) quiet(ctx context.Context, window time.Duration, end time.Time) error {
+// quiet waits until the page's network is quiet, or until end. since is
+// the count of requests (started) when the page's load event had fired. A
+// page that has asked for nothing since is quiet once nothing is in flight
+// for short (its scripts have settled already: quiet.js); one that has is
+// quiet once no request has been in flight for full, counted from the end
+// of the last one: requests that quiet.js does not see (a worker's fetch,
+// an image or script a late script inserts) are waited for too.
+func (s *siteServe) quiet(ctx context.Context, since int64, short, full time.Duration, end time.Time) error {
+	t0 := time.Now()
 	for {
-		idle := time.Since(time.Unix(0, s.last.Load()))
+		window, idle := short, time.Since(t0)
+		if s.started.Load() != since {
+			window, idle = full, time.Since(time.Unix(0, s.last.Load()))
+		}
 		if s.inflight.Load() == 0 && idle >= window {
 			return nil
 		}
-		wait := 20 * time.Millisecond
-		if s.inflight.Load() == 0 {
-			wait = window - idle
-		}
-		if time.Now().Add(wait).After(end) {
-			wait = time.Until(end)
-			if wait <= 0 {
-				return nil
-			}
+		if !time.Now().Before(end) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(min(20*time.Millisecond, time.Until(end))):
 		}
 	}
 }

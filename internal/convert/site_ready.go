@@ -10,12 +10,20 @@ import (
 
 // A page of a site is printed once it is ready: loaded, its fonts loaded,
 // its scripts done drawing (quiet.js), no request of the site in flight
-// for siteQuietWindow, the ready selector of its generator present (when
+// for siteQuietWindow (siteQuietStatic for a page that asked for nothing
+// after its load event), the ready selector of its generator present (when
 // known), and the request's own waitForSelector/waitForExpression met.
 
 // siteQuietWindow is how long no request of the site may be in flight
-// before a page counts as done loading its data.
-const siteQuietWindow = 500 * time.Millisecond
+// before a page that asked for files after its load event counts as done
+// loading its data; siteQuietStatic is that wait for a page that asked for
+// nothing since (a static page: coverage.py's, istanbul's), whose scripts
+// have settled already. A 42-page coverage.py site printed in 23.4 s with
+// the full window on every page, in 5.0-6.8 s without (load ~11).
+const (
+	siteQuietWindow = 500 * time.Millisecond
+	siteQuietStatic = 100 * time.Millisecond
+)
 
 // readySelectorWait bounds the wait for a generator's ready selector: a page
 // of the generator that never shows it (an empty report, another page kind)

@@ -208,3 +208,32 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
 	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
+
+// Requests quiet.js does not see in the page (a worker's timers and
+// fetches) are waited for by the network-quiet wait: the page draws what
+// the worker fetched in a chain of six requests 150 ms apart (without that
+// wait, the page is printed before the chain ends).
+func TestSiteWaitsForWorkerFetch(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"index.html": `<!DOCTYPE html><title>Worker</title><div id="out">no data</div>
+<script>
+const w = new Worker("w.js");
+w.onmessage = (e) => { document.getElementById("out").textContent = "worker said " + e.data; };
+</script>`,
+		"w.js": `const later = (ms) => new Promise(r => setTimeout(r, ms));
+const hop = (name) => fetch("data/" + name).then(r => r.json())
+  .then(d => d.next ? later(150).then(() => hop(d.next)) : d.word);
+hop("0.json").then(w => postMessage(w));`,
+	}
+	for i := range 6 {
+		next := fmt.Sprintf(`"next": "%d.json"`, i+1)
+		if i == 5 {
+			next = `"word": "eleven"`
+		}
+		files[fmt.Sprintf("data/%d.json", i)] = "{" + next + "}"
+	}
+	writeFiles(t, dir, files)
+	wantText(t, pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
+}
