@@ -149,7 +149,8 @@ func (c *Config) fill() error {
 
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
-// scripts run in every page, the Markdown stylesheet, the footer) and the
+// scripts run in every page, the Markdown stylesheet, the footer, the
+// scripts and ready selectors of site jobs: site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
 // reports printed (panes.js).
@@ -169,7 +170,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdownCSS, footer,
+		quietJS, panesJS, markdownCSS, footer, siteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -189,10 +190,7 @@ type Manager struct {
 	md      *mdRenderer
 	fails   *failures
 	variant string
-	// siteVariant names the scripts only site jobs run, so their PDFs
-	// (and only theirs) stop matching when those change.
-	siteVariant string
-	workDir     string
+	workDir string
 
 	flight    singleflight.Group
 	ctx       context.Context // ends at Close; conversions run under it, not under a caller's
@@ -233,8 +231,6 @@ func New(cfg Config) (*Manager, error) {
 	m.md = newMDRenderer(m.cfg.ChromiumTabs)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	m.variant = variantOf(&m.cfg)
-	sum := sha256.Sum256([]byte(siteScripts()))
-	m.siteVariant = "site" + hex.EncodeToString(sum[:4])
 	return m, nil
 }
 
@@ -304,11 +300,7 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if job.Type == report.PDF && job.Print.IsZero() {
 		return openPDF(job.Src)
 	}
-	variant := m.printVariant(job.Print)
-	if job.Site != nil {
-		variant += "-" + m.siteVariant // what only site jobs run: their scripts and table (site_ready.go)
-	}
-	path := m.cache.path(job.ReportID, job.ContentKey, variant)
+	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
 	if f := m.cache.open(path); f != nil {
 		m.met.cache(true)
 		return f, nil
