@@ -21,12 +21,23 @@ import (
 // deadline of a job: the entry alone, or with sj.all every in-site page
 // reachable from it, breadth first in link order, up to sj.maxPages, and
 // every part of multi-part pages. It returns the printed parts in order.
+// A browser that died since its last job is only noticed when it is used;
+// then the job runs once more on a fresh browser, as a single page's does.
 func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]sitePart, error) {
+	for attempt := 0; ; attempt++ {
+		parts, crashed, err := c.printSiteOnce(ctx, sj, o)
+		if !crashed || attempt > 0 {
+			return parts, err
+		}
+	}
+}
+
+func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (_ []sitePart, crashed bool, _ error) {
 	c.printing.Add(1)
 	defer c.printing.Add(-1)
 	p, err := c.take()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	b := p.b
 	var bytes int64
@@ -48,11 +59,11 @@ func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]si
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
 		jcancel()
 		if err != nil {
-			_, err = c.jobErr(ctx, jctx, b, err, timeout)
+			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
 			if i > 0 {
 				err = report.Wrap(report.KindOf(err), err, fmt.Sprintf("page %s: %s", queue[i], report.MessageOf(err)))
 			}
-			return nil, err
+			return nil, crashed, err
 		}
 		if pp == nil { // a linked page that is not there
 			continue
@@ -75,7 +86,7 @@ func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]si
 	if pages < len(queue) && pages >= sj.maxPages {
 		c.log.Info("site PDF stopped at the page cap", "pages", pages, "found", len(queue), "cap", sj.maxPages)
 	}
-	return parts, nil
+	return parts, false, nil
 }
 
 // sitePage loads the site's page at pth, waits until it is ready and prints

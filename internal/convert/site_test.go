@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
@@ -236,4 +237,28 @@ hop("0.json").then(w => postMessage(w));`,
 	}
 	writeFiles(t, dir, files)
 	wantText(t, pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
+}
+
+// A browser killed between jobs is replaced when a site job finds it dead,
+// and the site job runs once more on the fresh one.
+func TestSiteAfterChromiumCrash(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<title>A</title><p>page a</p><a href="b.html">b</a>`,
+		"b.html":     `<title>B</title><p>page b</p>`,
+	})
+	convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
+	m.chrome.mu.Lock()
+	pid := m.chrome.cur.pid
+	m.chrome.mu.Unlock()
+	killGroup(pid)
+	for alive(pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
+	if m.chrome.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
+	}
 }
