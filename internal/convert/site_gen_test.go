@@ -123,8 +123,9 @@ func TestSiteGoCoverParts(t *testing.T) {
 	wantText(t, pdfText(t, entry), "func AlphaSign", "func BravoJoin")
 }
 
-// A page's fetch and XHR of the site's own files work: the page draws what
-// they hold.
+// A page's fetch and XHR of the site's own files work (a missing one is a
+// 404, as from a web server), as do ES modules (served with their type,
+// which nosniff makes them need): the page draws what they hold.
 func TestSiteFetchesItsData(t *testing.T) {
 	needChromium(t)
 	dir := t.TempDir()
@@ -138,12 +139,15 @@ const x = new XMLHttpRequest();
 x.open("GET", "data/y.txt");
 x.onload = () => { document.getElementById("xhr").textContent = "xhr " + x.responseText; };
 x.send();
-</script>`,
-		"data/x.json": `{"answer": "forty-two"}`,
-		"data/y.txt":  `seventeen`,
+fetch("data/missing.json").then(r => { document.getElementById("gone").textContent = "missing answered " + r.status; });
+</script><div id="gone"></div><div id="mod"></div>
+<script type="module">import { word } from "./lib/word.mjs"; document.getElementById("mod").textContent = "module says " + word;</script>`,
+		"data/x.json":  `{"answer": "forty-two"}`,
+		"data/y.txt":   `seventeen`,
+		"lib/word.mjs": `export const word = "hello";`,
 	})
 	text := pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
-	wantText(t, text, "fetched forty-two", "xhr seventeen")
+	wantText(t, text, "fetched forty-two", "xhr seventeen", "missing answered 404", "module says hello")
 	if strings.Contains(text, "waiting") {
 		t.Errorf("printed before the data was drawn:\n%s", text)
 	}
