@@ -57,9 +57,11 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		timeout := c.cfg.JobTimeout
 		jctx, jcancel := context.WithTimeout(sctx, timeout)
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
-		jcancel()
 		if err != nil {
 			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
+		}
+		jcancel()
+		if err != nil {
 			if i > 0 {
 				err = report.Wrap(report.KindOf(err), err, fmt.Sprintf("page %s: %s", queue[i], report.MessageOf(err)))
 			}
@@ -99,7 +101,7 @@ func (c *chromium) sitePage(ctx context.Context, srv *siteServe, sj siteJob, pth
 		return nil, nil, err
 	}
 	loaded := srv.started.Load()
-	if st := srv.docStatus(u); st != 200 {
+	if st := srv.docStatus(pth); st != 200 {
 		if pth == sj.entry {
 			return nil, nil, report.Errorf(report.Conversion, "the site's entry page %s is missing", pth)
 		}

@@ -34,7 +34,7 @@ type siteServe struct {
 	last     atomic.Int64 // unix nanoseconds of the last request's end
 
 	mu     sync.Mutex
-	status map[string]int // status of each document (page) answered, by URL
+	status map[string]int // status of each document (page) answered, by site path
 }
 
 func newSiteServe(ctx context.Context, files SiteFiles, allow bool) *siteServe {
@@ -64,11 +64,12 @@ func (s *siteServe) pathOf(raw string) (string, bool) {
 	return p, true
 }
 
-// docStatus is the status the page at u was answered with (0: never asked).
-func (s *siteServe) docStatus(u string) int {
+// docStatus is the status the page at site path p was last answered with
+// (0: never asked).
+func (s *siteServe) docStatus(p string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.status[u]
+	return s.status[p]
 }
 
 // answer serves one paused request of page ctx.
@@ -100,7 +101,7 @@ func (s *siteServe) answer(ctx context.Context, e *fetch.EventRequestPaused) {
 	}
 	if e.ResourceType == network.ResourceTypeDocument {
 		s.mu.Lock()
-		s.status[e.Request.URL] = code
+		s.status[p] = code
 		s.mu.Unlock()
 	}
 	chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{

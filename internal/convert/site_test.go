@@ -91,18 +91,19 @@ func TestSiteLinksBreadthFirst(t *testing.T) {
 <a href="b.html#x">b</a> <a href="sub/c.html?q=1">c</a> <a href="b.html">b again</a>
 <a href="style.css">css</a> <a href="https://example.com/d.html">outside</a> <a href="missing.html">gone</a>
 <a href="#top">top</a>`,
-		"b.html":     `<title>Bee</title><p>page two</p><a href="index.html">home</a> <a href="e.html">e</a>`,
-		"sub/c.html": `<p>page three</p><a href="../b.html">b</a>`,
-		"e.html":     `<title>Eee</title><p>page four</p>`,
-		"style.css":  `p{color:black}`,
+		"b.html":        `<title>Bee</title><p>page two</p><a href="index.html">home</a> <a href="e.html">e</a>`,
+		"sub/c.html":    `<p>page three</p><a href="../b.html">b</a>`,
+		"e.html":        `<title>Eee</title><p>page four</p><a href="über uns.html">about</a>`,
+		"über uns.html": `<title>Über</title><p>page five</p>`,
+		"style.css":     `p{color:black}`,
 	})
 	m := sharedManager(t)
 	pdf := convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))
 	got := fmt.Sprint(outline(t, pdf))
-	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee"}); got != want {
+	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee", "Über"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
-	wantText(t, pdfText(t, pdf), "page one", "page two", "page three", "page four")
+	wantText(t, pdfText(t, pdf), "page one", "page two", "page three", "page four", "page five")
 
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
 	if text := pdfText(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
