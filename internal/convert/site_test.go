@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -262,4 +263,22 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 	if m.chrome.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
+}
+
+// A page of the site that never finishes loading fails the job at the
+// job's deadline, naming the page; the engine prints the next job.
+func TestSitePageDeadline(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.JobTimeout = 3 * time.Second })
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<title>A</title><p>page a</p><a href="hang.html">hang</a>`,
+		"hang.html":  `<title>H</title><script>for (;;) {}</script>`,
+	})
+	_, err := m.PDF(testCtx(t), siteJobFor(t, dir, "index.html", "", report.ScopeSite))
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "hang.html") || !strings.Contains(re.Message, "timed out") {
+		t.Errorf("message %q does not name the page and the deadline", re.Message)
+	}
+	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
 }
