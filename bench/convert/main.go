@@ -5,6 +5,7 @@
 // plus the peak resident memory of the warm engines.
 //
 //	go run ./bench/convert [-n 40] [-cold 5] [-shapes 4000] [-lanes-only] [-lane=false] [-interval 250ms]
+//	go run ./bench/convert -site 40 -n 5   # a coverage.py site: entry vs scope=site (site.go)
 //
 // It ends with the small-deck p50/p95 while a long deck converts (lanes.go).
 //
@@ -60,6 +61,7 @@ func run() error {
 	spares := flag.Int("spares", 0, "Chromium pages made ahead of jobs (0: the default)")
 	idle := flag.Duration("idle", 0, "wait this long after the warm-up, before the measured jobs (lets the spare pages fill)")
 	only := flag.String("only", "", "comma-separated cases to measure warm (html,html+script,md,...); skips cached, cold and lanes")
+	siteModules := flag.Int("site", 0, "only print a coverage.py site of this many modules, entry and scope=site, n times each (site.go)")
 	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
 	flag.Parse()
 	if *testdata == "" {
@@ -107,6 +109,9 @@ func run() error {
 	m.Start(context.Background())
 	if *largeMD > 0 {
 		return largeMarkdownMemory(m, work, *largeMD)
+	}
+	if *siteModules > 0 {
+		return siteFigures(m, work, *siteModules, *n)
 	}
 
 	peak := map[string]int64{}

@@ -33,6 +33,7 @@ type jobPage struct {
 	allow  bool   // AllowNetwork
 	origin string // http://j<n>.reportd.invalid, this page's alone
 	doc    atomic.Pointer[servedDoc]
+	site   atomic.Pointer[siteServe] // a site job's files, under its own origin
 }
 
 type servedDoc struct {
@@ -317,6 +318,10 @@ func (p *jobPage) onEvent(ev any) {
 // only when AllowNetwork is set and only to http(s), and fails the rest.
 func (p *jobPage) answer(e *fetch.EventRequestPaused) {
 	ctx := p.ctx
+	if s := p.site.Load(); s != nil {
+		s.answer(ctx, e)
+		return
+	}
 	if d := p.doc.Load(); d != nil && e.Request.URL == d.url {
 		ct := "text/html"
 		if utf8.Valid(d.body) {

@@ -52,6 +52,13 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 		c.done.Add(1)
 		return false, nil
 	}
+	return c.jobErr(ctx, jctx, b, err, timeout)
+}
+
+// jobErr names what went wrong in a job on browser b: ctx is the caller's
+// context, jctx the job's (with its deadline). crashed reports that the
+// browser died, which retires it.
+func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, timeout time.Duration) (crashed bool, _ error) {
 	var re *report.Error
 	var exit *exec.ExitError
 	switch {
@@ -98,13 +105,18 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		}
 	}
 	t2 := time.Now()
+	defer func() {
+		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print+read", time.Since(t2))
+	}()
+	return printPDF(ctx, o, out)
+}
+
+// printPDF prints the page loaded in ctx with o's settings and streams the
+// PDF to out.
+func printPDF(ctx context.Context, o printOpts, out io.Writer) error {
 	params := o.params
 	params.TransferMode = page.PrintToPDFTransferModeReturnAsStream
 	res, err := chromedp.Call(ctx, page.PrintToPDF, params)
-	t3 := time.Now()
-	defer func() {
-		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print", t3.Sub(t2), "read", time.Since(t3))
-	}()
 	if err != nil {
 		if perr := printParamsError(err, o.params); perr != nil {
 			return perr

@@ -53,6 +53,7 @@ type Config struct {
 	FailureTTL           time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
+	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -76,6 +77,7 @@ func DefaultConfig() Config {
 		FailureTTL:           2 * time.Minute,
 		TrimMaxBytes:         256 << 20,
 		MaxVariantsPerReport: 8,
+		SiteMaxPages:         200,
 	}
 }
 
@@ -133,6 +135,9 @@ func (c *Config) fill() error {
 	if c.TrimMaxBytes <= 0 {
 		c.TrimMaxBytes = d.TrimMaxBytes
 	}
+	if c.SiteMaxPages <= 0 {
+		c.SiteMaxPages = d.SiteMaxPages
+	}
 	if c.FailureTTL == 0 {
 		c.FailureTTL = d.FailureTTL
 	}
@@ -144,7 +149,8 @@ func (c *Config) fill() error {
 
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
-// scripts run in every page, the Markdown stylesheet, the footer) and the
+// scripts run in every page, the Markdown stylesheet, the footer, the
+// scripts and ready selectors of site jobs: site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
 // reports printed (panes.js).
@@ -164,7 +170,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdownCSS, footer,
+		quietJS, panesJS, markdownCSS, footer, siteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -256,13 +262,23 @@ type Job struct {
 	ReportID   int64
 	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
 	Type       report.FileType
-	Src        string              // absolute path of the stored original
-	ContentKey string              // hex sha256 of the original's bytes
+	Src        string              // absolute path of the stored original; unused with Site
+	ContentKey string              // hex sha256 of the original's bytes (of a site: of its manifest)
 	Print      report.PrintOptions // checked for Type by the caller (PrintOptions.CheckFor)
+	// Site, for an HTML report, prints it from its files under an origin of
+	// its own (site.go): a site report, or a single-file one with
+	// scope=site. Print.Scope says whether the entry alone or the site.
+	Site *Site
 }
 
 func (j Job) check() error {
-	if !filepath.IsAbs(j.Src) {
+	if j.Site != nil {
+		if j.Type != report.HTML || j.Site.Files == nil {
+			return report.Errorf(report.Internal, "convert: a site job is an HTML job with a file provider")
+		}
+	} else if j.Print.Scope != "" {
+		return report.Errorf(report.Internal, "convert: scope=site needs the report's files (Job.Site)")
+	} else if !filepath.IsAbs(j.Src) {
 		return report.Errorf(report.Internal, "convert: source path must be absolute")
 	}
 	if _, err := hex.DecodeString(j.ContentKey); err != nil || j.ContentKey == "" {
@@ -351,16 +367,21 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
-	switch job.Type {
-	case report.HTML, report.MD:
+	switch {
+	case job.Site != nil:
+		err = m.printSite(job, tmp)
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		}
+	case job.Type == report.HTML, job.Type == report.MD:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
 		}
-	case report.PDF: // with pageRanges, the only option a PDF takes
+	case job.Type == report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
 		err = m.trimDoc(job, tmp.Name())
-	case report.PPT, report.PPTX:
+	case job.Type == report.PPT, job.Type == report.PPTX:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {
 			return err

@@ -25,6 +25,13 @@ func TestVariantFollowsEmbeddedInputs(t *testing.T) {
 			t.Errorf("changing %s left the variant at %s", name, base)
 		}
 	}
+	old := readySelectors["coverage.py"]
+	readySelectors["coverage.py"] = old + ", #changed"
+	got := variantOf(&cfg)
+	readySelectors["coverage.py"] = old
+	if got == base {
+		t.Error("changing a site ready selector left the variant as it was")
+	}
 	other := cfg
 	other.AllowNetwork = !cfg.AllowNetwork
 	if variantOf(&other) == base {

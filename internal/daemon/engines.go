@@ -30,6 +30,7 @@ type ConvertConfig struct {
 	QueueSize            int
 	CacheMaxBytes        ByteSize
 	MaxVariantsPerReport int
+	SiteMaxPages         int
 	DeckMaxBytes         ByteSize
 	SmallDeckBytes       ByteSize
 	FailureTTL           time.Duration
@@ -62,6 +63,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		HideDirs:             []string{c.DataDir},
 		CacheMaxBytes:        int64(cc.CacheMaxBytes),
 		MaxVariantsPerReport: maxVariants(cc.MaxVariantsPerReport),
+		SiteMaxPages:         cc.SiteMaxPages,
 		DeckMaxBytes:         int64(cc.DeckMaxBytes),
 		SmallDeckBytes:       smallDecks(cc.SmallDeckBytes),
 		FailureTTL:           failureTTL(cc.FailureTTL),
@@ -74,7 +76,11 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 type engines struct{ m *convert.Manager }
 
 func (e engines) job(j service.PDFJob) convert.Job {
-	return convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
+	job := convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
+	if s := j.Site; s != nil {
+		job.Site = &convert.Site{Entry: s.Entry, Files: convert.SiteFiles(s.Files), Generator: s.Generator}
+	}
+	return job
 }
 
 func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {

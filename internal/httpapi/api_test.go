@@ -282,6 +282,8 @@ func TestPDFEndpoint(t *testing.T) {
 	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?landscape=1", pdf.ID)), report.Validation)
 	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?pageRanges=1", pdf.ID)), report.Conversion) // no engines here
 	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?waitForSelector=%%23x", md.ID)), report.Validation)
+	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?scope=site", md.ID)), report.Validation)
+	wantError(t, e.Get(fmt.Sprintf("/api/reports/%d/pdf?scope=pages", pdf.ID)), report.Validation)
 	r2 := e.Get(fmt.Sprintf("/api/reports/%d/pdf?scale=1&printBackground=true", pdf.ID))
 	if r2.StatusCode != 200 || !bytes.Equal(r2.Body, r.Body) || r2.Header.Get("Etag") != r.Header.Get("Etag") {
 		t.Fatalf("default-valued options changed the response: %d %v", r2.StatusCode, r2.Header)

@@ -19,14 +19,20 @@ type PrintOptions struct {
 	NoBackground      bool        // printBackground=false (the default prints backgrounds)
 	WaitForSelector   string      // HTML only: print once this CSS selector matches
 	WaitForExpression string      // HTML only: print once this JavaScript expression is truthy
+	Scope             string      // HTML only: "" (the entry page, scope=entry) or ScopeSite
 }
+
+// ScopeSite prints every page of a site reachable from its entry, and every
+// part of a page that shows one part at a time (go tool cover -html),
+// merged into one PDF with a bookmark per page or part.
+const ScopeSite = "site"
 
 // PrintParams lists the accepted query parameters. A new option is one more
 // field, one entry here, a case in set and in Key, and its use in
 // internal/convert/printoptions.go; CheckFor says which types take it.
 // (Every pane of a go tool cover -html report is printed without an option:
 // internal/convert/chromium_panes.go.)
-var PrintParams = []string{"paper", "landscape", "margin", "pageRanges", "scale", "printBackground", "waitForSelector", "waitForExpression"}
+var PrintParams = []string{"paper", "landscape", "margin", "pageRanges", "scale", "printBackground", "waitForSelector", "waitForExpression", "scope"}
 
 // Papers lists the accepted paper sizes with their width and height in inches.
 var Papers = map[string][2]float64{"A4": {8.27, 11.69}, "Letter": {8.5, 11}, "Legal": {8.5, 14}, "A3": {11.69, 16.54}}
@@ -73,6 +79,9 @@ func (o PrintOptions) Key() string {
 	if o.WaitForExpression != "" {
 		v.Set("waitForExpression", o.WaitForExpression)
 	}
+	if o.Scope != "" {
+		v.Set("scope", o.Scope)
+	}
 	return v.Encode()
 }
 
@@ -116,6 +125,8 @@ func (o *PrintOptions) set(name, s string) error {
 		o.WaitForSelector, err = parseWait(s)
 	case "waitForExpression":
 		o.WaitForExpression, err = parseWait(s)
+	case "scope":
+		o.Scope, err = parseScope(s)
 	}
 	return err
 }

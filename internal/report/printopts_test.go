@@ -15,6 +15,8 @@ func TestParsePrintOptionsNormalizes(t *testing.T) {
 		{"printBackground=true", ""},
 		{"landscape=false", ""},
 		{"landscape=1", "landscape=true"},
+		{"scope=entry", ""},
+		{"scope=SITE", "scope=site"},
 	}
 	for _, c := range same {
 		a, errA := ParsePrintOptions(query(t, c[0]))
@@ -41,6 +43,7 @@ func TestParsePrintOptionsRefusesBadValues(t *testing.T) {
 		"margin=1mm 1mm 1mm 1mm 1mm", "margin=6in", "pageRanges=0", "pageRanges=3-1", "pageRanges=a",
 		"pageRanges=1-", "pageRanges=", "pageRanges=1,,2", "scale=0.05", "scale=3", "scale=NaN",
 		"printBackground=2", "waitForSelector=", "waitForExpression=", "paper=A4&paper=A3",
+		"scope=", "scope=all", "scope=site&scope=entry",
 	} {
 		if _, err := ParsePrintOptions(query(t, q)); KindOf(err) != Validation {
 			t.Errorf("%s: got %v, want a ValidationError", q, err)
@@ -75,4 +78,20 @@ func query(t *testing.T, s string) url.Values {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// scope=site applies to HTML alone, and not with pageRanges.
+func TestPrintOptionsScope(t *testing.T) {
+	site := PrintOptions{Scope: ScopeSite}
+	if site.IsZero() || site.Key() != "scope=site" || site.CheckFor(HTML) != nil {
+		t.Fatalf("scope=site: zero %v, key %q, HTML %v", site.IsZero(), site.Key(), site.CheckFor(HTML))
+	}
+	for _, ft := range []FileType{MD, PDF, PPT, PPTX} {
+		if KindOf(site.CheckFor(ft)) != Validation {
+			t.Errorf("scope=site on %s was not refused", ft)
+		}
+	}
+	if both := (PrintOptions{Scope: ScopeSite, PageRanges: "1"}); KindOf(both.CheckFor(HTML)) != Validation {
+		t.Error("scope=site with pageRanges was not refused")
+	}
 }

@@ -112,11 +112,16 @@ func (o PrintOptions) LastPage() int {
 
 // CheckFor refuses options that cannot apply to reports of type t, rather
 // than ignoring them: HTML takes every option; Markdown every one but the
-// waits (its engine runs no script); PDF only pageRanges; PPT and PPTX none yet.
+// waits (its engine runs no script) and scope; PDF only pageRanges; PPT and
+// PPTX none yet. scope=site takes no pageRanges.
 func (o PrintOptions) CheckFor(t FileType) error {
 	switch {
+	case o.Scope != "" && o.PageRanges != "":
+		return Errorf(Validation, "pageRanges cannot be combined with scope=site (it would apply to every page of the site)")
 	case o.IsZero() || t == HTML:
 		return nil
+	case o.Scope != "":
+		return Errorf(Validation, "scope=site applies to HTML reports only; this %s report is printed whole", t)
 	case t == MD:
 		if o.WaitForSelector != "" || o.WaitForExpression != "" {
 			return Errorf(Validation, "waitForSelector and waitForExpression apply to HTML reports only: Markdown runs no script")
@@ -132,4 +137,15 @@ func (o PrintOptions) CheckFor(t FileType) error {
 		return Errorf(Validation, "a pdf report takes only the print option pageRanges (%s)", o.Key())
 	}
 	return Errorf(Validation, "print options apply to HTML and Markdown reports; this %s report takes none (%s)", t, o.Key())
+}
+
+// parseScope reads scope: "entry" (the default, normalized to "") or "site".
+func parseScope(s string) (string, error) {
+	switch strings.ToLower(s) {
+	case "entry":
+		return "", nil
+	case ScopeSite:
+		return ScopeSite, nil
+	}
+	return "", fmt.Errorf("%q is not a scope (entry or site)", s)
 }

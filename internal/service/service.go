@@ -69,8 +69,11 @@ type PDFJob struct {
 	ProjectID  int64 // the engines' queue serves projects in turn
 	Type       report.FileType
 	Src        string // absolute path of the original
-	ContentKey string // sha256 of the original
+	ContentKey string // sha256 of the original (of a site: of its manifest)
 	Print      report.PrintOptions
+	// Site, when set, prints an HTML report from its files under an origin
+	// of its own (sitepdf.go); Src is then unused.
+	Site *PDFSite
 }
 
 // Converter turns stored reports into PDFs (internal/convert).
@@ -275,8 +278,8 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 // removes the copy: call it once nothing reads the copy any more.
 func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(), error) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
-	if rec.IsSite() {
-		return job, nil, report.Errorf(report.Conversion, "report %d is a site: this daemon cannot print sites yet", rec.ID)
+	if rec.IsSite() { // printed through siteJob (sitepdf.go)
+		return job, nil, report.Errorf(report.Validation, "report %d is a site: it has no single file to convert", rec.ID)
 	}
 	key, err := files.Key(rec.FilePath)
 	if err != nil {
@@ -299,6 +302,15 @@ func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, fun
 // detached from ctx: a conversion whose caller left still ends (and fills
 // the cache), and its copy is removed the moment it ends, not later.
 func (s *Service) enginePDF(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (*os.File, error) {
+	// Sites (and scope=site of an html file) read their files through
+	// the manifest, with no copy to release (sitepdf.go).
+	if job, ok, err := s.siteJob(ctx, rec, opts); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		job.Print = opts
+		return s.conv.PDF(ctx, job)
+	}
 	job, release, err := s.job(ctx, rec)
 	if err != nil {
 		return nil, err

@@ -265,6 +265,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		}
 		return report.Report{}, err
 	}
+	s.prepareSite(out) // convert_on_upload (sitepdf.go)
 	return out.Report, nil
 }
 

@@ -1,0 +1,253 @@
+package convert
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// printSite prints the pages of sj in one page of its own (a fresh browser
+// context, disposed after the job, as for every job), each under the
+// deadline of a job: the entry alone, or with sj.all every in-site page
+// reachable from it, breadth first in link order, up to sj.maxPages, and
+// every part of multi-part pages. It returns the printed parts in order.
+// A browser that died since its last job is only noticed when it is used;
+// then the job runs once more on a fresh browser, as a single page's does.
+func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]sitePart, error) {
+	for attempt := 0; ; attempt++ {
+		parts, crashed, err := c.printSiteOnce(ctx, sj, o)
+		if !crashed || attempt > 0 {
+			return parts, err
+		}
+	}
+}
+
+func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (_ []sitePart, crashed bool, _ error) {
+	c.printing.Add(1)
+	defer c.printing.Add(-1)
+	p, err := c.take()
+	if err != nil {
+		return nil, false, err
+	}
+	b := p.b
+	var bytes int64
+	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
+	defer p.dispose()
+	sctx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	srv := newSiteServe(sctx, sj.files, c.cfg.AllowNetwork)
+	p.site.Store(srv)
+
+	var parts []sitePart
+	queue, seen := []string{sj.entry}, map[string]bool{sj.entry: true}
+	pages := 0
+	for i := 0; i < len(queue) && pages < sj.maxPages; i++ {
+		timeout := c.cfg.JobTimeout
+		jctx, jcancel := context.WithTimeout(sctx, timeout)
+		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
+		if err != nil {
+			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
+		}
+		jcancel()
+		if err != nil {
+			if i > 0 {
+				err = report.Wrap(report.KindOf(err), err, fmt.Sprintf("page %s: %s", queue[i], report.MessageOf(err)))
+			}
+			return nil, crashed, err
+		}
+		if pp == nil { // a linked page that is not there
+			continue
+		}
+		pages++
+		for _, part := range pp {
+			if fi, err := os.Stat(part.File); err == nil {
+				bytes += fi.Size()
+			}
+		}
+		parts = append(parts, pp...)
+		for _, l := range links {
+			if !seen[l] {
+				seen[l] = true
+				queue = append(queue, l)
+			}
+		}
+	}
+	c.done.Add(1)
+	if pages < len(queue) && pages >= sj.maxPages {
+		c.log.Info("site PDF stopped at the page cap", "pages", pages, "found", len(queue), "cap", sj.maxPages)
+	}
+	return parts, false, nil
+}
+
+// sitePage loads the site's page at pth, waits until it is ready and prints
+// it (or each of its parts) into sj.dir, numbering files from n. It returns
+// nil parts for a linked page that is missing, and with sj.all the page's
+// in-site links.
+func (c *chromium) sitePage(ctx context.Context, srv *siteServe, sj siteJob, pth string, o printOpts, n int) ([]sitePart, []string, error) {
+	u := srv.url(pth)
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		return nil, nil, err
+	}
+	loaded := srv.started.Load()
+	if st := srv.docStatus(pth); st != 200 {
+		if pth == sj.entry {
+			return nil, nil, report.Errorf(report.Conversion, "the site's entry page %s is missing", pth)
+		}
+		return nil, nil, nil
+	}
+	if err := c.siteReady(ctx, srv, loaded, sj.generator, o, pth == sj.entry); err != nil {
+		return nil, nil, err
+	}
+	title, err := evalJS[string](ctx, titleJS)
+	if err != nil {
+		return nil, nil, err
+	}
+	if title == "" {
+		title = pth
+	}
+	if !sj.all {
+		if ok, err := evalJS[bool](ctx, `!!(document.getElementById("files") && document.querySelector("pre.file"))`); err == nil && ok {
+			if _, err := showPanes(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
+		part := sitePart{File: sj.partFile(n), Title: title}
+		return []sitePart{part}, nil, printFile(ctx, o, part.File)
+	}
+	var links []string
+	raw, err := evalJS[[]string](ctx, linksJS)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range raw {
+		if p, ok := sitePagePath(l); ok {
+			links = append(links, p)
+		}
+	}
+	for _, h := range partHooks {
+		list, err := evalJS[[]struct{ ID, Title string }](ctx, h.list)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(list) == 0 {
+			continue
+		}
+		var parts []sitePart
+		for _, it := range list {
+			if _, err := evalJS[bool](ctx, h.show(it.ID)); err != nil {
+				return nil, nil, err
+			}
+			t := it.Title
+			if t == "" {
+				t = it.ID
+			}
+			part := sitePart{File: sj.partFile(n + len(parts)), Title: t}
+			if err := printFile(ctx, o, part.File); err != nil {
+				return nil, nil, err
+			}
+			parts = append(parts, part)
+		}
+		return parts, links, nil
+	}
+	part := sitePart{File: sj.partFile(n), Title: title}
+	return []sitePart{part}, links, printFile(ctx, o, part.File)
+}
+
+// sitePagePath turns a link's URL path into a site path, keeping only pages
+// (.html, .htm, or a folder's index.html).
+func sitePagePath(escaped string) (string, bool) {
+	p, err := url.PathUnescape(escaped)
+	if err != nil {
+		return "", false
+	}
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	if strings.HasSuffix(escaped, "/") || p == "" {
+		p = strings.TrimPrefix(p+"/index.html", "/")
+	}
+	switch strings.ToLower(path.Ext(p)) {
+	case ".html", ".htm":
+		return p, true
+	}
+	return "", false
+}
+
+// siteReady waits until the loaded page is ready to print (site_ready.go).
+// The request's own waitForSelector and waitForExpression apply to the
+// entry page (as to a single-file report): what one page of a site waits
+// for, its other pages rarely show.
+// loaded is the count of the site's requests when the page's load event had fired.
+func (c *chromium) siteReady(ctx context.Context, srv *siteServe, loaded int64, generator string, o printOpts, entry bool) error {
+	end := time.Now().Add(max(o.waitMax, siteQuietWindow))
+	if c.cfg.ScriptWait > 0 {
+		// Fonts, then scripts still drawing (quiet.js), at most ScriptWait.
+		if _, err := evalJS[bool](ctx, loadedJS(c.cfg.ScriptWait.Milliseconds())); err != nil {
+			return err
+		}
+	}
+	if err := srv.quiet(ctx, loaded, siteQuietStatic, siteQuietWindow, end); err != nil {
+		return err
+	}
+	if sel := readySelector(generator); sel != "" {
+		q, _ := json.Marshal(sel)
+		w := o
+		w.waitSelector, w.waitExpression = "", "document.querySelector("+string(q)+") !== null"
+		w.waitMax = min(readySelectorWait, max(o.waitMax, time.Second))
+		if err := waitFor(ctx, w); err != nil && !report.IsKind(err, report.Conversion) {
+			return err // not there in time: printed as it is
+		}
+	}
+	if entry && (o.waitSelector != "" || o.waitExpression != "") {
+		if err := waitFor(ctx, o); err != nil {
+			return err
+		}
+	}
+	// What the selectors' appearance started (a table drawn from data).
+	if c.cfg.ScriptWait > 0 {
+		if _, err := evalJS[bool](ctx, settleJS(c.cfg.ScriptWait.Milliseconds())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printFile prints the loaded page into a new file at name.
+func printFile(ctx context.Context, o printOpts, name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+	}
+	err = printPDF(ctx, o, f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+	}
+	return err
+}
+
+// evalJS evaluates expr in the page, awaiting a promise, and decodes its value.
+func evalJS[T any](ctx context.Context, expr string) (T, error) {
+	var v T
+	res, err := chromedp.Call(ctx, runtime.Evaluate,
+		runtime.EvaluateParams{Expression: expr, AwaitPromise: ptr(true), ReturnByValue: ptr(true)})
+	if err != nil {
+		return v, err
+	}
+	if res.ExceptionDetails != nil {
+		return v, fmt.Errorf("script failed: %s", exceptionText(res.ExceptionDetails))
+	}
+	if res.Result != nil && len(res.Result.Value) > 0 {
+		err = json.Unmarshal(res.Result.Value, &v)
+	}
+	return v, err
+}

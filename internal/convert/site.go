@@ -1,0 +1,111 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// SiteFiles opens one file of a site by its path relative to the site root
+// ("index.html", "css/a.css"), with its content type ("" picks none). A
+// missing file is an error that errors.Is fs.ErrNotExist or of kind
+// report.NotFound: the page then gets a 404, as from a web server.
+type SiteFiles func(ctx context.Context, path string) (io.ReadCloser, string, error)
+
+// Site is the source of an HTML report printed as a site: its entry page
+// and every file it loads come from Files, answered through the browser's
+// request interception under an origin of the job's own
+// (https://r<random>.reportd.invalid/). The engine itself has no network;
+// the page's fetch and XHR of its own files (data/*.json) still work.
+type Site struct {
+	Entry     string    // the entry page, relative to the site root
+	Files     SiteFiles //
+	Generator string    // the report's generator (report.Report.Generator); picks a ready selector (site_ready.go)
+}
+
+// sitePart is one printed page or part of a site job: a PDF of its own and
+// the title of its bookmark.
+type sitePart struct {
+	File  string `json:"file"`
+	Title string `json:"title"`
+}
+
+// missing reports whether err from SiteFiles means "no such file".
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || report.IsKind(err, report.NotFound)
+}
+
+// cleanSitePath checks an entry path: relative, slash-separated, clean.
+func cleanSitePath(p string) (string, error) {
+	c := path.Clean(strings.TrimPrefix(p, "/"))
+	if p == "" || c == "." || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsAny(p, "\\\x00") {
+		return "", report.Errorf(report.Internal, "convert: site entry %q is not a relative path", p)
+	}
+	return c, nil
+}
+
+// printSite prints job (Job.Site set) into out: the entry page alone, or
+// with scope=site every in-site page and part, merged with an outline.
+// The whole job holds one slot of the Chromium gate.
+func (m *Manager) printSite(job Job, out *os.File) error {
+	entry, err := cleanSitePath(job.Site.Entry)
+	if err != nil {
+		return err
+	}
+	if err := m.chrome.usable(); err != nil {
+		return err
+	}
+	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	dir, err := os.MkdirTemp(m.cache.tmpDir(), "site-*")
+	if err != nil {
+		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+	}
+	defer os.RemoveAll(dir)
+	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
+	o.apply(job.Print, m.waitMax())
+	sj := siteJob{entry: entry, files: job.Site.Files, generator: job.Site.Generator,
+		all: job.Print.Scope == report.ScopeSite, maxPages: m.cfg.SiteMaxPages, dir: dir}
+	parts, err := m.chrome.printSite(m.ctx, sj, o)
+	if err != nil {
+		return err
+	}
+	if !sj.all {
+		f, err := os.Open(parts[0].File)
+		if err != nil {
+			return report.Wrap(report.Storage, err, "cannot read the printed page")
+		}
+		defer f.Close()
+		if _, err := io.Copy(out, f); err != nil {
+			return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		}
+		return nil
+	}
+	if err := m.mergeParts(parts, out.Name()); err != nil {
+		return err
+	}
+	m.log.Debug("site printed", "report", job.ReportID, "parts", len(parts))
+	return nil
+}
+
+// siteJob is what the engine needs to print a site.
+type siteJob struct {
+	entry     string
+	files     SiteFiles
+	generator string
+	all       bool // scope=site: follow links, print every part
+	maxPages  int  // pages printed at most (Config.SiteMaxPages)
+	dir       string
+}
+
+func (s siteJob) partFile(n int) string { return fmt.Sprintf("%s/part-%05d.pdf", s.dir, n) }

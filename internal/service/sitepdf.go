@@ -1,0 +1,88 @@
+package service
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/site"
+)
+
+// PDFSite is the source of an HTML report printed as a site (PDFJob.Site):
+// its entry page and every file it loads are read through Files, so the
+// page's own fetch and XHR work while the engine has no network.
+type PDFSite struct {
+	Entry     string   // the entry page, relative to the site root
+	Files     SiteOpen // opens one file of the site
+	Generator string   // the report's generator: the engine knows when some are ready
+}
+
+// SiteOpen opens the site's file at p (relative to its root) with its
+// content type; a missing file is a report.NotFound error.
+type SiteOpen func(ctx context.Context, p string) (io.ReadCloser, string, error)
+
+// siteJob describes rec for the engines as a site, when it is printed as
+// one (ok): a site report (its entry page, or with scope=site its pages),
+// and a single-file HTML report with scope=site, whose one file is the
+// site (its parts, such as each file of a go tool cover report, are then
+// printed one by one). Both read their files through the manifest the
+// content origin serves (SiteManifest, OpenSiteFile), loaded only when the
+// engines need a file: a cached PDF costs no manifest.
+func (s *Service) siteJob(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (PDFJob, bool, error) {
+	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
+	single := !rec.IsSite()
+	if single && (rec.FileType != report.HTML || opts.Scope != report.ScopeSite) {
+		return job, false, nil
+	}
+	entry := rec.Entry
+	if single || entry == "" {
+		m, err := s.manifestOf(ctx, rec)
+		if err != nil {
+			return job, false, err
+		}
+		entry = m.Entry
+	}
+	var (
+		once     sync.Once
+		manifest site.Manifest
+		loadErr  error
+	)
+	open := func(ctx context.Context, p string) (io.ReadCloser, string, error) {
+		once.Do(func() { manifest, loadErr = s.manifestOf(context.WithoutCancel(ctx), rec) })
+		if loadErr != nil {
+			return nil, "", loadErr
+		}
+		f, ok := manifest.Lookup(p)
+		if !ok {
+			return nil, "", report.Errorf(report.NotFound, "no file %s in report %d", p, rec.ID)
+		}
+		o, err := s.OpenSiteFile(ctx, rec.ID, f)
+		if err != nil {
+			return nil, "", err
+		}
+		ct := f.ContentType
+		if single {
+			// Without a charset the engine adds utf-8 when the bytes are,
+			// else the document's own <meta charset> applies, as when it
+			// prints the report's entry.
+			ct = "text/html"
+		}
+		return o, ct, nil
+	}
+	job.Site = &PDFSite{Entry: entry, Files: open, Generator: rec.Generator}
+	return job, true, nil
+}
+
+// prepareSite prints a new site report's entry page in the background when
+// convert_on_upload is on, so the first GET /pdf is a cache hit. Unlike a
+// single file, a site needs no local copy: the engines read its files
+// through the blob store, whichever it is.
+func (s *Service) prepareSite(rec report.ReportRecord) {
+	if !s.cfg.ConvertOnUpload {
+		return
+	}
+	if job, ok, err := s.siteJob(context.Background(), rec, report.PrintOptions{}); ok && err == nil {
+		s.conv.Prepare(job)
+	}
+}
