@@ -90,6 +90,9 @@ func TestHeadline(t *testing.T) {
 		{&report.Summary{Lines: f(49)}, "coverage", "49%", "red"},
 		{&report.Summary{Passed: i(5), Failed: i(2), Skipped: i(1)}, "tests", "5 passed, 2 failed, 1 skipped", "red"},
 		{&report.Summary{Passed: i(5), Failed: i(0)}, "tests", "5 passed", "brightgreen"},
+		{&report.Summary{Passed: i(5), Failed: i(0), Flaky: i(0)}, "tests", "5 passed", "brightgreen"},
+		{&report.Summary{Passed: i(5), Failed: i(0), Flaky: i(2)}, "tests", "5 passed, 2 flaky", "yellow"},
+		{&report.Summary{Passed: i(4), Failed: i(2), Skipped: i(1), Flaky: i(1)}, "tests", "4 passed, 2 failed, 1 skipped, 1 flaky", "red"},
 		{nil, "e2e", "3 days ago", "blue"},
 	} {
 		b := For(report.Report{Name: "e2e", UploadTime: at, Summary: c.s}, now, DefaultThresholds, "")

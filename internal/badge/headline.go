@@ -21,7 +21,9 @@ type Thresholds struct {
 var DefaultThresholds = Thresholds{Red: 50, Yellow: 80}
 
 // For is the badge of report r at time now: its line coverage when known
-// (label "coverage"), else its test counts (label "tests"), else its age
+// (label "coverage"), else its test counts (label "tests": red when a test
+// failed, yellow when none failed but some passed only on a retry, i.e.
+// were flaky), else its age
 // (label: the report's name). A label, when not empty, replaces the
 // default one.
 func For(r report.Report, now time.Time, th Thresholds, label string) Badge {
@@ -46,7 +48,7 @@ func headline(r report.Report, now time.Time, th Thresholds) Badge {
 		}
 		return Badge{Label: "coverage", Message: strconv.FormatFloat(float64(int64(v*100+0.5))/100, 'f', -1, 64) + "%", Color: color}
 	case s != nil && (s.Passed != nil || s.Failed != nil):
-		passed, failed, skipped := val(s.Passed), val(s.Failed), val(s.Skipped)
+		passed, failed, skipped, flaky := val(s.Passed), val(s.Failed), val(s.Skipped), val(s.Flaky)
 		parts := []string{fmt.Sprintf("%d passed", passed)}
 		color := "brightgreen"
 		if failed > 0 {
@@ -55,6 +57,13 @@ func headline(r report.Report, now time.Time, th Thresholds) Badge {
 		}
 		if skipped > 0 {
 			parts = append(parts, fmt.Sprintf("%d skipped", skipped))
+		}
+		if flaky > 0 {
+			// Flaky tests are counted in passed or failed already.
+			parts = append(parts, fmt.Sprintf("%d flaky", flaky))
+			if failed == 0 {
+				color = "yellow"
+			}
 		}
 		if passed+failed == 0 {
 			color = "lightgrey"

@@ -45,6 +45,7 @@ type reportRow struct {
 	Passed    *int64 `json:"o,omitempty"`
 	Failed    *int64 `json:"x,omitempty"`
 	Skipped   *int64 `json:"z,omitempty"`
+	Flaky     *int64 `json:"r,omitempty"` // rows written before it have none
 	// A site report (storage version 5): kind "site" (unset: a file),
 	// its entry page, number of files and total bytes.
 	Kind  string `json:"k,omitempty"`

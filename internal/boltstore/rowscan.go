@@ -108,6 +108,8 @@ func scanReportRow(b []byte, row *reportRow) bool {
 			return s.optInt(&row.Failed)
 		case 'z':
 			return s.optInt(&row.Skipped)
+		case 'r':
+			return s.optInt(&row.Flaky)
 		case 'k':
 			return s.str(&row.Kind)
 		case 'e':

@@ -35,6 +35,8 @@ var rowSeeds = []string{
 	`{"n":"Ret","w":truex}`,
 	`{"p":"7"}`,
 	`{"p":7,"s":-1,"h":"\u00e9"}`,
+	`{"p":7,"n":"index.html","t":"html","g":"playwright","o":4,"x":2,"z":1,"r":1,"k":"site","e":"index.html","w":3,"v":900}`,
+	`{"p":7,"r":null,"o":0}`,
 }
 
 // The fast decoders must agree with encoding/json on every input: same

@@ -10,10 +10,10 @@ import (
 // reads it on its fast path: the line coverage in hundredths of a percent.
 
 func summaryOf(row *reportRow) *report.Summary {
-	if row.Lines == nil && row.Passed == nil && row.Failed == nil && row.Skipped == nil {
+	if row.Lines == nil && row.Passed == nil && row.Failed == nil && row.Skipped == nil && row.Flaky == nil {
 		return nil
 	}
-	s := &report.Summary{Passed: row.Passed, Failed: row.Failed, Skipped: row.Skipped}
+	s := &report.Summary{Passed: row.Passed, Failed: row.Failed, Skipped: row.Skipped, Flaky: row.Flaky}
 	if row.Lines != nil {
 		s.Lines = ptrTo(float64(*row.Lines) / 100)
 	}
@@ -24,7 +24,7 @@ func setSummary(row *reportRow, s *report.Summary) {
 	if s.Empty() {
 		return
 	}
-	row.Passed, row.Failed, row.Skipped = s.Passed, s.Failed, s.Skipped
+	row.Passed, row.Failed, row.Skipped, row.Flaky = s.Passed, s.Failed, s.Skipped, s.Flaky
 	if s.Lines != nil {
 		row.Lines = ptrTo(int64(math.Round(*s.Lines * 100)))
 	}

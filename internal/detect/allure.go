@@ -26,8 +26,9 @@ import (
 // Passed is passed, Failed is failed + broken (a broken test ended in an
 // error other than a failed assertion), Skipped is skipped; unknown is in
 // none. Retries of a test are not counted again (Allure reports the last
-// run). Flaky is Allure 3's list of tests it marked flaky (from history);
-// they are counted by their status, so in Passed or Failed.
+// run). Flaky is the length of Allure 3's list of tests it marked flaky
+// (from history: a test whose status flipped in recent runs); they are
+// counted by their status, so in Passed or Failed.
 const allureJSONLimit = 4 << 20
 
 type allureCounts struct {
@@ -49,7 +50,7 @@ func (c allureCounts) summary() *report.Summary {
 
 // allure3Summary reads an Allure 3 summary.json; ok is false when it is
 // not one (stats, and a plugin that made it).
-func allure3Summary(r io.Reader) (s *report.Summary, flaky *int64, ok bool) {
+func allure3Summary(r io.Reader) (s *report.Summary, ok bool) {
 	var v struct {
 		Stats      *allureCounts
 		FlakyTests []json.RawMessage
@@ -57,17 +58,17 @@ func allure3Summary(r io.Reader) (s *report.Summary, flaky *int64, ok bool) {
 		PluginID   *string `json:"pluginId"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r, allureJSONLimit)).Decode(&v); err != nil || v.Stats == nil || (v.Plugin == nil && v.PluginID == nil) {
-		return nil, nil, false
+		return nil, false
 	}
 	s = v.Stats.summary()
 	if s == nil {
-		return nil, nil, false
+		return nil, false
 	}
 	if v.FlakyTests != nil {
 		n := int64(len(v.FlakyTests))
-		flaky = &n
+		s.Flaky = &n
 	}
-	return s, flaky, true
+	return s, true
 }
 
 // allure2Summary reads an Allure 2 widgets/summary.json.

@@ -62,7 +62,7 @@ func pwDataIndex(t string) int {
 }
 
 func playwright(t string) *report.Summary {
-	s, _, err := playwrightStats(strings.NewReader(t))
+	s, err := playwrightStats(strings.NewReader(t))
 	if err != nil {
 		return nil
 	}
@@ -72,20 +72,20 @@ func playwright(t string) *report.Summary {
 // playwrightStats reads a Playwright index.html from r, streaming: it
 // looks for the embedded report, decodes at most PlaywrightLimit bytes of
 // it and reads report.json's stats. Passed counts flaky tests (they
-// passed in the end); flaky is also given on its own.
-func playwrightStats(r io.Reader) (*report.Summary, *int64, error) {
+// passed in the end); Flaky gives them on their own too.
+func playwrightStats(r io.Reader) (*report.Summary, error) {
 	data, err := skipToPlaywrightData(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var zb bytes.Buffer
 	dec := base64.NewDecoder(base64.StdEncoding, io.LimitReader(&base64Run{r: data}, PlaywrightLimit))
 	if _, err := io.Copy(&zb, dec); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	zr, err := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, f := range zr.File {
 		if f.Name != "report.json" {
@@ -93,23 +93,23 @@ func playwrightStats(r io.Reader) (*report.Summary, *int64, error) {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		defer rc.Close()
 		var st struct {
 			Expected, Unexpected, Flaky, Skipped *int64
 		}
 		if err := jsonField(io.LimitReader(rc, pwReportJSONSize), "stats", &st); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if st.Expected == nil || st.Unexpected == nil || st.Flaky == nil || st.Skipped == nil ||
 			*st.Expected < 0 || *st.Unexpected < 0 || *st.Flaky < 0 || *st.Skipped < 0 {
-			return nil, nil, errNotPlaywright
+			return nil, errNotPlaywright
 		}
 		passed := *st.Expected + *st.Flaky
-		return &report.Summary{Passed: &passed, Failed: st.Unexpected, Skipped: st.Skipped}, st.Flaky, nil
+		return &report.Summary{Passed: &passed, Failed: st.Unexpected, Skipped: st.Skipped, Flaky: st.Flaky}, nil
 	}
-	return nil, nil, errNotPlaywright
+	return nil, errNotPlaywright
 }
 
 // skipToPlaywrightData reads r up to the first byte of the report's

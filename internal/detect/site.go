@@ -27,13 +27,13 @@ const siteProfiles = 8
 // Allure's summary.json, a Go coverage profile beside a
 // `go tool cover -html` page. Every read is bounded (Limit per page,
 // PlaywrightLimit for a Playwright page's embedded report, small caps for
-// JSON and profiles) and nothing is run. flaky is the number of flaky
-// tests where the report tells it (Playwright, Allure 3; report.Summary
-// has no field for it): Playwright's flaky tests are also counted in
-// Passed, Allure's in their final status. ("", nil, nil) when no
+// JSON and profiles) and nothing is run. Summary.Flaky is the number of
+// flaky tests where the report tells it (Playwright, Allure 3):
+// Playwright's flaky tests are also counted in Passed, Allure's by their
+// final status (Passed or Failed). ("", nil) when no
 // generator is recognised; a file that cannot be opened or read counts
 // as not there.
-func Site(files []string, open Opener) (generator string, s *report.Summary, flaky *int64) {
+func Site(files []string, open Opener) (generator string, s *report.Summary) {
 	has := make(map[string]bool, len(files))
 	for _, f := range files {
 		has[f] = true
@@ -45,23 +45,23 @@ func Site(files []string, open Opener) (generator string, s *report.Summary, fla
 		}
 		switch {
 		case isAllureApp(t):
-			if s, flaky, ok := allureSite(files, has, open); ok {
-				return Allure, nonEmpty(s), flaky
+			if s, ok := allureSite(files, has, open); ok {
+				return Allure, nonEmpty(s)
 			}
 		case strings.Contains(t, pwMarker):
 			// Playwright's app names its report data; a page whose data
 			// cannot be read (damaged, or past PlaywrightLimit) is still
 			// Playwright's, without figures.
-			s, flaky, _ := playwrightPage(t, page, open)
-			return Playwright, nonEmpty(s), flaky
+			s, _ := playwrightPage(t, page, open)
+			return Playwright, nonEmpty(s)
 		case isGoCover(t):
-			return GoCover, nonEmpty(goCoverSite(t, files, open)), nil
+			return GoCover, nonEmpty(goCoverSite(t, files, open))
 		}
 		if g, s := Detect([]byte(t)); g != "" {
-			return g, s, nil
+			return g, s
 		}
 	}
-	return "", nil, nil
+	return "", nil
 }
 
 // entryNames are the names generators give their entry page; a page of
@@ -130,17 +130,17 @@ func nonEmpty(s *report.Summary) *report.Summary {
 	return s
 }
 
-func allureSite(files []string, has map[string]bool, open Opener) (*report.Summary, *int64, bool) {
+func allureSite(files []string, has map[string]bool, open Opener) (*report.Summary, bool) {
 	v3, v2 := allureSummaryFiles(has, files)
 	for _, f := range v3 {
 		rc, err := open(f)
 		if err != nil {
 			continue
 		}
-		s, flaky, ok := allure3Summary(rc)
+		s, ok := allure3Summary(rc)
 		rc.Close()
 		if ok {
-			return s, flaky, true
+			return s, true
 		}
 	}
 	if v2 != "" {
@@ -148,28 +148,28 @@ func allureSite(files []string, has map[string]bool, open Opener) (*report.Summa
 			s, ok := allure2Summary(rc)
 			rc.Close()
 			if ok {
-				return s, nil, true
+				return s, true
 			}
 		}
 	}
-	return nil, nil, false
+	return nil, false
 }
 
 // playwrightPage reads a page that names Playwright's report: from the
 // text already read when the report is in it, else streaming the whole
 // page (the report follows the app's half megabyte of script).
-func playwrightPage(head, page string, open Opener) (*report.Summary, *int64, bool) {
+func playwrightPage(head, page string, open Opener) (*report.Summary, bool) {
 	if pwDataIndex(head) >= 0 && len(head) < Limit {
-		s, flaky, err := playwrightStats(strings.NewReader(head))
-		return s, flaky, err == nil
+		s, err := playwrightStats(strings.NewReader(head))
+		return s, err == nil
 	}
 	rc, err := open(page)
 	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
 	defer rc.Close()
-	s, flaky, err := playwrightStats(io.LimitReader(rc, PlaywrightLimit+Limit))
-	return s, flaky, err == nil
+	s, err := playwrightStats(io.LimitReader(rc, PlaywrightLimit+Limit))
+	return s, err == nil
 }
 
 // goCoverSite reads a `go tool cover -html` page of a site: the total from

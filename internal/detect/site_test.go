@@ -41,6 +41,11 @@ func same(t *testing.T, got *report.Summary, want report.Summary) {
 	i("passed", got.Passed, want.Passed)
 	i("failed", got.Failed, want.Failed)
 	i("skipped", got.Skipped, want.Skipped)
+	if want.Flaky != nil {
+		// Allure 3 reports flaky tests from its history, which one run
+		// of a generator has none of: checked only where known.
+		i("flaky", got.Flaky, want.Flaky)
+	}
 }
 
 func float(p *int64) *float64 {
@@ -79,20 +84,17 @@ func TestSiteOfRealGenerators(t *testing.T) {
 			if s.Want.Empty() {
 				t.Fatalf("the generator reported no figures: %+v", s)
 			}
-			gen, sum, flaky := detect.Site(s.Files, s.Open)
+			gen, sum := detect.Site(s.Files, s.Open)
 			if gen != c.gen {
 				t.Fatalf("generator %q, want %q (files %v)", gen, c.gen, s.Files)
 			}
 			same(t, sum, s.Want)
-			if s.Flaky != nil && (flaky == nil || *flaky != *s.Flaky) {
-				t.Errorf("flaky = %v, want %d", show(float(flaky)), *s.Flaky)
-			}
-			t.Logf("%s: %s", gen, summaryText(sum, flaky))
+			t.Logf("%s: %s", gen, summaryText(sum))
 		})
 	}
 }
 
-func summaryText(s *report.Summary, flaky *int64) string {
+func summaryText(s *report.Summary) string {
 	var b strings.Builder
 	if s.Lines != nil {
 		b.WriteString("lines " + strconv.FormatFloat(*s.Lines, 'f', -1, 64) + "% ")
@@ -100,7 +102,7 @@ func summaryText(s *report.Summary, flaky *int64) string {
 	for _, f := range []struct {
 		n string
 		p *int64
-	}{{"passed", s.Passed}, {"failed", s.Failed}, {"skipped", s.Skipped}, {"flaky", flaky}} {
+	}{{"passed", s.Passed}, {"failed", s.Failed}, {"skipped", s.Skipped}, {"flaky", s.Flaky}} {
 		if f.p != nil {
 			b.WriteString(f.n + " " + strconv.FormatInt(*f.p, 10) + " ")
 		}
@@ -140,7 +142,7 @@ func TestEntryPageAlone(t *testing.T) {
 func TestGoCoverWithoutProfile(t *testing.T) {
 	s := sitegen.GoCover(t)
 	files := slices.DeleteFunc(slices.Clone(s.Files), func(f string) bool { return strings.HasSuffix(f, ".out") })
-	gen, sum, _ := detect.Site(files, s.Open)
+	gen, sum := detect.Site(files, s.Open)
 	if gen != detect.GoCover || sum != nil {
 		t.Fatalf("got %q %+v, want %q and no summary", gen, sum, detect.GoCover)
 	}
@@ -165,14 +167,14 @@ func TestPlaywrightReportFarIntoThePage(t *testing.T) {
 			io.Closer
 		}{io.MultiReader(strings.NewReader(pad), rc), rc}, nil
 	}
-	gen, sum, flaky := detect.Site(s.Files, open)
+	gen, sum := detect.Site(s.Files, open)
 	if gen != detect.Playwright {
 		t.Fatalf("generator %q", gen)
 	}
-	same(t, sum, s.Want)
-	if flaky == nil || *flaky != *s.Flaky {
-		t.Errorf("flaky = %v, want %d", show(float(flaky)), *s.Flaky)
+	if s.Want.Flaky == nil || sum == nil || sum.Flaky == nil {
+		t.Errorf("flaky: got %+v, the run reported %+v", sum, s.Want)
 	}
+	same(t, sum, s.Want)
 }
 
 // TestSiteIgnoresWhatItCannotRead: missing or unreadable files, look-alike
@@ -184,17 +186,17 @@ func TestSiteIgnoresWhatItCannotRead(t *testing.T) {
 		"summary.json":         `{"stats":{"passed":"many"},"plugin":"Awesome"}`,
 		"widgets/summary.json": `{"statistic":{"passed":1}}`,
 	}
-	gen, sum, _ := detect.Site(keys(files), opener(files))
+	gen, sum := detect.Site(keys(files), opener(files))
 	if gen != "" || sum != nil {
 		t.Errorf("allure look-alike: %q %+v", gen, sum)
 	}
 	pw := map[string]string{"index.html": `<template id="playwrightReportBase64">data:application/zip;base64,UEsDBBQAAAgI!!</template>`}
-	gen, sum, _ = detect.Site(keys(pw), opener(pw))
+	gen, sum = detect.Site(keys(pw), opener(pw))
 	if gen != detect.Playwright || sum != nil {
 		t.Errorf("damaged playwright: %q %+v, want %q and no figures", gen, sum, detect.Playwright)
 	}
 	gone := func(string) (io.ReadCloser, error) { return nil, os.ErrNotExist }
-	if gen, sum, _ := detect.Site([]string{"index.html", "a/b.html"}, gone); gen != "" || sum != nil {
+	if gen, sum := detect.Site([]string{"index.html", "a/b.html"}, gone); gen != "" || sum != nil {
 		t.Errorf("unreadable: %q %+v", gen, sum)
 	}
 }
@@ -239,7 +241,7 @@ func TestSiteOfSingleFileGenerators(t *testing.T) {
 		{detect.PytestHTML, map[string]string{"report.html": read("pytest-html-4.html"), "assets/style.css": "body{}"},
 			report.Summary{Passed: ptr[int64](5), Failed: ptr[int64](3), Skipped: ptr[int64](2)}},
 	} {
-		gen, sum, _ := detect.Site(keys(c.files), opener(c.files))
+		gen, sum := detect.Site(keys(c.files), opener(c.files))
 		if gen != c.gen {
 			t.Fatalf("generator %q, want %q", gen, c.gen)
 		}
@@ -257,9 +259,9 @@ func TestAllure2Summary(t *testing.T) {
 		"app.js":               "",
 		"widgets/summary.json": `{"reportName":"Allure Report","testRuns":[],"statistic":{"failed":2,"broken":1,"skipped":3,"passed":10,"unknown":0,"total":16},"time":{}}`,
 	}
-	gen, sum, flaky := detect.Site(keys(files), opener(files))
-	if gen != detect.Allure || flaky != nil {
-		t.Fatalf("got %q flaky %v", gen, flaky)
+	gen, sum := detect.Site(keys(files), opener(files))
+	if gen != detect.Allure || sum == nil || sum.Flaky != nil {
+		t.Fatalf("got %q %+v", gen, sum)
 	}
 	same(t, sum, report.Summary{Passed: ptr[int64](10), Failed: ptr[int64](3), Skipped: ptr[int64](3)})
 }
@@ -284,7 +286,7 @@ func TestSiteInAFolder(t *testing.T) {
 		for _, f := range s.Files {
 			files = append(files, c.dir+"/"+f)
 		}
-		gen, sum, _ := detect.Site(files, func(name string) (io.ReadCloser, error) {
+		gen, sum := detect.Site(files, func(name string) (io.ReadCloser, error) {
 			rest, ok := strings.CutPrefix(name, c.dir+"/")
 			if !ok {
 				return nil, os.ErrNotExist

@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/site"
 )
 
@@ -41,7 +42,7 @@ func (s *Server) reportFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, served := contentFile(&rep); !served {
+	if _, served := service.ContentEntry(&rep); !served {
 		// pdf, md, ppt, pptx: not on the content origin; their one file.
 		rec, o, err := s.svc.OpenReport(r.Context(), id)
 		if err != nil {

@@ -204,7 +204,7 @@ func appendSummary(b []byte, s *report.Summary) []byte {
 	for _, c := range []struct {
 		name string
 		v    *int64
-	}{{"passed", s.Passed}, {"failed", s.Failed}, {"skipped", s.Skipped}} {
+	}{{"passed", s.Passed}, {"failed", s.Failed}, {"skipped", s.Skipped}, {"flaky", s.Flaky}} {
 		if c.v != nil {
 			field(c.name)
 			b = strconv.AppendInt(b, *c.v, 10)

@@ -29,6 +29,7 @@ var summaries = func() []*report.Summary {
 	n := func(v int64) *int64 { return &v }
 	return []*report.Summary{
 		{Lines: f(87.5), Passed: n(3), Failed: n(0), Skipped: n(1)},
+		{Passed: n(4), Failed: n(2), Skipped: n(1), Flaky: n(1)}, {Passed: n(7), Flaky: n(0)}, {Flaky: n(2)}, {Lines: f(1e-9), Flaky: n(5)},
 		{Lines: f(0)}, {Lines: f(100)}, {Lines: f(33.333333333333336)}, {Passed: n(1 << 40)}, {Lines: f(1e-9)}, {},
 	}
 }()

@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/service"
 )
 
 // dashboardBase is the absolute URL the dashboard is served at, without a
@@ -46,20 +46,7 @@ func (s *Server) withReportLinks(r *http.Request, rep *report.Report) {
 // (Config.ContentURL), for sites and single-file html reports; none
 // without a content origin.
 func (s *Server) withSiteURL(rep *report.Report) {
-	if file, ok := contentFile(rep); ok && s.cfg.ContentURL != nil {
+	if file, ok := service.ContentEntry(rep); ok && s.cfg.ContentURL != nil {
 		rep.SiteURL = s.cfg.ContentURL(rep.ID, file)
 	}
-}
-
-// contentFile is the file a report opens on in the content origin: a
-// site's entry ("" for its generated listing), a single html file's base
-// name (service.SiteManifest); ok is false for other reports.
-func contentFile(rep *report.Report) (string, bool) {
-	switch {
-	case rep.IsSite():
-		return rep.Entry, true
-	case rep.FileType == report.HTML:
-		return path.Base(rep.FileName), true
-	}
-	return "", false
 }

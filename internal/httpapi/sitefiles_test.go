@@ -139,3 +139,33 @@ func TestLatestSite(t *testing.T) {
 		t.Errorf("without a content origin: %s", r.Body)
 	}
 }
+
+// TestSingleHTMLOddNameOpensWhereServed: a single html report whose file
+// name is no valid site name ("C:page.html" has a drive letter, which an
+// upload's fileName may have) is served on the content origin as
+// index.html (service.SiteManifest), and its siteUrl, its listed file
+// and the latest/site redirect name that same file, not the original
+// name the content origin has no file for.
+func TestSingleHTMLOddNameOpensWhereServed(t *testing.T) {
+	e := startSites(t, apitest.Options{})
+	p := e.CreateProject("web")
+	for _, c := range []struct{ name, served string }{
+		{"C:page.html", "index.html"},
+		{"page.html", "page.html"},
+	} {
+		rep := e.MustUpload(p.ID, c.name, report.HTML, []byte("<p>one</p>"))
+		var got report.Report
+		e.Get(fmt.Sprintf("/api/reports/%d", rep.ID)).JSON(t, &got)
+		l := listFiles(t, e, rep.ID)
+		if got.FileName != c.name || l.Entry != c.served || len(l.Files) != 1 || l.Files[0].Path != c.served {
+			t.Errorf("%s: fileName %q, listed %+v, want the one file %q", c.name, got.FileName, l, c.served)
+		}
+		if want := contentURL(rep.ID, c.served); got.SiteURL != want || rep.SiteURL != want || l.Files[0].URL != want {
+			t.Errorf("%s: siteUrl %q (upload reply %q), file url %q, want %q", c.name, got.SiteURL, rep.SiteURL, l.Files[0].URL, want)
+		}
+		r := getNoFollow(t, e, fmt.Sprintf("/p/%d/latest/site", p.ID))
+		if r.StatusCode != http.StatusFound || r.Header.Get("Location") != contentURL(rep.ID, c.served) {
+			t.Errorf("%s: latest/site %d → %q", c.name, r.StatusCode, r.Header.Get("Location"))
+		}
+	}
+}

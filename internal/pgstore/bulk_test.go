@@ -26,11 +26,17 @@ func TestBulkLoad(t *testing.T) {
 	}
 	site := rec(9, 1, at)
 	site.Kind, site.FileType, site.Entry, site.Files, site.Bytes = report.KindSite, report.HTML, "index.html", 3, 1234
+	passed, failed, skipped, flaky := int64(4), int64(2), int64(1), int64(1)
+	site.Generator, site.Summary = "playwright", &report.Summary{Passed: &passed, Failed: &failed, Skipped: &skipped, Flaky: &flaky}
 	if err := s.BulkLoad(ctx, nil, []report.ReportRecord{site}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.Report(ctx, 9); err != nil || got.Kind != report.KindSite || got.Entry != "index.html" || got.Files != 3 || got.Bytes != 1234 {
 		t.Fatalf("a site loaded in bulk reads back as %+v %v", got.Report, err)
+	}
+	if got, err := s.Report(ctx, 9); err != nil || got.Summary == nil || got.Summary.Flaky == nil || *got.Summary.Flaky != flaky ||
+		*got.Summary.Passed != passed || *got.Summary.Failed != failed || *got.Summary.Skipped != skipped {
+		t.Fatalf("a summary loaded in bulk reads back as %+v %v", got.Summary, err)
 	}
 	drift, err := s.CounterDrift(ctx)
 	if err != nil || len(drift) != 0 {

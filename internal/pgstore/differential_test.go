@@ -104,7 +104,7 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 		if rng.IntN(3) != 0 {
 			s.Lines = ptrTo([]float64{0, 100, 87.25, 33.33333, 66.665, 99.999}[rng.IntN(6)])
 		}
-		for _, f := range []**int64{&s.Passed, &s.Failed, &s.Skipped} {
+		for _, f := range []**int64{&s.Passed, &s.Failed, &s.Skipped, &s.Flaky} {
 			if rng.IntN(2) == 0 {
 				*f = ptrTo(int64(rng.IntN(3) * rng.IntN(500)))
 			}

@@ -15,7 +15,7 @@ import (
 // reportCols are read by scanReport, in this order.
 const reportCols = `id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
 	name, branch, commit, build_url, build_id,
-	generator, summary_lines, summary_passed, summary_failed, summary_skipped,
+	generator, summary_lines, summary_passed, summary_failed, summary_skipped, summary_flaky,
 	kind, site_entry, site_files, site_bytes`
 
 func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
@@ -29,7 +29,7 @@ func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 	)
 	err := row.Scan(&r.ID, &r.ProjectID, &r.FileName, &fileType, &r.FilePath, &uploaded, &r.Size, &r.SHA256,
 		&r.Name, &branch, &r.Commit, &r.BuildURL, &r.BuildID,
-		&r.Generator, &sum.Lines, &sum.Passed, &sum.Failed, &sum.Skipped,
+		&r.Generator, &sum.Lines, &sum.Passed, &sum.Failed, &sum.Skipped, &sum.Flaky,
 		&r.Kind, &r.Entry, &files, &r.Bytes)
 	r.Files = int(files)
 	r.Summary = sum.summary()
@@ -73,14 +73,14 @@ func label(r *report.Report) string {
 // hundredths of a percent, rounded as the bbolt store rounds it, so that
 // both read back the same float.
 type summaryCols struct {
-	Lines, Passed, Failed, Skipped *int64
+	Lines, Passed, Failed, Skipped, Flaky *int64
 }
 
 func summaryOf(s *report.Summary) summaryCols {
 	if s.Empty() {
 		return summaryCols{}
 	}
-	c := summaryCols{Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped}
+	c := summaryCols{Passed: s.Passed, Failed: s.Failed, Skipped: s.Skipped, Flaky: s.Flaky}
 	if s.Lines != nil {
 		l := int64(math.Round(*s.Lines * 100))
 		c.Lines = &l
@@ -90,10 +90,10 @@ func summaryOf(s *report.Summary) summaryCols {
 
 // summary is nil when no figure is known.
 func (c summaryCols) summary() *report.Summary {
-	if c.Lines == nil && c.Passed == nil && c.Failed == nil && c.Skipped == nil {
+	if c.Lines == nil && c.Passed == nil && c.Failed == nil && c.Skipped == nil && c.Flaky == nil {
 		return nil
 	}
-	s := &report.Summary{Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped}
+	s := &report.Summary{Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped, Flaky: c.Flaky}
 	if c.Lines != nil {
 		l := float64(*c.Lines) / 100
 		s.Lines = &l
@@ -148,13 +148,13 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 		out, err = s.scanReport(tx.QueryRow(ctx, `
 			INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
 				name, branch, commit, build_url, build_id,
-				generator, summary_lines, summary_passed, summary_failed, summary_skipped,
+				generator, summary_lines, summary_passed, summary_failed, summary_skipped, summary_flaky,
 				kind, site_entry, site_files, site_bytes)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 			RETURNING `+reportCols,
 			r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
 			label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
-			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped,
+			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped, sum.Flaky,
 			k.kind, k.entry, k.files, k.bytes))
 		return err
 	})

@@ -2,6 +2,9 @@ package report
 
 // Summary is a report's headline figures, as far as they are known: the
 // line coverage in percent and the test counts. A nil field is unknown.
+// Flaky is how many tests the generator marked flaky (Playwright: failed,
+// then passed on a retry; Allure 3: marked flaky from its history); they
+// are also counted in Passed or Failed by how they ended, never apart.
 // It is filled at upload from the file's text (internal/detect) and shown
 // in the report JSON and in badges.
 type Summary struct {
@@ -9,11 +12,12 @@ type Summary struct {
 	Passed  *int64   `json:"passed,omitempty"`
 	Failed  *int64   `json:"failed,omitempty"`
 	Skipped *int64   `json:"skipped,omitempty"`
+	Flaky   *int64   `json:"flaky,omitempty"`
 }
 
 // Empty reports whether no figure is known.
 func (s *Summary) Empty() bool {
-	return s == nil || (s.Lines == nil && s.Passed == nil && s.Failed == nil && s.Skipped == nil)
+	return s == nil || (s.Lines == nil && s.Passed == nil && s.Failed == nil && s.Skipped == nil && s.Flaky == nil)
 }
 
 // LatestQuery selects the newest report (highest id) of a project. A nil

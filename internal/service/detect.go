@@ -14,7 +14,7 @@ import (
 // on (bounded) rather than missed. It never fails an upload: a file it
 // cannot read is simply not recognised.
 func (s *Service) detect(st *files.Staged) (string, *report.Summary) {
-	gen, sum, _ := detect.Site([]string{"report.html"}, func(string) (io.ReadCloser, error) {
+	return detect.Site([]string{"report.html"}, func(string) (io.ReadCloser, error) {
 		f, err := st.Open()
 		if err != nil {
 			s.log.Warn("detect: cannot read the staged upload", "err", err)
@@ -22,5 +22,4 @@ func (s *Service) detect(st *files.Staged) (string, *report.Summary) {
 		}
 		return f, nil
 	})
-	return gen, sum
 }

@@ -13,19 +13,17 @@ import (
 // detectSite recognises stored site report id's generator and reads its
 // headline figures (detect.Site) from the files of its manifest, read
 // back through OpenSiteFile with bounded reads. Like detect, it never fails an
-// upload: a file it cannot read is simply not looked at. The flaky count
-// detect.Site also gives has no field in report.Summary yet.
+// upload: a file it cannot read is simply not looked at.
 func (s *Service) detectSite(ctx context.Context, id int64, m site.Manifest) (string, *report.Summary) {
 	paths := make([]string, len(m.Files))
 	for i, f := range m.Files {
 		paths[i] = f.Path
 	}
-	gen, sum, _ := detect.Site(paths, func(name string) (io.ReadCloser, error) {
+	return detect.Site(paths, func(name string) (io.ReadCloser, error) {
 		f, ok := m.Lookup(name)
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
 		return s.OpenSiteFile(ctx, id, f)
 	})
-	return gen, sum
 }

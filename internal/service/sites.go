@@ -315,7 +315,7 @@ func SiteZipName(fileName string) string { return siteStem(fileName) + ".zip" }
 
 // SiteManifest returns what the content origin serves for report id: the
 // stored manifest of a site report, or a one-file manifest for a
-// single-file html report (Entry = the report's file name base, one File
+// single-file html report (Entry = ContentEntry's name for it, one File
 // with the report's sha256/size, ContentType text/html; charset=utf-8).
 // Any other report: report.NotFound error.
 func (s *Service) SiteManifest(ctx context.Context, id int64) (site.Manifest, error) {
@@ -335,14 +335,33 @@ func (s *Service) manifestOf(ctx context.Context, rec report.ReportRecord) (site
 		}
 		return m, err
 	case rec.FileType == report.HTML:
-		entry := path.Base(rec.FileName)
-		if site.CheckName(entry) != nil {
-			entry = "index.html"
-		}
+		entry, _ := ContentEntry(&rec.Report)
 		return site.Manifest{Version: site.Version, Entry: entry, TotalBytes: rec.Size,
 			Files: []site.File{{Path: entry, SHA256: rec.SHA256, Size: rec.Size, ContentType: report.HTML.ContentType()}}}, nil
 	}
 	return site.Manifest{}, report.Errorf(report.NotFound, "report %d is a %s file, not a site or an html report", rec.ID, rec.FileType)
+}
+
+// ContentEntry is the one rule for the file report r opens on in the
+// content origin, which both the manifest (SiteManifest) and the links
+// to it (siteUrl) follow: a site's entry ("" for its generated listing);
+// for a single-file html report its one file, named as its file name's
+// base, or "index.html" when that base is no valid site name
+// (site.CheckName refuses e.g. "C:report.html", which an upload's
+// fileName may be). ok is false for reports the content origin does not
+// serve (pdf, md, ppt, pptx).
+func ContentEntry(r *report.Report) (file string, ok bool) {
+	switch {
+	case r.IsSite():
+		return r.Entry, true
+	case r.FileType == report.HTML:
+		name := path.Base(r.FileName)
+		if site.CheckName(name) != nil {
+			name = "index.html"
+		}
+		return name, true
+	}
+	return "", false
 }
 
 // OpenSiteFile opens one file of that manifest (a site's content object or

@@ -95,8 +95,8 @@ func Playwright(t testing.TB) Site {
 		if st.Expected == nil || st.Unexpected == nil || st.Flaky == nil || st.Skipped == nil {
 			return Site{}, fmt.Errorf("playwright json reporter: stats incomplete: %+v", st)
 		}
-		return Site{Dir: r.html, Entry: "index.html", Flaky: st.Flaky, Want: report.Summary{
-			Passed: ptr(*st.Expected + *st.Flaky), Failed: st.Unexpected, Skipped: st.Skipped,
+		return Site{Dir: r.html, Entry: "index.html", Want: report.Summary{
+			Passed: ptr(*st.Expected + *st.Flaky), Failed: st.Unexpected, Skipped: st.Skipped, Flaky: st.Flaky,
 		}}, nil
 	})
 }

@@ -46,11 +46,10 @@ type Site struct {
 	Files []string
 	// Want are the headline figures the generator itself reported:
 	// line coverage in percent as the tool shows it, or the test counts
-	// (Passed includes flaky tests, Failed includes Allure's broken).
+	// (Passed includes flaky tests, Failed includes Allure's broken), and
+	// Flaky where the tool reports it for one run (Playwright: failed,
+	// then passed on a retry).
 	Want report.Summary
-	// Flaky is the number of flaky tests the tool reported (Playwright:
-	// failed, then passed on a retry); nil where the tool has none.
-	Flaky *int64
 }
 
 // Open opens a file of the site by its slash path (for detect.Site).

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LatestIndex", func(t *testing.T) { s, _, _, c := newStore(t); latest(t, s, c) })
 	t.Run("LatestQueries", func(t *testing.T) { s, _, _, c := newStore(t); latestQueries(t, s, c) })
 	t.Run("Summary", func(t *testing.T) { s, _, _, c := newStore(t); summaryRoundTrip(t, s, c) })
+	t.Run("SummaryFlaky", func(t *testing.T) { s, _, _, c := newStore(t); flakyRoundTrip(t, s, c) })
 	t.Run("Sites", func(t *testing.T) { s, _, _, c := newStore(t); sitesRoundTrip(t, s, c) })
 	t.Run("NotFound", func(t *testing.T) { s, _, _, _ := newStore(t); notFound(t, s) })
 	t.Run("ConcurrentCountersExact", func(t *testing.T) { s, _, _, c := newStore(t); concurrent(t, s, c) })

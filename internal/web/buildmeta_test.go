@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/sitegen"
 )
 
 // upload posts a Markdown report with build metadata fields, as reportctl does.
@@ -88,8 +91,8 @@ func choose(b *browser, sel, value string) {
 }
 
 // TestDashboardShowsSummary: reports reportd recognised show their headline
-// figures (line coverage, test counts) in the project's list and the reader;
-// others show none.
+// figures (line coverage, test counts, flaky tests) in the project's list
+// and the reader; others show none.
 func TestDashboardShowsSummary(t *testing.T) {
 	d := startDaemon(t, "dashboard: true\n")
 	p := d.api(t, "POST", "/projects", map[string]any{"name": "ci"})
@@ -102,10 +105,23 @@ func TestDashboardShowsSummary(t *testing.T) {
 		d.uploadFile(t, id, f, "html", b, nil)
 	}
 	d.upload(t, id, "notes.md", nil)
+	// A real Playwright report (one self-contained page) of a run with a
+	// test that passed only on its retry.
+	pw := sitegen.Playwright(t)
+	page, err := os.ReadFile(filepath.Join(pw.Dir, pw.Entry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.uploadFile(t, id, "playwright.html", "html", page, nil)
+	w := pw.Want
+	if w.Flaky == nil || *w.Flaky == 0 {
+		t.Fatalf("the Playwright run reported no flaky test: %+v", w)
+	}
+	wantPW := fmt.Sprintf("%d passed%d failed%d skipped%d flaky", *w.Passed, *w.Failed, *w.Skipped, *w.Flaky)
 
 	b := startBrowser(t)
 	b.do(chromedp.Navigate(d.base + fmt.Sprintf("/#/projects/%d", id)))
-	b.waitFor("three reports", `document.querySelectorAll('.report').length === 3`, 30*time.Second)
+	b.waitFor("four reports", `document.querySelectorAll('.report').length === 4`, 30*time.Second)
 	summary := func(report int) string {
 		return eval[string](b, fmt.Sprintf(`(document.querySelector('.report[data-report-id="%d"] .report-summary') || {textContent: ''}).textContent`, report))
 	}
@@ -118,6 +134,12 @@ func TestDashboardShowsSummary(t *testing.T) {
 	if got := summary(3); got != "" {
 		t.Errorf("a Markdown note shows a summary: %q", got)
 	}
+	if got := summary(4); got != wantPW {
+		t.Errorf("Playwright report's summary %q, want %q", got, wantPW)
+	}
+	if got := eval[string](b, `(document.querySelector('.report[data-report-id="4"] .sum-flaky') || {title: ''}).title`); !strings.Contains(got, "also counted in passed") {
+		t.Errorf("the flaky figure's title %q does not say they are counted in passed too", got)
+	}
 	if got := eval[string](b, `document.querySelector('.report[data-report-id="1"] .report-summary').title`); got != "Read from the coverage.py report" {
 		t.Errorf("summary title %q", got)
 	}
@@ -125,4 +147,6 @@ func TestDashboardShowsSummary(t *testing.T) {
 
 	b.do(chromedp.Navigate(d.base + "/#/reports/2"))
 	b.waitFor("the reader's summary", `(document.querySelector('.reader-bar .report-summary') || {}).textContent === "5 passed3 failed2 skipped"`, 30*time.Second)
+	b.do(chromedp.Navigate(d.base + "/#/reports/4"))
+	b.waitFor("the reader's summary with flaky tests", fmt.Sprintf(`(document.querySelector('.reader-bar .report-summary') || {}).textContent === %s`, jsString(wantPW)), 30*time.Second)
 }

@@ -58,16 +58,19 @@ function buildMeta(r) {
 }
 
 // summaryLine shows the headline figures reportd read from a report it
-// recognised (coverage.py, istanbul, JaCoCo, mochawesome, pytest-html):
-// line coverage and test counts; nothing for other reports.
+// recognised (coverage.py, istanbul, JaCoCo, mochawesome, pytest-html,
+// Playwright, Allure): line coverage and test counts; nothing for other
+// reports. Flaky tests (Playwright, Allure 3) are shown when the report
+// tells them; they are also counted in passed or failed, as the title says.
 export function summaryLine(r) {
   const s = r.summary;
   if (!s) return null;
   const parts = [];
   if (typeof s.lines === 'number') parts.push(h('span', { class: 'sum-lines' }, `${Math.round(s.lines * 10) / 10}% lines`));
-  const counts = [['passed', 'sum-passed'], ['failed', 'sum-failed'], ['skipped', 'sum-skipped']]
+  const titles = { flaky: 'Marked flaky by the generator (Playwright: failed, then passed on a retry); also counted in passed or failed' };
+  const counts = [['passed', 'sum-passed'], ['failed', 'sum-failed'], ['skipped', 'sum-skipped'], ['flaky', 'sum-flaky']]
     .filter(([k]) => typeof s[k] === 'number')
-    .map(([k, cls]) => h('span', { class: cls }, `${s[k]} ${k}`));
+    .map(([k, cls]) => h('span', titles[k] ? { class: cls, title: titles[k] } : { class: cls }, `${s[k]} ${k}`));
   parts.push(...counts);
   if (!parts.length) return null;
   return h('span', { class: 'report-summary', title: r.generator ? `Read from the ${r.generator} report` : 'Headline figures' }, ...parts);
