@@ -184,7 +184,7 @@ func TestSiteUpdate(t *testing.T) {
 // TestSiteWithoutContentOrigin: no ContentURL hook: no siteUrl, and the
 // preview of a site says why it cannot be shown.
 func TestSiteWithoutContentOrigin(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{})
+	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.Content.Enabled = false }})
 	p := e.CreateProject("plain")
 	rep := mustSite(t, uploadSite(t, e, p.ID, zipPart(t, "htmlcov.zip", htmlcov...)))
 	if rep.SiteURL != "" {
