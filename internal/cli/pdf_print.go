@@ -21,6 +21,7 @@ type printFlags struct {
 	landscape, bg      bool
 	scale              float64
 	selector, exprWait string
+	scope              string
 }
 
 func (p *printFlags) bind(fs *pflag.FlagSet) {
@@ -33,6 +34,7 @@ func (p *printFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.bg, "print-background", true, "print background colours and images (--print-background=false to leave them out)")
 	fs.StringVar(&p.selector, "wait-for-selector", "", "HTML only: print once this CSS `SELECTOR` matches (bounded by the daemon)")
 	fs.StringVar(&p.exprWait, "wait-for-expression", "", "HTML only: print once this JavaScript `EXPRESSION` is truthy (bounded by the daemon)")
+	fs.StringVar(&p.scope, "scope", "", "HTML only: `entry` (the default: the entry page) or site (every page of a report site reachable from its entry, or every part of a single page such as each file of go tool cover -html, merged with a bookmark per page)")
 }
 
 // options checks the flags given, as the daemon would, before any request.
@@ -51,6 +53,7 @@ func (p *printFlags) options() (report.PrintOptions, error) {
 	set("print-background", "printBackground", strconv.FormatBool(p.bg))
 	set("wait-for-selector", "waitForSelector", p.selector)
 	set("wait-for-expression", "waitForExpression", p.exprWait)
+	set("scope", "scope", p.scope)
 	return report.ParsePrintOptions(q)
 }
 
