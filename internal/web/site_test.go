@@ -130,6 +130,10 @@ func TestSiteReader(t *testing.T) {
 	if tab["href"] != rep.SiteURL || tab["rel"] != "noopener noreferrer" || tab["target"] != "_blank" {
 		t.Errorf("open in new tab: %v", tab)
 	}
+	// The whole-site PDF link (printed by the engines: internal/cli's print script).
+	if href := eval[string](b, `document.getElementById('get-site-pdf').href`); !strings.HasSuffix(href, fmt.Sprintf("/api/reports/%d/pdf?scope=site", rep.ID)) {
+		t.Errorf("PDF of all pages links to %q", href)
+	}
 	if got := b.text(".site-files-count"); got != fmt.Sprintf("%d files", len(sizes)) {
 		t.Errorf("file count %q", got)
 	}

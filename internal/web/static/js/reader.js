@@ -161,7 +161,10 @@ export function renderReader(main, id) {
           site
             ? h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: siteZipName(r.fileName) }, 'Download (.zip)')
             : h('a', { class: 'btn', id: 'download-original', href: api.downloadURL(r.id), download: r.fileName }, 'Download original'),
-          h('a', { class: 'btn btn-primary', id: 'get-pdf', href: api.pdfURL(r.id), download: base + '.pdf' }, 'Get PDF'))),
+          h('a', { class: 'btn btn-primary', id: 'get-pdf', href: api.pdfURL(r.id), download: base + '.pdf' }, 'Get PDF'),
+          // Every page reachable from the entry, merged with a bookmark each.
+          site ? h('a', { class: 'btn', id: 'get-site-pdf', href: api.pdfURL(r.id) + '?scope=site', download: base + '-all-pages.pdf',
+            title: 'Every page of the site linked from its entry page, in one PDF with a bookmark per page' }, 'PDF of all pages') : null)),
       stableLinks(r, runsOnContentOrigin(r)),
       stage));
     show('native');
