@@ -277,6 +277,51 @@ func TestTwoReplicas(t *testing.T) {
 		}
 	})
 
+	// A replica killed while it writes an upload into the bucket (the body
+	// fully received, its parts going up) leaves an open multipart upload
+	// and no visible object; the sweep below aborts it.
+	killedUploads := 0
+	t.Run("SIGKILL during the bucket write leaves no object", func(t *testing.T) {
+		k := c.start("", "REPORTD_S3_PART_SIZE=5MiB", "REPORTD_MAX_UPLOAD_BYTES=200MiB")
+		big := bytes.Repeat([]byte("<p>a large report, sent whole, written to the bucket in parts</p>\n"), (96<<20)/66)
+		done := make(chan error, 1)
+		go func() {
+			_, err := upload(k.URL(), p.ID, "large.html", big)
+			done <- err
+		}()
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			if ups, err := c.bucket.Uploads(ctx); err == nil && len(ups) > 0 {
+				break
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("the upload ended before its bucket write was seen: %v", err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no multipart upload in the bucket within 2 minutes")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		k.Kill()
+		if err := <-done; err == nil {
+			t.Fatal("the killed replica answered the upload")
+		}
+		got := projectsOf(t, a.URL())[p.ID]
+		if got.ReportCount != want {
+			t.Errorf("after the kill: reportCount %d, want %d", got.ReportCount, want)
+		}
+		if n := len(c.keys("reports/")); n != want {
+			t.Errorf("%d objects under reports/ after the kill, want %d (one per row)", n, want)
+		}
+		ups, err := c.bucket.Uploads(ctx)
+		if err != nil || len(ups) == 0 {
+			t.Fatalf("no open multipart upload left by the kill: %v %v", ups, err)
+		}
+		killedUploads = len(ups)
+	})
+
 	t.Run("the sweep removes what a crash leaves", func(t *testing.T) {
 		// What a replica killed between its PUT and its commit leaves, and
 		// one killed in the middle of a multipart PUT.
@@ -338,8 +383,8 @@ func TestTwoReplicas(t *testing.T) {
 		if n := counter(t, a, "reportd_bucket_sweep_removed_total", `kind="report"`); n != 1 {
 			t.Errorf("sweep counted %v report objects, want 1", n)
 		}
-		if n := counter(t, a, "reportd_bucket_sweep_removed_total", `kind="upload"`); n != 1 {
-			t.Errorf("sweep counted %v aborted uploads, want 1", n)
+		if n := counter(t, a, "reportd_bucket_sweep_removed_total", `kind="upload"`); n != float64(1+killedUploads) {
+			t.Errorf("sweep counted %v aborted uploads, want %d (the planted one and the killed replica's)", n, 1+killedUploads)
 		}
 		if len(c.keys(pdfDir)) != 1 {
 			t.Error("the sweep removed the PDF of a live report")
