@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -100,6 +101,26 @@ type generatorSite struct {
 	ran func(s sitegen.Site) string
 	// top, when set, interacts with the site opened in its own tab.
 	top func(t *testing.T, b *browser, s sitegen.Site)
+	// drawn are texts the app draws: they are not in the text of the
+	// entry page as served (scripts and templates left out).
+	drawn []string
+}
+
+// inStaticMarkup is which of texts the entry page's markup, as served and
+// parsed without running anything, shows as text.
+func inStaticMarkup(b *browser, texts []string) []string {
+	b.t.Helper()
+	return eval[[]string](b, fmt.Sprintf(`fetch(location.href).then((r) => r.text()).then((html) => {
+		const doc = new DOMParser().parseFromString(html, 'text/html');
+		doc.querySelectorAll('script, template, noscript').forEach((e) => e.remove());
+		const text = doc.body ? doc.body.textContent : '';
+		return %s.filter((s) => text.includes(s));
+	})`, jsList(texts)))
+}
+
+func jsList(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
 }
 
 // hasTexts is a JavaScript condition: the body's rendered text
@@ -144,9 +165,10 @@ var generatorSites = []generatorSite{
 		},
 	},
 	{
-		name: "Playwright",
-		site: sitegen.Playwright,
-		ran:  func(sitegen.Site) string { return textsJS(pwTitles...) },
+		name:  "Playwright",
+		site:  sitegen.Playwright,
+		ran:   func(sitegen.Site) string { return textsJS(pwTitles...) },
+		drawn: pwTitles,
 	},
 	{
 		name: "Allure",
@@ -164,6 +186,7 @@ var generatorSites = []generatorSite{
 					'summary ' + ` + jsString(strings.Join(figures, ", ")) + ` + ' drawn from ' + json.length + ' JSON files fetched, e.g. ' + json.slice(0, 3).join(' ');
 			})()`
 		},
+		drawn: []string{"adds numbers", "multiplies wrongly", "needs a printer"},
 	},
 	{
 		name: "mochawesome",
@@ -171,6 +194,7 @@ var generatorSites = []generatorSite{
 		ran: func(sitegen.Site) string {
 			return textsJS("cart", "checkout", "adds an item", "sends a receipt", "mail server down")
 		},
+		drawn: []string{"adds an item", "sends a receipt", "mail server down"},
 	},
 }
 
@@ -199,6 +223,11 @@ func TestGeneratorSitesRun(t *testing.T) {
 				g.top(t, b, s)
 			} else {
 				t.Logf("its own tab: %v", poll[any](b, g.name+" app", g.ran(s), 45*time.Second))
+			}
+			if len(g.drawn) > 0 {
+				if got := inStaticMarkup(b, g.drawn); len(got) > 0 {
+					t.Errorf("%v are text of the entry page as served: the check does not prove its scripts drew them", got)
+				}
 			}
 			if loc := eval[string](b, `location.href`); origin(t, loc) != origin(t, p.SiteURL) || strings.Contains(loc, "?") {
 				t.Errorf("after the exchange the tab is at %s", loc)
