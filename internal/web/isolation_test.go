@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -143,6 +145,23 @@ func TestHostileSiteIsolated(t *testing.T) {
 	b.do(chromedp.Navigate(victim.SiteURL))
 	if got := poll[string](b, "the victim's secret on its own origin", `fetch('secret.txt').then((r) => r.text())`, 30*time.Second); strings.TrimSpace(got) != secret {
 		t.Fatalf("the victim's own fetch of secret.txt: %q", got)
+	}
+	victimHost := strings.TrimPrefix(origin(t, victim.SiteURL), "http://")
+	victimHost = victimHost[:strings.LastIndex(victimHost, ":")]
+	cctx, cancelC := context.WithTimeout(b.ctx, 30*time.Second)
+	cookies, err := chromedp.Call(cctx, network.GetCookies, network.GetCookiesParams{URLs: []string{origin(t, victim.SiteURL) + "/"}})
+	cancelC()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cookies.Cookies) == 0 {
+		t.Fatal("the browser holds no cookie of the victim's origin: the cross-report checks below would prove nothing")
+	}
+	for _, c := range cookies.Cookies {
+		// Chromium writes a Domain cookie's domain with a leading dot.
+		if c.Domain != victimHost || !c.HTTPOnly {
+			t.Errorf("the victim's cookie %s: domain %q (want host-only %q), httpOnly %v", c.Name, c.Domain, victimHost, c.HTTPOnly)
+		}
 	}
 
 	t.Log("the dashboard, with the token where it keeps it and markers")
