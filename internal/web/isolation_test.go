@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,8 +219,22 @@ func TestHostileSiteIsolated(t *testing.T) {
 	// to be framed: read the frame's own document through CDP, as the
 	// test (not the site) can, in the first tab.
 	cancelTab()
+	victimLoads := watchLoads(t, b, origin(t, victim.SiteURL))
 	b.do(chromedp.Navigate(hostile.SiteURL))
-	probeResult(t, poll[string](b, "the hostile probe, top level", `document.body?.dataset.result`, 45*time.Second))
+	checkProbe(t, "top level", probeResult(t, poll[string](b, "the hostile probe, top level", `document.body?.dataset.result`, 45*time.Second)), secrets)
+	t.Log("what Chromium says of the loads from the victim's origin")
+	loads := victimLoads()
+	for _, f := range []string{"/secret.txt", "/secret.js"} {
+		if loads[f] == "" {
+			t.Errorf("no load of the victim's %s seen", f)
+		}
+	}
+	if !strings.Contains(loads["/secret.js"], "blocked corp-not-same-origin") {
+		t.Errorf("the victim's secret.js as a script from the hostile origin: %q, want blocked by Cross-Origin-Resource-Policy", loads["/secret.js"])
+	}
+	if !strings.Contains(loads["/secret.txt"], "cors ") {
+		t.Errorf("the victim's secret.txt fetched from the hostile origin: %q, want a CORS failure", loads["/secret.txt"])
+	}
 	inDash, err := pollFrame[string](b, "iframe#dash", `location.href + ' | dashboard DOM: ' + !!document.querySelector('#token-btn, main')`)
 	t.Logf("the dashboard frame's document, read through CDP: %q (%v)", inDash, err)
 	if err != nil || !strings.HasPrefix(inDash, "chrome-error://") || !strings.HasSuffix(inDash, "false") {
@@ -269,5 +285,57 @@ func checkProbe(t *testing.T, where string, p probeOut, secrets []string) {
 	}
 	if fd := p.FrameDashboard; fd["doc"] != "null" || fd["script"] != "threw SecurityError" {
 		t.Errorf("%s, the dashboard in the site's frame: %v", where, fd)
+	}
+}
+
+// watchLoads records, from now on, the tab's requests to origin: per
+// path, the response status and why loading failed (a blocked reason, a
+// CORS error). The returned function gives what was seen so far.
+func watchLoads(t *testing.T, b *browser, origin string) func() map[string]string {
+	t.Helper()
+	var mu sync.Mutex
+	paths := map[network.RequestID]string{}
+	seen := map[string]string{}
+	ctx, cancel := context.WithCancel(b.ctx)
+	t.Cleanup(cancel)
+	note := func(id network.RequestID, s string) {
+		if p, ok := paths[id]; ok {
+			seen[p] = strings.TrimSpace(seen[p] + " " + s)
+		}
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			if u, err := url.Parse(ev.Request.URL); err == nil && u.Scheme+"://"+u.Host == origin {
+				paths[ev.RequestID] = u.Path
+				seen[u.Path] += ""
+			}
+		case *network.EventResponseReceived:
+			note(ev.RequestID, fmt.Sprintf("status %d", ev.Response.Status))
+		case *network.EventLoadingFailed:
+			s := "failed " + ev.ErrorText
+			if ev.BlockedReason != "" {
+				s += " blocked " + string(ev.BlockedReason)
+			}
+			if ev.CorsErrorStatus != nil {
+				s += " cors " + string(ev.CorsErrorStatus.CorsError)
+			}
+			note(ev.RequestID, s)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]string{}
+		for k, v := range seen {
+			out[k] = v
+		}
+		t.Logf("loads from %s: %v", origin, out)
+		return out
 	}
 }
