@@ -35,6 +35,7 @@ const hostileProbe = `(async () => {
   const get = async (url, init) => {
     try { const r = await fetch(url, init); return r.status + ' ' + (await r.text()).slice(0, 300); } catch (e) { return 'failed ' + e.name; }
   };
+  out.apiGetVictim = await get(cfg.api + '/api/reports/' + cfg.victimId);
   out.apiGetCredentials = await get(cfg.api + '/api/projects', { credentials: 'include' });
   out.apiPostJSON = await get(cfg.api + '/api/projects', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{"name":"pwned-json"}' });
   out.apiPostSimple = await get(cfg.api + '/api/projects', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: '{"name":"pwned-simple"}' });
@@ -74,6 +75,7 @@ type probeOut struct {
 	Cookie               string            `json:"cookie"`
 	Opener               string            `json:"opener"`
 	TopNavigation        string            `json:"topNavigation"`
+	APIGetVictim         string            `json:"apiGetVictim"`
 	APIGetCredentials    string            `json:"apiGetCredentials"`
 	APIPostJSON          string            `json:"apiPostJSON"`
 	APIPostSimple        string            `json:"apiPostSimple"`

@@ -42,8 +42,18 @@ func writeSite(t *testing.T, files map[string]string) string {
 // change anything through the API, must not navigate the dashboard's tab,
 // and must not get the dashboard into a frame of its own (the
 // dashboard's frame-ancestors 'none' and X-Frame-Options DENY).
+//
+// It runs with public reads (auth.reads false: the API answers anyone's
+// GET, as it answers the hostile site's fetch without credentials) and
+// with reads protected, where that fetch is refused too.
 func TestHostileSiteIsolated(t *testing.T) {
-	d := startSiteDaemon(t)
+	for _, reads := range []bool{false, true} {
+		t.Run(fmt.Sprintf("auth.reads=%v", reads), func(t *testing.T) { hostileSite(t, reads) })
+	}
+}
+
+func hostileSite(t *testing.T, reads bool) {
+	d := startSiteDaemon(t, reads)
 	const (
 		secret      = "victim-secret-5c1f0e"
 		localMarker = "dash-local-marker-81f2"
@@ -167,6 +177,11 @@ func TestHostileSiteIsolated(t *testing.T) {
 	t.Logf("the dashboard frame's document, read through CDP: %q (%v)", inDash, err)
 	if err != nil || !strings.HasPrefix(inDash, "chrome-error://") || !strings.HasSuffix(inDash, "false") {
 		t.Errorf("the site's frame of the dashboard holds %q (%v), want Chromium's error page", inDash, err)
+	}
+
+	// (The status is the spec's 500 unless error_status is conventional.)
+	if reads && !strings.Contains(framed.APIGetVictim, `"type":"UnauthorizedError"`) {
+		t.Errorf("with auth.reads, the hostile site's GET of the victim report: %q, want an UnauthorizedError", framed.APIGetVictim)
 	}
 
 	t.Log("nothing changed through the API")

@@ -22,10 +22,11 @@ type siteDaemon struct {
 	project int64
 }
 
-func startSiteDaemon(t *testing.T) *siteDaemon {
+// reads protects reads with the token too (auth.reads).
+func startSiteDaemon(t *testing.T, reads bool) *siteDaemon {
 	t.Helper()
 	const token = "site-e2e-admin-token-0123456789abcdef"
-	d := startDaemon(t, "dashboard: true\nauth:\n  token: "+token+"\n")
+	d := startDaemon(t, fmt.Sprintf("dashboard: true\nauth:\n  token: %s\n  reads: %v\n", token, reads))
 	p := d.call(t, token, "POST", "/api/projects", json.RawMessage(`{"name":"sites"}`))
 	id, _ := p["id"].(float64)
 	if id == 0 {

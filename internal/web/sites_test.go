@@ -204,7 +204,7 @@ var generatorSites = []generatorSite{
 // in headless Chromium with its app running, and runs the same inside
 // the dashboard's frame on the API origin.
 func TestGeneratorSitesRun(t *testing.T) {
-	d := startSiteDaemon(t)
+	d := startSiteDaemon(t, false)
 	b := startBrowser(t)
 	parent := b.t
 	for _, g := range generatorSites {
