@@ -84,7 +84,8 @@ func checkSorted(t *testing.T, where string, s covSort) {
 
 // jsSortInFrame sorts coverage.py's table by a script click on its
 // coverage header and reports the rows before and after.
-const jsSortInFrame = `document.querySelector('table.index th[data-shortcut=c]') && (() => {
+// (Its script wires the headers on DOMContentLoaded: complete is after.)
+const jsSortInFrame = `document.readyState === 'complete' && document.querySelector('table.index th[data-shortcut=c]') && (() => {
 	const before = ` + rowsJS + `;
 	const th = document.querySelector('table.index th[data-shortcut=c]');
 	th.click();
@@ -148,7 +149,7 @@ var generatorSites = []generatorSite{
 		site: sitegen.CoveragePy,
 		ran:  func(sitegen.Site) string { return jsSortInFrame },
 		top: func(t *testing.T, b *browser, _ sitegen.Site) {
-			before := poll[[]covRow](b, "coverage.py's table", `document.querySelectorAll('table.index tbody tr.file').length >= 4 && `+rowsJS, 30*time.Second)
+			before := poll[[]covRow](b, "coverage.py's table", `document.readyState === 'complete' && document.querySelectorAll('table.index tbody tr.file').length >= 4 && `+rowsJS, 30*time.Second)
 			b.click(`table.index th[data-shortcut=c]`)
 			after := eval[[]covRow](b, rowsJS)
 			checkSorted(t, "its own tab, a mouse click", covSort{Before: before, After: after, Order: eval[string](b, `document.querySelector('table.index th[data-shortcut=c]').getAttribute('aria-sort')`)})
