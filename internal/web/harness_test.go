@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -44,7 +45,8 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	reportdBin = filepath.Join(dir, "reportd")
-	return m.Run()
+	// Real generators' sites (sites_test.go), made once for the binary.
+	return sitegen.Main(m)
 }
 
 // daemon is a running reportd.
@@ -130,6 +132,9 @@ func startBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.Flag("hide-scrollbars", true),
+		// Report origins are http://{id}.localhost:<port>; Chromium resolves
+		// *.localhost to loopback itself, this makes it explicit.
+		chromedp.Flag("host-resolver-rules", "MAP *.localhost 127.0.0.1"),
 		chromedp.WindowSize(1280, 800),
 	}
 	// Bounds the whole browser session; each wait below has its own limit.
