@@ -236,11 +236,13 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	lim := s.SiteLimits()
 	key := site.ManifestKey(strconv.FormatInt(id, 10))
+	ingested := s.variants.ingest()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
 		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
 		TempDir: s.tempDir(),
 	})
+	ingested()
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -265,6 +267,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		}
 		return report.Report{}, err
 	}
+	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
 }
 
