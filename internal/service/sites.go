@@ -348,12 +348,13 @@ func (s *Service) manifestOf(ctx context.Context, rec report.ReportRecord) (site
 }
 
 // OpenSiteFile opens one file of that manifest (a site's content object or
-// the single-file report's blob). A site's files are content objects; a
+// the single-file report's blob), or with f.Encoding its precompressed
+// variant (site.VariantKey; NotFound if there is none). A site's files are content objects; a
 // single-file html report's one file is its stored file, which is where
 // the content key does not lead (no site holds the same bytes).
 func (s *Service) OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error) {
 	o, err := s.blobs.Open(ctx, f.Key())
-	if err == nil || !errors.Is(err, blob.ErrNotFound) {
+	if err == nil || !errors.Is(err, blob.ErrNotFound) || f.Encoding != "" {
 		if err != nil {
 			return nil, blob.StorageErr(err, "cannot read the site's file")
 		}

@@ -17,11 +17,15 @@ import (
 // smallFile is the largest file hashed in memory before it is stored.
 const smallFile = 256 << 10
 
-// Tuning of the putter: objects are written by putWorkers goroutines,
-// with at most maxInFlight bytes of small files waiting in memory.
+// Tuning of the putter: objects are written by putWorkers goroutines
+// (batchWorkers into a blob.Batch, whose writes are not synced one by one
+// and so need no more: more of them only contend for the staging
+// directory's lock), with at most maxInFlight bytes of small files
+// waiting in memory.
 const (
-	putWorkers  = 8
-	maxInFlight = 16 << 20
+	putWorkers   = 8
+	batchWorkers = 2
+	maxInFlight  = 16 << 20
 )
 
 // putter stores files content-addressed. The scan hashes each file as it
@@ -63,7 +67,11 @@ func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, 
 		}
 	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
-	for range putWorkers {
+	n := putWorkers
+	if p.batch != nil {
+		n = batchWorkers
+	}
+	for range n {
 		p.wg.Go(p.work)
 	}
 	return p, nil
@@ -140,13 +148,17 @@ func (p *putter) drop(j putJob) {
 	}
 }
 
-// store1 writes one object unless it is there already.
+// store1 writes one object (unless it is there already).
 func (p *putter) store1(j putJob) error {
 	ctx := p.ctx
-	if _, err := p.store.Stat(ctx, j.key); err == nil {
-		return nil
-	} else if !errors.Is(err, blob.ErrNotFound) {
-		return err
+	// A batch refuses existing keys itself when it commits; a Put is
+	// costlier than asking first (S3: a HEAD, not an upload).
+	if p.batch == nil {
+		if _, err := p.store.Stat(ctx, j.key); err == nil {
+			return nil
+		} else if !errors.Is(err, blob.ErrNotFound) {
+			return err
+		}
 	}
 	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct}
 	var err error

@@ -24,8 +24,10 @@ var _ blob.Batcher = (*Store)(nil)
 // store's file system for syncfs and link to cover it).
 //
 // Commit runs syncfs(2) on the store's file system, so every staged file's
-// bytes are durable; only then hard-links each into place (EEXIST: the
-// object is there already, same content) and removes the temp name; then
+// bytes are durable; only then moves each into place with
+// renameat2(RENAME_NOREPLACE) (or a hard link where that is missing;
+// EEXIST: the object is there already, same content, and the temp file
+// goes); then
 // one more syncfs makes the new directory entries durable. Nothing becomes
 // visible under a key before its bytes are on disk, so a crash at any
 // point leaves whole objects or none, plus temp files the start-up sweep
@@ -146,7 +148,9 @@ func (b *batch) Commit(ctx context.Context) error {
 	objs := b.take()
 	defer func() {
 		for _, o := range objs {
-			os.Remove(o.tmp) // linked ones: their temp name only
+			if o.tmp != "" {
+				os.Remove(o.tmp) // linked ones: their temp name only
+			}
 		}
 	}()
 	if len(objs) == 0 {
@@ -176,7 +180,7 @@ func (b *batch) Commit(ctx context.Context) error {
 		return 0
 	})
 	dirs := map[string]bool{}
-	for _, o := range objs {
+	for i, o := range objs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -187,8 +191,12 @@ func (b *batch) Commit(ctx context.Context) error {
 			}
 			dirs[d] = true
 		}
-		if err := os.Link(o.tmp, b.s.abs(o.key)); err != nil && !errors.Is(err, fs.ErrExist) {
+		renamed, err := placeNew(o.tmp, b.s.abs(o.key))
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return blob.StorageErr(err, "cannot store the files")
+		}
+		if renamed {
+			objs[i].tmp = "" // nothing left to remove
 		}
 	}
 	if _, err := b.s.syncFS(); err != nil {
@@ -239,4 +247,20 @@ func syncFile(p string) error {
 	}
 	defer f.Close()
 	return f.Sync()
+}
+
+// placeNew moves tmp to dst unless dst exists (fs.ErrExist): one
+// renameat2(RENAME_NOREPLACE) where the file system has it, else a hard
+// link (the caller removes tmp).
+func placeNew(tmp, dst string) (renamed bool, err error) {
+	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.EEXIST):
+		return false, fs.ErrExist
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
+		return false, os.Link(tmp, dst)
+	}
+	return false, err
 }
