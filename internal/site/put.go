@@ -18,13 +18,14 @@ import (
 const smallFile = 256 << 10
 
 // Tuning of the putter: objects are written by putWorkers goroutines
-// (batchWorkers into a blob.Batch, whose writes are not synced one by one
-// and so need no more: more of them only contend for the staging
-// directory's lock), with at most maxInFlight bytes of small files
+// (S3: parallel uploads), or batchWorkers into a blob.Batch, whose writes
+// are not synced one by one: there, file creation in the staging folder
+// is what takes the time, and more workers only contend for its lock
+// (8 made the kernel spin), with at most maxInFlight bytes of small files
 // waiting in memory.
 const (
 	putWorkers   = 8
-	batchWorkers = 2
+	batchWorkers = 4
 	maxInFlight  = 16 << 20
 )
 

@@ -73,7 +73,9 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	if opt.Size > 0 {
 		src = io.LimitReader(src, opt.Size+1)
 	}
-	n, err := io.Copy(f, src)
+	buf := copyBufs.Get().(*[]byte)
+	n, err := io.CopyBuffer(writerOnly{f}, src, *buf) // not os.File.ReadFrom's fresh 32 KiB
+	copyBufs.Put(buf)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = blob.StorageErr(cerr, "cannot store the file")
 	}
@@ -264,3 +266,10 @@ func placeNew(tmp, dst string) (renamed bool, err error) {
 	}
 	return false, err
 }
+
+// copyBufs are the batch's copy buffers: a site's many small files would
+// otherwise each allocate one.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// writerOnly hides *os.File's ReadFrom, so io.CopyBuffer uses the buffer.
+type writerOnly struct{ io.Writer }
