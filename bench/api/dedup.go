@@ -63,8 +63,10 @@ func (b *bench) dedup(ctx context.Context, project int64) (*dedupResult, error) 
 		return nil, err
 	}
 	res := &dedupResult{Uploads: dedupUploads}
+	// The sites phase's report is still being precompressed in the
+	// background: let that finish first, so it is not counted here.
 	var err error
-	if _, res.Base, err = treeSize(filepath.Join(b.dataDir, "uploads")); err != nil {
+	if res.Base, err = settled(filepath.Join(b.dataDir, "uploads")); err != nil {
 		return nil, err
 	}
 	for i := range dedupUploads {
@@ -103,22 +105,30 @@ func (b *bench) dedup(ctx context.Context, project int64) (*dedupResult, error) 
 		os.Remove(archive)
 	}
 	// Precompressed variants are made in the background after each
-	// publish: wait until uploads/ stops growing (1 s unchanged, at most 60 s).
-	res.Settled = res.StoreBytes[len(res.StoreBytes)-1]
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		_, stored, err := treeSize(filepath.Join(b.dataDir, "uploads"))
-		if err != nil {
-			return nil, err
-		}
-		if stored-res.Base == res.Settled {
-			break
-		}
-		res.Settled = stored - res.Base
+	// publish: count them once they are done.
+	last, err := settled(filepath.Join(b.dataDir, "uploads"))
+	if err != nil {
+		return nil, err
 	}
+	res.Settled = last - res.Base
 	logf("dedup: %d Playwright reports of %d files, %.1f MiB unpacked in all; uploads/ holds %.1f MiB", dedupUploads, res.Files,
 		float64(sum(res.TreeBytes))/(1<<20), float64(res.StoreBytes[len(res.StoreBytes)-1])/(1<<20))
 	return res, nil
+}
+
+// settled is the size of dir once it stopped growing (unchanged for 1 s,
+// at most 2 minutes).
+func settled(dir string) (int64, error) {
+	_, size, err := treeSize(dir)
+	for deadline := time.Now().Add(2 * time.Minute); err == nil && time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		var now int64
+		if _, now, err = treeSize(dir); err == nil && now == size {
+			break
+		}
+		size = now
+	}
+	return size, err
 }
 
 func sum(v []int64) (n int64) {
