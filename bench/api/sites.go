@@ -91,6 +91,11 @@ func (b *bench) sites(ctx context.Context) error {
 				return err
 			}
 		}
+		// The daemon precompresses a published site in the background:
+		// let it finish, so neither tar x nor the next publish competes with it.
+		if _, err := settled(filepath.Join(sb.dataDir, "uploads")); err != nil {
+			return err
+		}
 		var r siteRound
 		if r.TarX, r.TarXSync, err = tarX(ctx, archive, filepath.Join(work, "untar")); err != nil {
 			return err

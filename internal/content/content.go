@@ -22,7 +22,8 @@
 // report's files as images or scripts; the dashboard's iframe is a
 // navigation, which CORP does not govern). Content-Type comes from the
 // manifest (site.ContentType's built-in table). A file's ETag is its
-// sha256, a precompressed variant's the variant's sha256; files are
+// sha256, a precompressed variant's the sha256 with .br or .gzip appended
+// (variants are looked up by the file's sha256 and cached); files are
 // immutable per report id, so they are cached for a year (private when
 // access is controlled). Range requests are served from the identity
 // bytes.
@@ -56,10 +57,13 @@ type Sites interface {
 	// one-file manifest for a single-file HTML report; report.NotFound
 	// for anything else.
 	SiteManifest(ctx context.Context, id int64) (site.Manifest, error)
-	// OpenSiteFile opens one file of that manifest. A precompressed
-	// variant is opened as site.File{Path, SHA256: v.SHA256, Size: v.Size}:
-	// its content object (site.ObjectKey(v.SHA256)).
+	// OpenSiteFile opens one file of that manifest, or with f.Encoding
+	// set its precompressed variant (site.VariantKey).
 	OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error)
+	// SiteVariants tells which precompressed variants of f (a file of
+	// report id's manifest that site.Wants) exist, and queues them if
+	// they are not made yet.
+	SiteVariants(ctx context.Context, id int64, f site.File) (site.Variants, error)
 }
 
 // Defaults of Config.

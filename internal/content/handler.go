@@ -17,6 +17,7 @@ type Handler struct {
 	cfg      Config
 	csp      string
 	manifest *manifestCache
+	variants *variantCache
 }
 
 // New is the content origin's handler over sites.
@@ -28,7 +29,8 @@ func New(o *Origins, sites Sites) *Handler {
 		}
 	}
 	return &Handler{o: o, sites: sites, cfg: o.cfg, csp: "frame-ancestors " + strings.Join(anc, " "),
-		manifest: newManifestCache(sites, o.cfg.ManifestTTL, o.cfg.Now)}
+		manifest: newManifestCache(sites, o.cfg.ManifestTTL, o.cfg.Now),
+		variants: newVariantCache(sites, o.cfg.Now)}
 }
 
 // Origins is the handler's origin map (Origins.URL signs links).

@@ -29,6 +29,32 @@ type storeSites struct {
 	mu    sync.Mutex
 	loads int
 	one   map[int64]site.Manifest
+	// queued are the objects SiteVariants was asked about before their
+	// variants were made (the service queues them for its worker).
+	queued []string
+}
+
+func (s *storeSites) SiteVariants(ctx context.Context, id int64, f site.File) (site.Variants, error) {
+	v, err := site.LookupVariants(ctx, s.store, f.SHA256)
+	if err == nil && !v.Done {
+		s.mu.Lock()
+		s.queued = append(s.queued, f.SHA256)
+		s.mu.Unlock()
+	}
+	return v, err
+}
+
+// makeVariants makes the variants of m's files, as the service's worker
+// does after a site is published.
+func (s *storeSites) makeVariants(t *testing.T, m site.Manifest) {
+	t.Helper()
+	for _, f := range m.Files {
+		if site.Wants(f) {
+			if _, err := site.MakeVariants(context.Background(), s.store, f.SHA256, t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 func (s *storeSites) SiteManifest(ctx context.Context, id int64) (site.Manifest, error) {

@@ -19,30 +19,38 @@ import (
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f site.File, status int) {
 	hd := w.Header()
 	hd.Set("Content-Type", f.ContentType)
-	open, etag, enc := f, f.SHA256, ""
-	if f.Gzip != nil || f.Brotli != nil {
+	open, etag := f, f.SHA256
+	if site.Wants(f) {
 		hd.Add("Vary", "Accept-Encoding")
 		// A range is of the identity bytes: byte offsets into a compressed
 		// copy are not what a client resuming a download or seeking a
 		// video means.
-		if r.Header.Get("Range") == "" {
-			switch enc = negotiate(r.Header.Values("Accept-Encoding"), f.Brotli != nil, f.Gzip != nil); enc {
-			case "br":
-				open, etag = variantFile(f, f.Brotli), f.Brotli.SHA256
-			case "gzip":
-				open, etag = variantFile(f, f.Gzip), f.Gzip.SHA256
+		if accept := r.Header.Values("Accept-Encoding"); r.Header.Get("Range") == "" && len(accept) > 0 {
+			if v := h.variants.get(r.Context(), id, f); v.Gzip > 0 || v.Brotli > 0 {
+				if enc := negotiate(accept, v.Brotli > 0, v.Gzip > 0); enc != "" {
+					open = f
+					open.Encoding, open.Size = enc, v.Size(enc)
+					etag = f.SHA256 + "." + enc
+				}
 			}
 		}
 	}
 	obj, err := h.sites.OpenSiteFile(r.Context(), id, open)
+	if err != nil && open.Encoding != "" {
+		// The variant went (GC of a deleted original's copies races a
+		// cached answer): the identity bytes.
+		h.variants.forget(f.SHA256)
+		open, etag = f, f.SHA256
+		obj, err = h.sites.OpenSiteFile(r.Context(), id, open)
+	}
 	if err != nil {
 		h.cfg.Log.Error("content origin: cannot open a site file", "id", id, "path", f.Path, "err", err)
 		page(w, r, http.StatusServiceUnavailable, "Report unavailable", "A file of this report cannot be read right now; try again later.")
 		return
 	}
 	defer obj.Close()
-	if enc != "" {
-		hd.Set("Content-Encoding", enc)
+	if open.Encoding != "" {
+		hd.Set("Content-Encoding", open.Encoding)
 		// ServeContent leaves the length out of encoded responses (it
 		// cannot know it for a handler compressing on the fly); here it is
 		// the variant's.
@@ -64,11 +72,6 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	}
 	http.ServeContent(w, r, "", time.Time{}, obj)
-}
-
-// variantFile is the site.File a variant is opened as (Sites.OpenSiteFile).
-func variantFile(f site.File, v *site.Variant) site.File {
-	return site.File{Path: f.Path, SHA256: v.SHA256, Size: v.Size, ContentType: f.ContentType}
 }
 
 // negotiate picks the content coding from Accept-Encoding: the highest

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +21,15 @@ const dashboard = "http://127.0.0.1:8080"
 
 var bigHTML = "<!DOCTYPE html><title>cov</title>\n" + strings.Repeat("<tr><td class=\"covered\">line</td><td>42</td></tr>\n", 200)
 
+// coverageSite adds a small coverage-like site as report id, its
+// precompressed variants made.
 func coverageSite(t *testing.T, s *storeSites, id int64) site.Manifest {
+	m := coverageFiles(t, s, id)
+	s.makeVariants(t, m)
+	return m
+}
+
+func coverageFiles(t *testing.T, s *storeSites, id int64) site.Manifest {
 	return s.add(t, id, "",
 		"index.html", bigHTML,
 		"style.css", "body{margin:0}",
@@ -100,8 +109,8 @@ func TestETagAndRange(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 
 	ix, _ := m.Lookup("index.html")
-	if ix.Gzip == nil || ix.Brotli == nil {
-		t.Fatalf("index.html has no variants: %+v", ix)
+	if v, err := site.LookupVariants(context.Background(), s.store, ix.SHA256); err != nil || v.Gzip == 0 || v.Brotli == 0 {
+		t.Fatalf("index.html has no variants: %+v, %v", v, err)
 	}
 	r = g.get(g.o.URL(3, "index.html"), "Range", "bytes=2-14", "Accept-Encoding", "br, gzip")
 	wantStatus(t, r, http.StatusPartialContent)
@@ -124,17 +133,22 @@ func TestEncodings(t *testing.T) {
 	m := coverageSite(t, s, 4)
 	g := start(t, s, Config{})
 	ix, _ := m.Lookup("index.html")
+	v, err := site.LookupVariants(context.Background(), s.store, ix.SHA256)
+	if err != nil || v.Gzip == 0 || v.Brotli == 0 {
+		t.Fatalf("index.html has no variants: %+v, %v", v, err)
+	}
+	gzTag, brTag := ix.SHA256+".gzip", ix.SHA256+".br"
 	cases := []struct{ accept, want, etag string }{
-		{"gzip, deflate, br, zstd", "br", ix.Brotli.SHA256},
-		{"gzip", "gzip", ix.Gzip.SHA256},
-		{"br;q=0.5, gzip", "gzip", ix.Gzip.SHA256},
-		{"br;q=0.8, gzip;q=0.8", "br", ix.Brotli.SHA256},
+		{"gzip, deflate, br, zstd", "br", brTag},
+		{"gzip", "gzip", gzTag},
+		{"br;q=0.5, gzip", "gzip", gzTag},
+		{"br;q=0.8, gzip;q=0.8", "br", brTag},
 		{"identity", "", ix.SHA256},
 		{"", "", ix.SHA256},
-		{"*", "br", ix.Brotli.SHA256},
+		{"*", "br", brTag},
 		{"*;q=0.5, identity", "", ix.SHA256},
 		{"gzip;q=0, br;q=0", "", ix.SHA256},
-		{"GZIP;Q=1.0", "gzip", ix.Gzip.SHA256},
+		{"GZIP;Q=1.0", "gzip", gzTag},
 		{"zstd", "", ix.SHA256},
 	}
 	for _, c := range cases {
@@ -162,13 +176,13 @@ func TestEncodings(t *testing.T) {
 		}
 	}
 	// 304 per encoding.
-	r := g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "gzip", "If-None-Match", `"`+ix.Gzip.SHA256+`"`)
+	r := g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "gzip", "If-None-Match", `"`+gzTag+`"`)
 	wantStatus(t, r, http.StatusNotModified)
-	r = g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "br", "If-None-Match", `"`+ix.Gzip.SHA256+`"`)
+	r = g.get(g.o.URL(4, "index.html"), "Accept-Encoding", "br", "If-None-Match", `"`+gzTag+`"`)
 	wantStatus(t, r, http.StatusOK)
 	// HEAD: headers of the chosen variant, no body.
 	r = g.do(http.MethodHead, g.o.URL(4, "index.html"), "Accept-Encoding", "br")
-	if r.Header.Get("Content-Encoding") != "br" || r.body != "" || r.Header.Get("Content-Length") != itoa(int(ix.Brotli.Size)) {
+	if r.Header.Get("Content-Encoding") != "br" || r.body != "" || r.Header.Get("Content-Length") != itoa(int(v.Brotli)) {
 		t.Errorf("HEAD: encoding %q length %q body %d", r.Header.Get("Content-Encoding"), r.Header.Get("Content-Length"), len(r.body))
 	}
 	// Files without variants: no Vary, no encoding.
@@ -250,5 +264,35 @@ func TestManifestCache(t *testing.T) {
 	wantStatus(t, g.get(g.o.URL(5, "")), http.StatusNotFound)
 	if n := loads(); n != 4 {
 		t.Errorf("%d loads, want 4 (a missing report is asked again)", n)
+	}
+}
+
+// TestVariantsLater: a file whose variants are not made yet is served as
+// identity (with Vary) and asked for once; the answer is cached briefly;
+// once the variants exist it is served compressed after the short
+// negative TTL, and that answer is cached.
+func TestVariantsLater(t *testing.T) {
+	s := newSites(t)
+	m := coverageFiles(t, s, 5)
+	c := &clock{t: time.Unix(1_700_000_000, 0)}
+	g := start(t, s, Config{Now: c.now})
+	ix, _ := m.Lookup("index.html")
+	r := g.get(g.o.URL(5, "index.html"), "Accept-Encoding", "br, gzip")
+	wantStatus(t, r, http.StatusOK)
+	if r.Header.Get("Content-Encoding") != "" || r.body != bigHTML || r.Header.Get("Vary") != "Accept-Encoding" {
+		t.Errorf("before variants: encoding %q vary %q", r.Header.Get("Content-Encoding"), r.Header.Get("Vary"))
+	}
+	g.get(g.o.URL(5, "index.html"), "Accept-Encoding", "br, gzip")
+	s.mu.Lock()
+	queued := slices.Clone(s.queued)
+	s.mu.Unlock()
+	if !slices.Equal(queued, []string{ix.SHA256}) {
+		t.Errorf("asked for variants of %q, want index.html's once (cached)", queued)
+	}
+	s.makeVariants(t, m)
+	c.add(variantNegativeTTL + time.Second)
+	r = g.get(g.o.URL(5, "index.html"), "Accept-Encoding", "br, gzip")
+	if r.Header.Get("Content-Encoding") != "br" || decode(t, "br", r.body) != bigHTML || r.Header.Get("ETag") != `"`+ix.SHA256+`.br"` {
+		t.Errorf("after variants: encoding %q etag %q", r.Header.Get("Content-Encoding"), r.Header.Get("ETag"))
 	}
 }

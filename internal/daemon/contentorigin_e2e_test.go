@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reportd/reportd/internal/testbin"
 )
@@ -113,7 +114,13 @@ func TestContentOriginEndToEnd(t *testing.T) {
 	if res, body := get("/data/x.json"); res.StatusCode != 200 || body != `{"ok":true}` || res.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("data: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), body)
 	}
+	// Variants are made in the background after the upload: poll (the
+	// content origin rechecks a file without variants every few seconds).
 	res, body := get("/index.html", "Accept-Encoding", "gzip")
+	for deadline := time.Now().Add(time.Minute); res.Header.Get("Content-Encoding") != "gzip" && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		res, body = get("/index.html", "Accept-Encoding", "gzip")
+	}
 	if res.Header.Get("Content-Encoding") != "gzip" {
 		t.Errorf("no gzip variant served: %v", res.Header)
 	} else if zr, err := gzip.NewReader(strings.NewReader(body)); err != nil {

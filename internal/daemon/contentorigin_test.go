@@ -31,6 +31,10 @@ func (s storeSites) OpenSiteFile(ctx context.Context, _ int64, f site.File) (blo
 	return s.store.Open(ctx, f.Key())
 }
 
+func (s storeSites) SiteVariants(ctx context.Context, _ int64, f site.File) (site.Variants, error) {
+	return site.LookupVariants(ctx, s.store, f.SHA256)
+}
+
 func newStoreSites(t *testing.T, id int64, kv ...string) storeSites {
 	t.Helper()
 	dir := t.TempDir()

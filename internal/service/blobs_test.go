@@ -203,7 +203,9 @@ func newLocal(t *testing.T, dir string, cfg Config) (*Service, *files.Dir) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return New(cfg, store, fd, nil), fd
+	s := New(cfg, store, fd, nil)
+	t.Cleanup(func() { s.Close() }) // first: stops background work
+	return s, fd
 }
 
 // remoteStore has no local paths, like S3: the engines get a copy in tmp/.

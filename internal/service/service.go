@@ -106,6 +106,7 @@ type Service struct {
 	siteMu      sync.RWMutex // ingests share it, site GC holds it alone
 	gcMu        sync.Mutex   // one site GC at a time
 	gcWanted    atomic.Int64 // site GCs asked for since the last one started
+	variants    variants     // background precompression of site files
 }
 
 var _ report.Service = (*Service)(nil)
@@ -145,6 +146,7 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	} else if dir != nil { // some tests need no files
 		s.blobs = dir.Blobs()
 	}
+	s.variants.s = s
 	s.pdfs = localPDFs{s}
 	if cfg.Blobs != nil && cfg.Locker != nil {
 		s.pdfs = newSharedPDFs(s, cfg.Blobs, cfg.Locker)
@@ -152,9 +154,13 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	return s
 }
 
-// Close stops background conversions (convert on upload) and waits for
-// them; call it before closing the engines and the stores.
-func (s *Service) Close() error { return s.pdfs.Close() }
+// Close stops background conversions (convert on upload) and
+// precompression and waits for them; call it before closing the engines
+// and the stores.
+func (s *Service) Close() error {
+	s.variants.close()
+	return s.pdfs.Close()
+}
 
 func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
 	return report.Ping{Version: s.cfg.Version, Timestamp: time.Now().UTC().Truncate(time.Millisecond)}, nil

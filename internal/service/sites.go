@@ -236,11 +236,13 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	lim := s.SiteLimits()
 	key := site.ManifestKey(strconv.FormatInt(id, 10))
+	ingested := s.variants.ingest()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
 		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
 		TempDir: s.tempDir(),
 	})
+	ingested()
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -266,6 +268,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		return report.Report{}, err
 	}
 	s.prepareSite(out) // convert_on_upload (sitepdf.go)
+	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
 }
 
@@ -365,12 +368,13 @@ func ContentEntry(r *report.Report) (file string, ok bool) {
 }
 
 // OpenSiteFile opens one file of that manifest (a site's content object or
-// the single-file report's blob). A site's files are content objects; a
+// the single-file report's blob), or with f.Encoding its precompressed
+// variant (site.VariantKey; NotFound if there is none). A site's files are content objects; a
 // single-file html report's one file is its stored file, which is where
 // the content key does not lead (no site holds the same bytes).
 func (s *Service) OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error) {
 	o, err := s.blobs.Open(ctx, f.Key())
-	if err == nil || !errors.Is(err, blob.ErrNotFound) {
+	if err == nil || !errors.Is(err, blob.ErrNotFound) || f.Encoding != "" {
 		if err != nil {
 			return nil, blob.StorageErr(err, "cannot read the site's file")
 		}

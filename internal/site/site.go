@@ -27,24 +27,27 @@
 // hex), created with IfNoneMatch: an object already there is the same
 // content, so the files every upload repeats (Playwright's trace viewer,
 // coverage.py's JS and CSS) are stored once. Small files are hashed in
-// memory, larger ones staged in Options.TempDir (then adopted by rename
-// where the store can): memory stays bounded and a content key never holds
-// a partial object. Names from the upload never become file-system paths:
-// they live only in the manifest, so no entry can land outside the store
-// (whose local implementation opens through an os.Root). A site is an
-// immutable JSON manifest at a key sites/….json chosen by the caller
-// (ManifestKey(id) is sites/<id>.json), also created with IfNoneMatch:
+// memory, larger ones staged in Options.TempDir: memory stays bounded and
+// a content key never holds a partial object. The storing pass hashes
+// each file as it reads it and hands the write to a pool of 8 workers
+// (at most 16 MiB of small files queued): through one blob.Batch where
+// the store offers it (the local store: nothing visible before one
+// syncfs made every new object durable), else by parallel Puts (S3).
+// Names from the upload never become file-system paths: they live only in
+// the manifest, so no entry can land outside the store (whose local
+// implementation opens through an os.Root). A site is an immutable JSON
+// manifest at a key sites/….json chosen by the caller (ManifestKey(id) is
+// sites/<id>.json), also created with IfNoneMatch, after every object is
+// durable:
 //
 //	{"version":1,"entry":"index.html","totalBytes":1234,
-//	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8",
-//	           "gzip":{"sha256":"…","size":5},"br":{"sha256":"…","size":4}}, …]}
+//	 "files":[{"path":"css/a.css","sha256":"…","size":12,"contentType":"text/css; charset=utf-8"}, …]}
 //
 // Files are sorted by path (byte order); contentType comes from a built-in
 // table by extension (ContentType); entry is "" when no entry page was
-// found (the caller then serves Listing). gzip and br are precompressed
-// copies, stored in cas/ like any file, made for compressible types
-// (Compressible) of at least MinCompressSize bytes and kept only when they
-// save at least a tenth; a server picks one by Accept-Encoding.
+// found (the caller then serves Listing). Precompressed gzip and brotli
+// copies are not part of a site: they belong to content objects, made in
+// the background after publishing (MakeVariants, VariantKey).
 //
 // # Deletion and GC
 //
@@ -62,8 +65,6 @@ package site
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,19 +166,24 @@ type Manifest struct {
 	Files      []File `json:"files"`
 }
 
-// File is one file of a site. Gzip and Brotli, when set, are
-// precompressed copies made at ingest (see Variant).
+// File is one file of a site.
 type File struct {
-	Path        string   `json:"path"`
-	SHA256      string   `json:"sha256"`
-	Size        int64    `json:"size"`
-	ContentType string   `json:"contentType"`
-	Gzip        *Variant `json:"gzip,omitempty"`
-	Brotli      *Variant `json:"br,omitempty"`
+	Path        string `json:"path"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"contentType"`
+	// Encoding, never stored, names a precompressed variant to open
+	// (Gzip or Brotli; "" is the file itself): see VariantKey.
+	Encoding string `json:"-"`
 }
 
-// Key is the content key holding f's bytes.
-func (f File) Key() string { return ObjectKey(f.SHA256) }
+// Key is the content key holding f's bytes (or its Encoding variant's).
+func (f File) Key() string {
+	if f.Encoding != "" {
+		return VariantKey(f.SHA256, f.Encoding)
+	}
+	return ObjectKey(f.SHA256)
+}
 
 // Lookup finds the file at p.
 func (m Manifest) Lookup(p string) (File, bool) {
@@ -328,11 +334,12 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 		return Manifest{}, err
 	}
 
-	p := &putter{store: store, tempDir: opt.TempDir, buf: make([]byte, smallFile+1)}
-	stored, err := scan(ctx, src, opt, func(name string, r io.Reader) (File, error) {
-		return p.put(ctx, name, r)
-	})
+	p, err := newPutter(ctx, store, opt.TempDir)
 	if err != nil {
+		return Manifest{}, err
+	}
+	stored, err := scan(p.ctx, src, opt, p.put)
+	if err = p.finish(err); err != nil {
 		return Manifest{}, err
 	}
 	if len(stored) != len(checked) {
@@ -417,88 +424,6 @@ func pickEntry(names []string, entry string) (string, error) {
 	return only, nil
 }
 
-// smallFile is the largest file hashed in memory before it is stored.
-const smallFile = 256 << 10
-
-// putter stores files content-addressed.
-type putter struct {
-	store   blob.Store
-	tempDir string
-	buf     []byte
-}
-
-func (p *putter) put(ctx context.Context, name string, r io.Reader) (File, error) {
-	n, err := io.ReadFull(r, p.buf)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return File{}, err
-	}
-	ct := ContentType(name)
-	if n <= smallFile {
-		s := sha256.Sum256(p.buf[:n])
-		f := File{SHA256: hex.EncodeToString(s[:])}
-		if Compressible(ct) && n >= MinCompressSize {
-			if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return bytes.NewReader(p.buf[:n]) }, int64(n)); err != nil {
-				return File{}, err
-			}
-		}
-		return f, p.store1(ctx, f.SHA256, func(key string) error {
-			_, err := p.store.Put(ctx, key, bytes.NewReader(p.buf[:n]), blob.PutOptions{IfNoneMatch: true, Size: int64(n), ContentType: ct})
-			return err
-		})
-	}
-	tf, err := os.CreateTemp(p.tempDir, "site-*")
-	if err != nil {
-		return File{}, blob.StorageErr(err, "cannot store the site")
-	}
-	tmp := tf.Name()
-	defer os.Remove(tmp) // gone already if the store adopted it
-	defer tf.Close()
-	h := sha256.New()
-	w := io.MultiWriter(tf, h)
-	if _, err := w.Write(p.buf[:n]); err != nil {
-		return File{}, blob.StorageErr(err, "cannot store the site")
-	}
-	size, err := io.Copy(w, r)
-	if err != nil {
-		var re *report.Error
-		if errors.As(err, &re) || ctx.Err() != nil {
-			return File{}, err
-		}
-		return File{}, blob.StorageErr(err, "cannot store the site")
-	}
-	size += int64(n)
-	f := File{SHA256: hex.EncodeToString(h.Sum(nil))}
-	if Compressible(ct) {
-		if f.Gzip, f.Brotli, err = p.variants(ctx, func() io.Reader { return io.NewSectionReader(tf, 0, size) }, size); err != nil {
-			return File{}, err
-		}
-	}
-	return f, p.store1(ctx, f.SHA256, func(key string) error {
-		if err := tf.Sync(); err != nil {
-			return blob.StorageErr(err, "cannot store the site")
-		}
-		if err := tf.Close(); err != nil {
-			return blob.StorageErr(err, "cannot store the site")
-		}
-		_, err := blob.PutFile(ctx, p.store, key, tmp, blob.PutOptions{IfNoneMatch: true, Size: size, ContentType: ct})
-		return err
-	})
-}
-
-// store1 puts sum's object unless it is there already.
-func (p *putter) store1(ctx context.Context, sum string, put func(key string) error) error {
-	key := ObjectKey(sum)
-	if _, err := p.store.Stat(ctx, key); err == nil {
-		return nil
-	} else if !errors.Is(err, blob.ErrNotFound) {
-		return err
-	}
-	if err := put(key); err != nil && !errors.Is(err, blob.ErrExists) {
-		return err
-	}
-	return nil
-}
-
 // Load reads and checks the manifest at key.
 func Load(ctx context.Context, store blob.Store, key string) (Manifest, error) {
 	o, err := store.Open(ctx, key)
@@ -517,7 +442,7 @@ func Load(ctx context.Context, store blob.Store, key string) (Manifest, error) {
 		return bad(fmt.Sprintf("version %d", m.Version))
 	}
 	for i, f := range m.Files {
-		if CheckName(f.Path) != nil || !isSHA256(f.SHA256) || f.Size < 0 || !f.Gzip.valid() || !f.Brotli.valid() {
+		if CheckName(f.Path) != nil || !isSHA256(f.SHA256) || f.Size < 0 {
 			return bad(fmt.Sprintf("bad file %q", f.Path))
 		}
 		if i > 0 && m.Files[i-1].Path >= f.Path {
@@ -569,8 +494,7 @@ type GCStats struct {
 }
 
 // GC removes the content objects that no manifest (sites/….json) references
-// (as a file or as a file's precompressed variant)
-// and that are older than the grace period. It lists the objects first
+// (with their precompressed variants and markers, VariantKey) and that are older than the grace period. It lists the objects first
 // and the manifests after, and stops without removing anything if a
 // manifest cannot be read. Run it while no Ingest runs (package comment).
 func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
@@ -585,8 +509,7 @@ func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
 	var old []blob.Info
 	err := store.Walk(ctx, ObjectPrefix, func(i blob.Info) error {
 		st.Objects++
-		sum := path.Base(i.Key)
-		if isSHA256(sum) && i.Key == ObjectKey(sum) && i.ModTime.Before(cutoff) {
+		if objectSHA(i.Key) != "" && i.ModTime.Before(cutoff) {
 			old = append(old, i)
 		}
 		return nil
@@ -616,16 +539,10 @@ func GC(ctx context.Context, store blob.Store, opt GCOptions) (GCStats, error) {
 		st.Manifests++
 		for _, f := range m.Files {
 			live[f.SHA256] = true
-			if f.Gzip != nil {
-				live[f.Gzip.SHA256] = true
-			}
-			if f.Brotli != nil {
-				live[f.Brotli.SHA256] = true
-			}
 		}
 	}
 	for _, i := range old {
-		if live[path.Base(i.Key)] {
+		if live[objectSHA(i.Key)] {
 			continue
 		}
 		if err := store.Delete(ctx, i.Key); err != nil {

@@ -2,19 +2,23 @@ package site
 
 import (
 	"compress/gzip"
+	"errors"
 	"io"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/reportd/reportd/internal/blob"
 )
 
-// TestVariants: compressible files of at least MinCompressSize get gzip
-// and brotli copies (in memory and through a temp file for large ones)
-// that decode to the file; small, incompressible and already-compressed
-// types get none; GC keeps the copies while a manifest names them.
+// TestVariants: ingest stores no variants; MakeVariants gives compressible
+// files of at least MinCompressSize gzip and brotli copies at their
+// original's VariantKey (in memory, and through a temp file for large
+// ones) that decode to the file; a file whose compression does not pay
+// gets a marker and is not compressed again; GC keeps the copies while a
+// manifest names the original and removes them with it.
 func TestVariants(t *testing.T) {
 	e := newEnv(t)
 	html := strings.Repeat("<tr><td>covered line</td><td>42</td></tr>\n", 100)
@@ -30,21 +34,39 @@ func TestVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"index.html": true, "app.js": true}
+	if ks := e.keys(t, ObjectPrefix); len(ks) != 4 {
+		t.Fatalf("objects after ingest = %q, want the 4 distinct files and no variant", ks)
+	}
+	want := map[string]bool{"index.html": true, "app.js": true, "noise.txt": true}
 	for _, f := range m.Files {
-		if has := f.Gzip != nil && f.Brotli != nil; has != want[f.Path] {
-			t.Errorf("%s: gzip %v br %v, want variants %v", f.Path, f.Gzip, f.Brotli, want[f.Path])
+		if Wants(f) != want[f.Path] {
+			t.Errorf("Wants(%s) = %v", f.Path, !want[f.Path])
 		}
-		if f.Gzip == nil || f.Brotli == nil {
+		if !Wants(f) {
+			continue
+		}
+		v, err := MakeVariants(ctx, e.store, f.SHA256, e.tmp)
+		if err != nil || !v.Done {
+			t.Fatalf("MakeVariants(%s) = %+v, %v", f.Path, v, err)
+		}
+		if got, err := LookupVariants(ctx, e.store, f.SHA256); err != nil || got != v {
+			t.Errorf("LookupVariants(%s) = %+v, %v; MakeVariants said %+v", f.Path, got, err, v)
+		}
+		if f.Path == "noise.txt" {
+			if v.Gzip != 0 || v.Brotli != 0 {
+				t.Errorf("noise.txt got variants %+v", v)
+			}
 			continue
 		}
 		plain := read(t, e.store, f.Key())
-		if f.Gzip.Size*10 > f.Size*9 || f.Brotli.Size*10 > f.Size*9 {
-			t.Errorf("%s: variants %d/%d of %d bytes save less than 10%%", f.Path, f.Gzip.Size, f.Brotli.Size, f.Size)
+		if v.Gzip*10 > f.Size*9 || v.Brotli*10 > f.Size*9 || v.Gzip == 0 || v.Brotli == 0 {
+			t.Errorf("%s: variants %+v of %d bytes", f.Path, v, f.Size)
 		}
-		gz := read(t, e.store, f.Gzip.Key())
-		if int64(len(gz)) != f.Gzip.Size {
-			t.Errorf("%s: gzip object %d bytes, manifest %d", f.Path, len(gz), f.Gzip.Size)
+		gf, bf := f, f
+		gf.Encoding, bf.Encoding = Gzip, Brotli
+		gz := read(t, e.store, gf.Key())
+		if int64(len(gz)) != v.Gzip {
+			t.Errorf("%s: gzip object %d bytes, lookup %d", f.Path, len(gz), v.Gzip)
 		}
 		zr, err := gzip.NewReader(strings.NewReader(gz))
 		if err != nil {
@@ -53,29 +75,33 @@ func TestVariants(t *testing.T) {
 		if got, err := io.ReadAll(zr); err != nil || string(got) != plain {
 			t.Errorf("%s: gzip decodes to %d bytes (%v), want the file", f.Path, len(got), err)
 		}
-		br := read(t, e.store, f.Brotli.Key())
+		br := read(t, e.store, bf.Key())
 		if got, err := io.ReadAll(brotli.NewReader(strings.NewReader(br))); err != nil || string(got) != plain {
 			t.Errorf("%s: brotli decodes to %d bytes (%v), want the file", f.Path, len(got), err)
 		}
 	}
-	loaded, err := Load(ctx, e.store, "sites/1.json")
-	if err != nil {
-		t.Fatal(err)
+	// The negative result is remembered: a second run stores nothing and
+	// compresses nothing (the marker answers first).
+	noiseF, _ := m.Lookup("noise.txt")
+	before := e.keys(t, ObjectPrefix)
+	if v, err := MakeVariants(ctx, e.store, noiseF.SHA256, e.tmp); err != nil || !v.Done {
+		t.Fatalf("MakeVariants again = %+v, %v", v, err)
 	}
-	ix, _ := loaded.Lookup("index.html")
-	orig, _ := m.Lookup("index.html")
-	if ix.Gzip == nil || ix.Brotli == nil || *ix.Gzip != *orig.Gzip || *ix.Brotli != *orig.Brotli {
-		t.Errorf("loaded manifest lost the variants: %+v", ix)
+	if after := e.keys(t, ObjectPrefix); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Errorf("second MakeVariants stored %q -> %q", before, after)
+	}
+	if len(before) != 4+2+2+1 {
+		t.Errorf("objects = %q, want 4 files + 2×2 variants + 1 marker", before)
+	}
+	// A missing original is nothing to do.
+	if v, err := MakeVariants(ctx, e.store, strings.Repeat("ab", 32), e.tmp); err != nil || v != (Variants{}) {
+		t.Errorf("MakeVariants of a missing object = %+v, %v", v, err)
 	}
 
 	// GC long after: every object stays while the manifest lives...
 	later := func() time.Time { return time.Now().Add(48 * time.Hour) }
-	before := e.keys(t, ObjectPrefix)
 	if st, err := GC(ctx, e.store, GCOptions{Now: later}); err != nil || st.Removed != 0 {
 		t.Fatalf("GC with the manifest = %+v, %v", st, err)
-	}
-	if len(before) != 4+4 {
-		t.Errorf("objects = %d, want 4 distinct files (pic.png is index.html's bytes) + 4 variants", len(before))
 	}
 	// ... and all go with it.
 	if err := Delete(ctx, e.store, "sites/1.json"); err != nil {
@@ -84,26 +110,28 @@ func TestVariants(t *testing.T) {
 	if st, err := GC(ctx, e.store, GCOptions{Now: later}); err != nil || st.Removed != len(before) {
 		t.Fatalf("GC after delete = %+v, %v; want %d removed", st, err, len(before))
 	}
+	ix, _ := m.Lookup("index.html")
+	ix.Encoding = Brotli
+	if _, err := e.store.Stat(ctx, ix.Key()); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("variant left after GC: %v", err)
+	}
 }
 
-// TestVariantsDeterministic: the same file yields the same variant keys,
-// so a second upload stores no new object.
-func TestVariantsDeterministic(t *testing.T) {
-	e := newEnv(t)
-	body := strings.Repeat("<p>same page</p>\n", 200)
-	m1, err := e.ingest(t, zipOf(t, files("index.html", body)), Options{ManifestKey: "sites/1.json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := e.keys(t, ObjectPrefix)
-	m2, err := e.ingest(t, zipOf(t, files("index.html", body)), Options{ManifestKey: "sites/2.json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after := e.keys(t, ObjectPrefix); !slices.Equal(before, after) {
-		t.Errorf("second upload stored new objects: %q -> %q", before, after)
-	}
-	if *m1.Files[0].Gzip != *m2.Files[0].Gzip || *m1.Files[0].Brotli != *m2.Files[0].Brotli {
-		t.Errorf("variants differ: %+v %+v", m1.Files[0], m2.Files[0])
+func TestObjectSHA(t *testing.T) {
+	sum := strings.Repeat("0f", 32)
+	for key, want := range map[string]string{
+		ObjectKey(sum):                 sum,
+		VariantKey(sum, Gzip):          sum,
+		VariantKey(sum, Brotli):        sum,
+		ObjectKey(sum) + ".none":       sum,
+		ObjectKey(sum) + ".zst":        "",
+		"cas/00/" + sum:                "",
+		"cas/0f/" + sum + ".gz.br":     "",
+		"cas/0f/" + sum[:10]:           "",
+		"sites/" + sum[:2] + "/" + sum: "",
+	} {
+		if got := objectSHA(key); got != want {
+			t.Errorf("objectSHA(%s) = %q, want %q", key, got, want)
+		}
 	}
 }

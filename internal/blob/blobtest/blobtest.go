@@ -55,6 +55,10 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store, opt Options) {
 	t.Run("Copy", func(t *testing.T) { copyObject(t, newStore(t)) })
 	t.Run("DeletePrefix", func(t *testing.T) { deletePrefix(t, newStore(t)) })
 	t.Run("Large", func(t *testing.T) { large(t, newStore(t), opt) })
+	if _, ok := newStore(t).(blob.Batcher); ok {
+		t.Run("Batch", func(t *testing.T) { batch(t, newStore(t), opt) })
+		t.Run("BatchDiscard", func(t *testing.T) { batchDiscard(t, newStore(t), opt) })
+	}
 }
 
 var ctx = context.Background()

@@ -1,0 +1,41 @@
+package blob
+
+import (
+	"context"
+	"io"
+)
+
+// Batcher is the optional fast path of a store that can make many new
+// objects durable together, cheaper than one durable Put each (local: one
+// syncfs(2) for all of them instead of an fsync of every file and
+// directory). Stores without it (S3) are written with parallel Puts.
+type Batcher interface {
+	// NewBatch starts a batch whose objects are staged in tmpDir ("" is
+	// the store's own temp directory).
+	NewBatch(tmpDir string) (Batch, error)
+}
+
+// Batch creates objects that become visible only at Commit, each under its
+// key with IfNoneMatch semantics: a key that exists already is left
+// untouched and is not an error (the batch is meant for content-addressed
+// objects, where an existing object is the same bytes). Put and Adopt are
+// safe for concurrent use; Commit and Discard are called once, after them.
+//
+// Crash safety: no object is visible under its key before its bytes are
+// durable, and Commit returns nil only once every object is durable and
+// visible. A crash before or during Commit leaves staged temp files (the
+// store's owner sweeps its temp directory at start-up) and, at worst, some
+// complete objects already linked under their keys, never a partial one.
+type Batch interface {
+	// Put stages r as key's object (opt.Size, if > 0, is checked).
+	Put(ctx context.Context, key string, r io.Reader, opt PutOptions) error
+	// Adopt stages the complete local file at path as key's object; the
+	// batch owns it from then on (path is gone, whatever the outcome).
+	Adopt(ctx context.Context, key, path string, opt PutOptions) error
+	// Commit makes every staged object durable, then visible, then its
+	// directory entries durable.
+	Commit(ctx context.Context) error
+	// Discard drops whatever was staged and not committed; safe after
+	// Commit.
+	Discard()
+}

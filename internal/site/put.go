@@ -1,0 +1,277 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// smallFile is the largest file hashed in memory before it is stored.
+const smallFile = 256 << 10
+
+// Tuning of the putter: objects are written by putWorkers goroutines
+// (S3: parallel uploads), or batchWorkers into a blob.Batch, whose writes
+// are not synced one by one: there, file creation in the staging folder
+// is what takes the time, and more workers only contend for its lock
+// (8 made the kernel spin), with at most maxInFlight bytes of small files
+// waiting in memory.
+const (
+	putWorkers   = 8
+	batchWorkers = 4
+	maxInFlight  = 16 << 20
+)
+
+// putter stores files content-addressed. The scan hashes each file as it
+// reads it (in memory up to smallFile, else staged in tempDir) and hands
+// the write to a pool of workers: through one blob.Batch where the store
+// offers it (made durable together at finish), else by parallel Puts.
+type putter struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	store   blob.Store
+	batch   blob.Batch // nil: Puts
+	tempDir string
+	buf     []byte
+	jobs    chan putJob
+	wg      sync.WaitGroup
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	budget int64 // bytes of small files that may still be queued
+	err    error // the first worker error
+}
+
+type putJob struct {
+	key  string
+	data []byte // small file, or
+	tmp  string // staged large file
+	size int64
+	ct   string
+}
+
+func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, error) {
+	p := &putter{store: store, tempDir: tempDir, buf: make([]byte, smallFile+1),
+		jobs: make(chan putJob, putWorkers), budget: maxInFlight}
+	p.cond = sync.NewCond(&p.mu)
+	if b, ok := store.(blob.Batcher); ok {
+		var err error
+		if p.batch, err = b.NewBatch(tempDir); err != nil {
+			return nil, err
+		}
+	}
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	n := putWorkers
+	if p.batch != nil {
+		n = batchWorkers
+	}
+	for range n {
+		p.wg.Go(p.work)
+	}
+	return p, nil
+}
+
+// fail records a worker's error and stops the scan.
+func (p *putter) fail(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.mu.Unlock()
+	p.cancel()
+	p.cond.Broadcast()
+}
+
+func (p *putter) firstErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// finish waits for the workers and commits the batch; scanErr is the
+// scan's error, which wins unless a worker's stopped the scan.
+func (p *putter) finish(scanErr error) error {
+	close(p.jobs)
+	if scanErr != nil {
+		p.cancel()
+		p.cond.Broadcast()
+	}
+	p.wg.Wait()
+	defer p.cancel()
+	err := p.firstErr()
+	if err == nil {
+		err = scanErr
+	} else if scanErr != nil && !errors.Is(scanErr, context.Canceled) {
+		err = scanErr
+	}
+	if err == nil {
+		err = p.ctx.Err() // cancelled: workers dropped their jobs
+	}
+	if err == nil && p.batch != nil {
+		err = p.batch.Commit(p.ctx)
+	}
+	if p.batch != nil {
+		p.batch.Discard()
+	}
+	return err
+}
+
+func (p *putter) work() {
+	for j := range p.jobs {
+		if p.ctx.Err() != nil {
+			p.drop(j)
+			continue
+		}
+		if err := p.store1(j); err != nil {
+			p.fail(err)
+		}
+		p.drop(j)
+	}
+}
+
+// drop releases what a job holds: its budget or its temp file.
+func (p *putter) drop(j putJob) {
+	if j.data != nil {
+		p.mu.Lock()
+		p.budget += int64(len(j.data))
+		p.mu.Unlock()
+		p.cond.Broadcast()
+	}
+	if j.tmp != "" {
+		os.Remove(j.tmp) // gone already if the store adopted it
+	}
+}
+
+// store1 writes one object (unless it is there already).
+func (p *putter) store1(j putJob) error {
+	ctx := p.ctx
+	// A batch refuses existing keys itself when it commits; a Put is
+	// costlier than asking first (S3: a HEAD, not an upload).
+	if p.batch == nil {
+		if _, err := p.store.Stat(ctx, j.key); err == nil {
+			return nil
+		} else if !errors.Is(err, blob.ErrNotFound) {
+			return err
+		}
+	}
+	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct}
+	var err error
+	switch {
+	case p.batch != nil && j.data != nil:
+		err = p.batch.Put(ctx, j.key, bytes.NewReader(j.data), opt)
+	case p.batch != nil:
+		err = p.batch.Adopt(ctx, j.key, j.tmp, opt)
+	case j.data != nil:
+		_, err = p.store.Put(ctx, j.key, bytes.NewReader(j.data), opt)
+	default:
+		if err = syncFile(j.tmp); err == nil {
+			_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
+		}
+	}
+	if err != nil && !errors.Is(err, blob.ErrExists) {
+		return err
+	}
+	return nil
+}
+
+// reserve waits until n more bytes may be queued.
+func (p *putter) reserve(n int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.budget < n && p.err == nil && p.ctx.Err() == nil {
+		p.cond.Wait()
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	p.budget -= n
+	return nil
+}
+
+// put reads one file, hashes it and queues its write.
+func (p *putter) put(name string, r io.Reader) (File, error) {
+	if err := p.firstErr(); err != nil {
+		return File{}, err
+	}
+	n, err := io.ReadFull(r, p.buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return File{}, err
+	}
+	ct := ContentType(name)
+	if n <= smallFile {
+		s := sha256.Sum256(p.buf[:n])
+		f := File{SHA256: hex.EncodeToString(s[:])}
+		data := make([]byte, n, max(n, 1)) // never nil: data marks a small file
+		copy(data, p.buf[:n])
+		if err := p.reserve(int64(len(data))); err != nil {
+			return File{}, err
+		}
+		return f, p.queue(putJob{key: ObjectKey(f.SHA256), data: data, size: int64(n), ct: ct})
+	}
+	tf, err := os.CreateTemp(p.tempDir, "site-*")
+	if err != nil {
+		return File{}, blob.StorageErr(err, "cannot store the site")
+	}
+	tmp := tf.Name()
+	fail := func(err error) (File, error) {
+		tf.Close()
+		os.Remove(tmp)
+		return File{}, err
+	}
+	h := sha256.New()
+	w := io.MultiWriter(tf, h)
+	if _, err := w.Write(p.buf[:n]); err != nil {
+		return fail(blob.StorageErr(err, "cannot store the site"))
+	}
+	size, err := io.Copy(w, r)
+	if err != nil {
+		var re *report.Error
+		if errors.As(err, &re) || p.ctx.Err() != nil {
+			return fail(err)
+		}
+		return fail(blob.StorageErr(err, "cannot store the site"))
+	}
+	if err := tf.Close(); err != nil {
+		os.Remove(tmp)
+		return File{}, blob.StorageErr(err, "cannot store the site")
+	}
+	size += int64(n)
+	f := File{SHA256: hex.EncodeToString(h.Sum(nil))}
+	return f, p.queue(putJob{key: ObjectKey(f.SHA256), tmp: tmp, size: size, ct: ct})
+}
+
+// queue hands a job to the workers (or drops it if they stopped).
+func (p *putter) queue(j putJob) error {
+	select {
+	case p.jobs <- j:
+		return nil
+	case <-p.ctx.Done():
+		p.drop(j)
+		if err := p.firstErr(); err != nil {
+			return err
+		}
+		return p.ctx.Err()
+	}
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return blob.StorageErr(err, "cannot store the site")
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return blob.StorageErr(err, "cannot store the site")
+	}
+	return nil
+}
