@@ -52,7 +52,7 @@ func main() {
 		work    = flag.String("work", "", "scratch directory (default: a new temp dir, removed afterwards)")
 		md      = flag.String("md", "", "write the results as Markdown to this file")
 		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
-		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve,sites")
+		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve,sites,dedup (the sites phase's Playwright dedup)")
 		steps   = flag.String("steps", "", "comma-separated store sizes to measure at, overriding the mode's (for profiling runs)")
 	)
 	flag.Parse()
@@ -119,7 +119,7 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[strin
 	}
 	b.stopDaemon()
 	if !skip["sites"] {
-		if err := b.sites(ctx); err != nil {
+		if err := b.sites(ctx, skip["dedup"]); err != nil {
 			return fmt.Errorf("sites: %w", err)
 		}
 	}

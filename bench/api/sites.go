@@ -42,7 +42,7 @@ type siteRound struct {
 // the same disk, the daemon's RSS meanwhile, and its small pages and
 // stylesheet served by the content origin next to nginx serving the
 // unpacked tree.
-func (b *bench) sites(ctx context.Context) error {
+func (b *bench) sites(ctx context.Context, skipDedup bool) error {
 	work := filepath.Join(b.work, "sites")
 	gen := filepath.Join(work, "gen")
 	if err := os.MkdirAll(gen, 0o755); err != nil {
@@ -118,12 +118,14 @@ func (b *bench) sites(ctx context.Context) error {
 	if res.Serve, err = sb.serveSite(ctx, tree, id, contentAddr); err != nil {
 		return err
 	}
-	dp, err := sb.createProject(ctx, "playwright")
-	if err != nil {
-		return err
-	}
-	if res.Dedup, err = sb.dedup(ctx, dp); err != nil {
-		return err
+	if !skipDedup {
+		dp, err := sb.createProject(ctx, "playwright")
+		if err != nil {
+			return err
+		}
+		if res.Dedup, err = sb.dedup(ctx, dp); err != nil {
+			return err
+		}
 	}
 	b.res.Sites = &res
 	return nil

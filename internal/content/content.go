@@ -98,6 +98,10 @@ type Config struct {
 	URLTTL, SessionTTL time.Duration
 	// ManifestTTL bounds how long a manifest is reused (default 10s).
 	ManifestTTL time.Duration
+	// CacheBytes caps the memory of the cache of small files (default
+	// DefaultCacheBytes; negative: no cache); CacheObjectMax is the
+	// largest file kept there (default DefaultCacheObjectMax).
+	CacheBytes, CacheObjectMax int64
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log hears about storage failures (default: discard).
@@ -116,6 +120,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ManifestTTL <= 0 {
 		c.ManifestTTL = DefaultManifestTTL
+	}
+	if c.CacheBytes == 0 {
+		c.CacheBytes = DefaultCacheBytes
+	}
+	if c.CacheObjectMax <= 0 {
+		c.CacheObjectMax = DefaultCacheObjectMax
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -18,6 +18,9 @@ type Handler struct {
 	csp      string
 	manifest *manifestCache
 	variants *variantCache
+	objects  *objectCache // nil: no cache
+	// Header values every response carries, made once.
+	cspV []string
 }
 
 // New is the content origin's handler over sites.
@@ -28,10 +31,28 @@ func New(o *Origins, sites Sites) *Handler {
 			anc = append(anc, a)
 		}
 	}
-	return &Handler{o: o, sites: sites, cfg: o.cfg, csp: "frame-ancestors " + strings.Join(anc, " "),
+	h := &Handler{o: o, sites: sites, cfg: o.cfg, csp: "frame-ancestors " + strings.Join(anc, " "),
 		manifest: newManifestCache(sites, o.cfg.ManifestTTL, o.cfg.Now),
 		variants: newVariantCache(sites, o.cfg.Now)}
+	h.cspV = []string{h.csp}
+	if o.cfg.CacheBytes > 0 {
+		h.objects = newObjectCache(o.cfg.CacheObjectMax, o.cfg.CacheBytes)
+	}
+	return h
 }
+
+// Header values shared by every response (never modified in place:
+// Header.Set and Add replace or append to a new slice).
+var (
+	nosniffV       = []string{"nosniff"}
+	noReferrerV    = []string{"no-referrer"}
+	sameOriginV    = []string{"same-origin"}
+	acceptRangesV  = []string{"bytes"}
+	immutableV     = []string{"public, max-age=31536000, immutable"}
+	immutablePrivV = []string{"private, max-age=31536000, immutable"}
+	noStoreV       = []string{"no-store"}
+	varyEncodingV  = []string{"Accept-Encoding"}
+)
 
 // Origins is the handler's origin map (Origins.URL signs links).
 func (h *Handler) Origins() *Origins { return h.o }
@@ -40,10 +61,10 @@ func (h *Handler) Origins() *Origins { return h.o }
 // and serves the file.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", h.csp)
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+	hd["Content-Security-Policy"] = h.cspV
+	hd["X-Content-Type-Options"] = nosniffV
+	hd["Referrer-Policy"] = noReferrerV
+	hd["Cross-Origin-Resource-Policy"] = sameOriginV
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hd.Set("Allow", "GET, HEAD")
 		page(w, r, http.StatusMethodNotAllowed, "Method not allowed", "The content origin only serves GET and HEAD requests.")

@@ -15,13 +15,14 @@ import (
 
 // serveFile sends f (or its precompressed variant the client prefers)
 // with status: 200 through http.ServeContent (ranges, conditional
-// requests, HEAD), 404 for a site's 404.html.
+// requests, HEAD), 404 for a site's 404.html. Small objects are served
+// from memory (objectCache) with the same headers.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f site.File, status int) {
 	hd := w.Header()
 	hd.Set("Content-Type", f.ContentType)
 	open, etag := f, f.SHA256
 	if site.Wants(f) {
-		hd.Add("Vary", "Accept-Encoding")
+		hd["Vary"] = varyEncodingV
 		// A range is of the identity bytes: byte offsets into a compressed
 		// copy are not what a client resuming a download or seeking a
 		// video means.
@@ -35,12 +36,20 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 			}
 		}
 	}
+	if c := h.objects.get(open.Key()); c != nil {
+		h.sendCached(w, r, open, c, status)
+		return
+	}
 	obj, err := h.sites.OpenSiteFile(r.Context(), id, open)
 	if err != nil && open.Encoding != "" {
 		// The variant went (GC of a deleted original's copies races a
 		// cached answer): the identity bytes.
 		h.variants.forget(f.SHA256)
 		open, etag = f, f.SHA256
+		if c := h.objects.get(open.Key()); c != nil {
+			h.sendCached(w, r, open, c, status)
+			return
+		}
 		obj, err = h.sites.OpenSiteFile(r.Context(), id, open)
 	}
 	if err != nil {
@@ -49,6 +58,16 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 		return
 	}
 	defer obj.Close()
+	if size := obj.Info().Size; size == open.Size && h.objects.fits(size) {
+		body := make([]byte, size)
+		if _, err := io.ReadFull(obj, body); err != nil {
+			h.cfg.Log.Error("content origin: cannot read a site file", "id", id, "path", f.Path, "err", err)
+			page(w, r, http.StatusServiceUnavailable, "Report unavailable", "A file of this report cannot be read right now; try again later.")
+			return
+		}
+		h.sendCached(w, r, open, h.objects.put(open.Key(), etag, body), status)
+		return
+	}
 	if open.Encoding != "" {
 		hd.Set("Content-Encoding", open.Encoding)
 		// ServeContent leaves the length out of encoded responses (it
@@ -66,12 +85,56 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 		}
 		return
 	}
-	if h.cfg.Protected() {
-		hd.Set("Cache-Control", "private, max-age=31536000, immutable")
-	} else {
-		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	}
+	hd["Cache-Control"] = h.cacheControl()
 	http.ServeContent(w, r, "", time.Time{}, obj)
+}
+
+func (h *Handler) cacheControl() []string {
+	if h.cfg.Protected() {
+		return immutablePrivV
+	}
+	return immutableV
+}
+
+// sendCached answers what serveFile would from the object's bytes in
+// memory: a plain GET or HEAD (no Range, no conditions) directly with
+// header values made once, anything else through http.ServeContent over
+// the bytes.
+func (h *Handler) sendCached(w http.ResponseWriter, r *http.Request, f site.File, c *cachedObject, status int) {
+	hd := w.Header()
+	if f.Encoding != "" {
+		hd.Set("Content-Encoding", f.Encoding)
+		hd["Content-Length"] = c.length
+	}
+	hd["Etag"] = c.etag
+	if status != http.StatusOK {
+		hd["Cache-Control"] = noStoreV
+		hd["Content-Length"] = c.length
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			w.Write(c.body)
+		}
+		return
+	}
+	hd["Cache-Control"] = h.cacheControl()
+	if plainGet(r.Header) {
+		hd["Accept-Ranges"] = acceptRangesV
+		hd["Content-Length"] = c.length
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			w.Write(c.body)
+		}
+		return
+	}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(c.body))
+}
+
+// plainGet tells whether a request has none of the headers that make
+// http.ServeContent answer anything but the whole body with 200: a
+// range or a condition.
+func plainGet(h http.Header) bool {
+	return len(h["Range"]) == 0 && len(h["If-Match"]) == 0 && len(h["If-None-Match"]) == 0 &&
+		len(h["If-Modified-Since"]) == 0 && len(h["If-Unmodified-Since"]) == 0 && len(h["If-Range"]) == 0
 }
 
 // negotiate picks the content coding from Accept-Encoding: the highest
