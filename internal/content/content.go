@@ -28,6 +28,16 @@
 // access is controlled). Range requests are served from the identity
 // bytes.
 //
+// Small files (up to Config.CacheObjectMax, default 128 KiB; identity
+// bytes and variants alike) are kept in memory by content key, least
+// recently used first out, at most Config.CacheBytes (default 32 MiB)
+// with a fixed per-entry charge: an object never changes under its key,
+// and the manifest and access checks run on every request before the
+// cache is asked. A plain GET or HEAD of a cached file is answered with
+// header values made once; ranges and conditional requests go through
+// http.ServeContent over the cached bytes, so every answer is the same as
+// from storage.
+//
 // # Access control
 //
 // When Config.Protected says so (an auth token or scoped tokens exist),

@@ -22,15 +22,23 @@ const (
 // changes under its key, so a hit is what storage would return; the
 // manifest (which says whether a report has the file at all, and access
 // control) is checked on every request before the cache is asked. At most
-// maxBytes of bodies are kept; the least recently used go first.
+// maxBytes are kept, each object counted as its body plus entryOverhead
+// (its key, header values and bookkeeping), so many tiny objects stay
+// bounded too; the least recently used go first.
 type objectCache struct {
 	maxObject, maxBytes int64
+	overhead            int64 // counted per object besides its body
 
 	mu    sync.Mutex
 	m     map[string]*list.Element
 	lru   list.List // of *cachedObject, most recently used first
 	bytes int64
 }
+
+// entryOverhead is about what one entry costs besides its body: the key
+// and ETag strings (~70 bytes each), the list element, the map slot and
+// the header value slices.
+const entryOverhead = 320
 
 // cachedObject is one object's bytes and the header values that only
 // depend on them, made once.
@@ -45,7 +53,7 @@ func newObjectCache(maxObject, maxBytes int64) *objectCache {
 	if maxObject > maxBytes {
 		maxObject = maxBytes
 	}
-	return &objectCache{maxObject: maxObject, maxBytes: maxBytes, m: map[string]*list.Element{}}
+	return &objectCache{maxObject: maxObject, maxBytes: maxBytes, overhead: entryOverhead, m: map[string]*list.Element{}}
 }
 
 // fits tells whether an object of size bytes is kept.
@@ -80,13 +88,17 @@ func (c *objectCache) put(key, etag string, body []byte) *cachedObject {
 		c.lru.MoveToFront(el)
 		return el.Value.(*cachedObject)
 	}
-	for c.bytes+int64(len(body)) > c.maxBytes && c.lru.Len() > 0 {
+	cost := c.cost(o)
+	if cost > c.maxBytes {
+		return o
+	}
+	for c.bytes+cost > c.maxBytes && c.lru.Len() > 0 {
 		old := c.lru.Remove(c.lru.Back()).(*cachedObject)
 		delete(c.m, old.key)
-		c.bytes -= int64(len(old.body))
+		c.bytes -= c.cost(old)
 	}
 	c.m[key] = c.lru.PushFront(o)
-	c.bytes += int64(len(body))
+	c.bytes += cost
 	return o
 }
 
@@ -100,11 +112,13 @@ func (c *objectCache) forget(key string) {
 	if el, ok := c.m[key]; ok {
 		c.lru.Remove(el)
 		delete(c.m, key)
-		c.bytes -= int64(len(el.Value.(*cachedObject).body))
+		c.bytes -= c.cost(el.Value.(*cachedObject))
 	}
 }
 
-// stats are the number of objects and bytes kept (tests).
+func (c *objectCache) cost(o *cachedObject) int64 { return int64(len(o.body)) + c.overhead }
+
+// stats are the number of objects kept and the bytes they count (tests).
 func (c *objectCache) stats() (n int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +138,7 @@ func TestCacheRangeAndConditional(t *testing.T) {
 // used go first.
 func TestCacheBounded(t *testing.T) {
 	c := newObjectCache(40, 100)
+	c.overhead = 0 // bodies only, for round numbers
 	body := func(n int) []byte { return []byte(strings.Repeat("x", n)) }
 	for _, k := range []string{"a", "b", "c"} {
 		c.put(k, k, body(30))
@@ -181,6 +183,14 @@ func TestCacheBounded(t *testing.T) {
 	if n, b := g.h.objects.stats(); b > 1000 || n == 0 {
 		t.Errorf("%d objects, %d bytes kept, want some and at most 1000 bytes", n, b)
 	}
+	// Tiny objects count their bookkeeping too.
+	tiny := newObjectCache(300, 1000)
+	for i := range 10 {
+		tiny.put(itoa(i), itoa(i), []byte("x"))
+	}
+	if n, b := tiny.stats(); n != 1000/(entryOverhead+1) || b > 1000 {
+		t.Errorf("tiny objects: %d kept (%d bytes), want %d", n, b, 1000/(entryOverhead+1))
+	}
 }
 
 // TestCacheKeepsAccessChecks: a cached file of a deleted report is not
@@ -199,5 +209,27 @@ func TestCacheKeepsAccessChecks(t *testing.T) {
 	s.add(t, 25, "", "other.css", "body{}")
 	if r := g.get(g.o.URL(25, "other.css")); r.StatusCode != http.StatusOK || r.body != "body{}" {
 		t.Errorf("same bytes in another report: %d %q", r.StatusCode, r.body)
+	}
+}
+
+// BenchmarkServeCached is the handler's own cost for a cached stylesheet
+// (no network): go test -run '^$' -bench ServeCached -benchmem.
+func BenchmarkServeCached(b *testing.B) {
+	t := &testing.T{}
+	s := newSites(t)
+	s.add(t, 7, "", "style.css", strings.Repeat("body{margin:0}\n", 800))
+	o, err := NewOrigins(Config{URL: "http://{id}.localhost:8081"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := New(o, s)
+	req := httptest.NewRequest(http.MethodGet, "http://7.localhost:8081/style.css", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
 	}
 }
