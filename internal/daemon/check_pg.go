@@ -79,16 +79,7 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 	if err != nil {
 		return rep, err
 	}
-	for _, r := range again.MissingFiles {
-		rep.Unfixable = append(rep.Unfixable, "still missing (restore the object or delete the report): "+r.Path)
-	}
-	for _, p := range again.Orphans {
-		rep.Unfixable = append(rep.Unfixable, "still orphaned: "+p)
-	}
-	for _, d := range again.Drift {
-		rep.Unfixable = append(rep.Unfixable, "still drifting: "+d.String())
-	}
-	rep.Counts = again.Counts
+	rep.verified(again, "still missing (restore the object or delete the report): ")
 	return rep, nil
 }
 
