@@ -223,3 +223,25 @@ func markdown(seed string, n int) []byte {
 }
 
 func waitAfter() <-chan time.Time { return time.After(waitLong) }
+
+// adminAPI returns a caller of s's /admin API that sends the admin key of
+// the serve file in dataDir; it answers the status and the body.
+func adminAPI(t *testing.T, s *Server, dataDir string) func(method, path, body string) (int, []byte) {
+	t.Helper()
+	si, ok := readServeInfo(dataDir)
+	if !ok || si.AdminKey == "" {
+		t.Fatalf("serve file has no admin key: %+v", si)
+	}
+	return func(method, path, body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, strings.NewReader(body))
+		req.Header.Set(adminKeyHeader, si.AdminKey)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+}
