@@ -138,9 +138,7 @@ func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.S
 	if err != nil {
 		return rep, err
 	}
-	for _, d := range drift {
-		rep.Drift = append(rep.Drift, boltstore.Drift{What: d.What, Project: d.Project, Report: d.Report, Day: d.Day, Stored: d.Stored, Actual: d.Actual})
-	}
+	rep.Drift = append(rep.Drift, drift...)
 	rep.Counts = counts(refs)
 	return rep, nil
 }

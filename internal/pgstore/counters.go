@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -84,14 +83,7 @@ func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
 
 // Drift is a counter that disagrees with the rows: What is "reportCount"
 // or "dayCount" (Day YYYYMMDD), or "report-without-project".
-type Drift struct {
-	What    string
-	Project int64
-	Report  int64
-	Day     string
-	Stored  int64
-	Actual  int64
-}
+type Drift = report.Drift
 
 // CounterDrift compares reportCount and the per-day counters with the rows.
 func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
@@ -149,16 +141,6 @@ func DayDrift(stored, real []report.DayCount) []Drift {
 		return out[i].Day < out[j].Day
 	})
 	return out
-}
-
-func (d Drift) String() string {
-	switch d.What {
-	case "reportCount":
-		return fmt.Sprintf("project %d: reportCount is %d, real count %d", d.Project, d.Stored, d.Actual)
-	case "dayCount":
-		return fmt.Sprintf("project %d: %d reports counted on %s, real count %d", d.Project, d.Stored, d.Day, d.Actual)
-	}
-	return d.What
 }
 
 // Recount rewrites reportCount and the per-day counters from the rows in
