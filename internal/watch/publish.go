@@ -113,21 +113,9 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	if err != nil {
 		return p.failed(path, st, transient, err)
 	}
-	if res, ok := p.knownBySum(path, st, k, sum); ok {
+	projectID, res, ok := p.byContent(ctx, path, st, k, sum, true)
+	if ok {
 		return res
-	}
-	projectID, err := p.projects.forFile(ctx, path)
-	if err != nil {
-		return p.failed(path, st, classify(err), err)
-	}
-	if !k.hasPrev {
-		// Renamed or moved within the watched folders (a folder renamed, a
-		// file tidied into a subfolder): the same content in the same
-		// project is the same report.
-		if from, rec, ok := p.movedHere(path, sum, projectID, st); ok {
-			p.renameReport(ctx, path, from, rec.ReportID)
-			return result{path: path, kind: resDone, stat: st}
-		}
 	}
 	if q, ok := p.store.queuedRec(path); ok && q.Uploading != nil {
 		// An earlier upload's outcome is unknown: find it before sending

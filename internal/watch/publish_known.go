@@ -68,12 +68,28 @@ func (p *publisher) replaced(ctx context.Context, path string, k known, id int64
 	}
 }
 
-// movedHere takes over the record of a published unit renamed away with
-// this content (takeOver) and logs the rename.
-func (p *publisher) movedHere(path, sum string, projectID int64, st stat) (string, published, bool) {
-	from, rec, ok := p.takeOver(path, sum, projectID, st)
-	if ok {
-		p.log.emit(Event{Event: evRenamed, Path: path, From: from, ReportID: rec.ReportID})
+// byContent settles the path by its content hash (knownBySum), or finds
+// its project and settles it as a published file or site folder renamed
+// or moved within the watched folders (a folder renamed, a file tidied
+// into a subfolder): the same content in the same project is the same
+// report, which takes the new name when rename is set. Otherwise it
+// returns the project to upload to.
+func (p *publisher) byContent(ctx context.Context, path string, st stat, k known, sum string, rename bool) (int64, result, bool) {
+	if res, ok := p.knownBySum(path, st, k, sum); ok {
+		return 0, res, true
 	}
-	return from, rec, ok
+	projectID, err := p.projects.forFile(ctx, path)
+	if err != nil {
+		return 0, p.failed(path, st, classify(err), err), true
+	}
+	if !k.hasPrev {
+		if from, rec, ok := p.takeOver(path, sum, projectID, st); ok {
+			p.log.emit(Event{Event: evRenamed, Path: path, From: from, ReportID: rec.ReportID})
+			if rename {
+				p.renameReport(ctx, path, from, rec.ReportID)
+			}
+			return 0, result{path: path, kind: resDone, stat: st}, true
+		}
+	}
+	return projectID, result{}, false
 }

@@ -53,18 +53,9 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if err != nil {
 		return p.failed(dir, st, transient, err)
 	}
-	if res, ok := p.knownBySum(dir, st, k, sum); ok {
+	projectID, res, ok := p.byContent(ctx, dir, st, k, sum, false)
+	if ok {
 		return res
-	}
-	projectID, err := p.projects.forFile(ctx, dir)
-	if err != nil {
-		return p.failed(dir, st, classify(err), err)
-	}
-	if !k.hasPrev {
-		// A published site folder renamed within the watched folders.
-		if _, _, ok := p.movedHere(dir, sum, projectID, st); ok {
-			return result{path: dir, kind: resDone, stat: st}
-		}
 	}
 	name := filepath.Base(dir) + ".zip"
 	if q, ok := p.store.queuedRec(dir); ok && q.Uploading != nil {
