@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/reportd/reportd/bench/internal/benchkit"
 )
 
 // bench holds the run's state: the scratch dirs, the running daemon and
@@ -106,23 +107,7 @@ func (b *bench) stopDaemon() {
 
 // rss is the daemon's resident set in bytes, from /proc.
 func (b *bench) rss() (int64, error) {
-	return rssOf(b.cmd.Process.Pid)
-}
-
-func rssOf(pid int) (int64, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	return benchkit.ProcStatus(b.cmd.Process.Pid, "VmRSS")
 }
 
 // cpuTime is the user+system CPU the process has used, from /proc/PID/stat.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/reportd/reportd/internal/sitegen"
 )
 
 // dedupUploads is how many successive Playwright reports are published.
@@ -48,9 +50,9 @@ test.describe('strings', () => {
 // directory holds after each: what content addressing saves against
 // storing every upload whole.
 func (b *bench) dedup(ctx context.Context, project int64) (*dedupResult, error) {
-	pw := filepath.Join(npmDir(), "node_modules", ".bin", "playwright")
+	pw := filepath.Join(sitegen.NPMDir(), "node_modules", ".bin", "playwright")
 	if _, err := os.Stat(pw); err != nil {
-		return nil, fmt.Errorf("Playwright is not installed in %s (bash scripts/install-deps.sh test installs it): %w", npmDir(), err)
+		return nil, fmt.Errorf("Playwright is not installed in %s (bash scripts/install-deps.sh test installs it): %w", sitegen.NPMDir(), err)
 	}
 	dir := filepath.Join(b.work, "playwright")
 	if err := os.MkdirAll(filepath.Join(dir, "tests"), 0o755); err != nil {
@@ -59,7 +61,7 @@ func (b *bench) dedup(ctx context.Context, project int64) (*dedupResult, error) 
 	if err := os.WriteFile(filepath.Join(dir, "playwright.config.js"), []byte(pwDedupConfig), 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.Symlink(filepath.Join(npmDir(), "node_modules"), filepath.Join(dir, "node_modules")); err != nil && !os.IsExist(err) {
+	if err := os.Symlink(filepath.Join(sitegen.NPMDir(), "node_modules"), filepath.Join(dir, "node_modules")); err != nil && !os.IsExist(err) {
 		return nil, err
 	}
 	res := &dedupResult{Uploads: dedupUploads}
@@ -136,19 +138,6 @@ func sum(v []int64) (n int64) {
 		n += x
 	}
 	return n
-}
-
-// npmDir is where scripts/install-deps.sh installs the npm report
-// generators (internal/sitegen reads the same place).
-func npmDir() string {
-	if d := os.Getenv("REPORTD_NPM"); d != "" {
-		return d
-	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache")
-	}
-	return filepath.Join(cache, "reportd-npm")
 }
 
 func (r *results) dedupTable(b *strings.Builder) {

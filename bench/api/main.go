@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/reportd/reportd/bench/internal/benchkit"
 )
 
 // sizes are the knobs that -quick shrinks.
@@ -84,15 +86,12 @@ func main() {
 }
 
 func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[string]bool) error {
-	if work == "" {
-		d, err := os.MkdirTemp("", "reportd-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		work = d
+	work, cleanup, err := benchkit.WorkDir(work, "reportd-bench-")
+	if err != nil {
+		return err
 	}
-	bin, err := filepath.Abs(bin)
+	defer cleanup()
+	bin, err = filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
@@ -124,13 +123,7 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[strin
 		}
 	}
 	b.res.Elapsed = time.Since(start)
-	out := b.res.markdown(sz)
-	fmt.Println()
-	fmt.Print(out)
-	if mdPath != "" {
-		return os.WriteFile(mdPath, []byte(out), 0o644)
-	}
-	return nil
+	return benchkit.Results(b.res.markdown(sz), mdPath)
 }
 
 func parseSkip(s string) map[string]bool {
@@ -142,6 +135,4 @@ func parseSkip(s string) map[string]bool {
 }
 
 // logf is progress on stderr; the figures go to stdout and the Markdown.
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+var logf = benchkit.Logf

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/reportd/reportd/bench/internal/benchkit"
 )
 
 // latency is one endpoint's figures at one store size.
@@ -128,7 +130,7 @@ func (b *bench) measure(ctx context.Context, ep endpoint) (latency, error) {
 		}
 	}
 	slices.Sort(ds)
-	return latency{Endpoint: ep.name, N: len(ds), P50: pct(ds, 50), P99: pct(ds, 99), Bytes: size}, nil
+	return latency{Endpoint: ep.name, N: len(ds), P50: benchkit.Pct(ds, 50), P99: benchkit.Pct(ds, 99), Bytes: size}, nil
 }
 
 // get reads the whole answer and insists on 200.
@@ -150,13 +152,4 @@ func (b *bench) get(ctx context.Context, path string) (int, error) {
 		return 0, fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
 	return int(n), nil
-}
-
-// pct is the nearest-rank percentile of sorted durations.
-func pct(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := (p*len(sorted)+99)/100 - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reportd/reportd/bench/internal/benchkit"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -34,11 +35,7 @@ func (b *bench) seedTo(ctx context.Context, have, reports int) error {
 	now := time.Now().Truncate(time.Second)
 	var projects []report.Project
 	if have == 0 {
-		for i := 1; i <= b.sz.Projects; i++ {
-			desc := "Benchmark project " + strconv.Itoa(i)
-			projects = append(projects, report.Project{ID: int64(i), Name: "project-" + strconv.Itoa(i),
-				Description: &desc, CreatedAt: report.LocalTime{Time: now.AddDate(0, 0, -60)}})
-		}
+		projects = benchkit.Projects(b.sz.Projects, now)
 	}
 	recs := make([]report.ReportRecord, 0, reports-have)
 	for i := have + 1; i <= reports; i++ {
@@ -46,7 +43,7 @@ func (b *bench) seedTo(ctx context.Context, have, reports int) error {
 		body := tinyFile(t, i)
 		sum := sha256.Sum256(body)
 		rec := report.ReportRecord{
-			Report: report.Report{ID: int64(i), ProjectID: b.projectOf(i), FileName: "report-" + strconv.Itoa(i) + t.Ext(),
+			Report: report.Report{ID: int64(i), ProjectID: benchkit.ProjectOf(i, b.sz.TargetReports, b.sz.Projects), FileName: "report-" + strconv.Itoa(i) + t.Ext(),
 				FileType: t, FilePath: "/uploads/reports/" + strconv.Itoa(i) + t.Ext(),
 				UploadTime: report.LocalTime{Time: now.AddDate(0, 0, -(i % 30))}},
 			Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:]),
@@ -57,13 +54,6 @@ func (b *bench) seedTo(ctx context.Context, have, reports int) error {
 		recs = append(recs, rec)
 	}
 	return store.BulkLoad(ctx, projects, recs)
-}
-
-func (b *bench) projectOf(i int) int64 {
-	if i <= b.sz.TargetReports {
-		return 1
-	}
-	return int64(2 + (i-b.sz.TargetReports-1)%(b.sz.Projects-1))
 }
 
 func tinyFile(t report.FileType, i int) []byte {

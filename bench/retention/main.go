@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reportd/reportd/bench/internal/benchkit"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testbin"
@@ -47,14 +48,11 @@ func main() {
 }
 
 func run(reports, projects, keep, baseline, maxDuring int, work string) error {
-	if work == "" {
-		dir, err := os.MkdirTemp("", "reportd-bench-retention-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		work = dir
+	work, cleanup, err := benchkit.WorkDir(work, "reportd-bench-retention-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	bins := filepath.Join(work, "bin")
 	fmt.Println("building reportd ...")
 	if err := testbin.Build(bins, "reportd"); err != nil {

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/reportd/reportd/internal/pgtest"
@@ -52,23 +48,6 @@ func (b *bench) stopAll() {
 		d.Stop()
 	}
 	b.daemons = nil
-}
-
-// status reads one field (in kB) of /proc/PID/status as bytes.
-func status(pid int, field string) (int64, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no %s for pid %d", field, pid)
 }
 
 func pgEnv(dsn string) []string {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reportd/reportd/bench/internal/benchkit"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -78,19 +79,12 @@ func (b *bench) seed(ctx context.Context, backend, dataDir, dsn string, have, n 
 	now := time.Now().Truncate(time.Second)
 	var projects []report.Project
 	if have == 0 {
-		for i := 1; i <= b.sz.Projects; i++ {
-			desc := "Benchmark project " + strconv.Itoa(i)
-			projects = append(projects, report.Project{ID: int64(i), Name: "project-" + strconv.Itoa(i),
-				Description: &desc, CreatedAt: report.LocalTime{Time: now.AddDate(0, 0, -60)}})
-		}
+		projects = benchkit.Projects(b.sz.Projects, now)
 	}
 	recs := make([]report.ReportRecord, 0, n-have)
 	for i := have + 1; i <= n; i++ {
 		t := []report.FileType{report.HTML, report.MD, report.PDF}[i%3]
-		p := int64(1)
-		if i > b.sz.Target {
-			p = int64(2 + (i-b.sz.Target-1)%(b.sz.Projects-1))
-		}
+		p := benchkit.ProjectOf(i, b.sz.Target, b.sz.Projects)
 		recs = append(recs, report.ReportRecord{
 			Report: report.Report{ID: int64(i), ProjectID: p, FileName: "report-" + strconv.Itoa(i) + t.Ext(), FileType: t,
 				FilePath: "/uploads/reports/" + strconv.Itoa(i) + t.Ext(), UploadTime: report.LocalTime{Time: now.AddDate(0, 0, -(i % 30))}},
@@ -147,13 +141,5 @@ func (b *bench) measure(ctx context.Context, url string) (listResult, error) {
 		}
 	}
 	slices.Sort(ds)
-	return listResult{N: len(ds), P50: pct(ds, 50), P95: pct(ds, 95), Bytes: size}, nil
-}
-
-func pct(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := (p*len(sorted)+99)/100 - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+	return listResult{N: len(ds), P50: benchkit.Pct(ds, 50), P95: benchkit.Pct(ds, 95), Bytes: size}, nil
 }

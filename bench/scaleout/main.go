@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reportd/reportd/bench/internal/benchkit"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/s3test"
 )
@@ -73,18 +74,15 @@ func main() {
 }
 
 func run(ctx context.Context, bin, work, mdPath string, sz sizes) error {
-	if work == "" {
-		d, err := os.MkdirTemp("", "reportd-scaleout-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		work = d
+	work, cleanup, err := benchkit.WorkDir(work, "reportd-scaleout-")
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	if err := os.MkdirAll(work, 0o750); err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(bin)
+	bin, err = filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
@@ -109,15 +107,8 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes) error {
 		return fmt.Errorf("uploads: %w", err)
 	}
 	b.res.Elapsed = time.Since(start)
-	out := b.res.markdown(sz)
-	fmt.Println()
-	fmt.Print(out)
-	if mdPath != "" {
-		return os.WriteFile(mdPath, []byte(out), 0o644)
-	}
-	return nil
+	return benchkit.Results(b.res.markdown(sz), mdPath)
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+// logf is progress on stderr; the figures go to stdout and the Markdown.
+var logf = benchkit.Logf

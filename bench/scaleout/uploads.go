@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reportd/reportd/bench/internal/benchkit"
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -144,7 +145,7 @@ func (b *bench) throughput(ctx context.Context, replicas []*testbin.Daemon, proj
 		return throughput{}, first
 	}
 	sortDurations(lat)
-	t := throughput{Replicas: len(replicas), Uploaders: b.sz.Uploaders, Reports: done.Load(), Took: took, P50: pct(lat, 50), P95: pct(lat, 95)}
+	t := throughput{Replicas: len(replicas), Uploaders: b.sz.Uploaders, Reports: done.Load(), Took: took, P50: benchkit.Pct(lat, 50), P95: benchkit.Pct(lat, 95)}
 	logf("%d replica(s), %d uploaders: %d reports in %v = %.0f reports/s (p50 %v, p95 %v)", t.Replicas, t.Uploaders, t.Reports,
 		took.Round(time.Millisecond), float64(t.Reports)/took.Seconds(), t.P50.Round(time.Millisecond), t.P95.Round(time.Millisecond))
 	return t, nil
@@ -157,10 +158,10 @@ func (b *bench) bigUpload(ctx context.Context, d *testbin.Daemon, project int64)
 	pid := d.Cmd.Process.Pid
 	r := bigResult{Bytes: b.sz.BigBytes}
 	var err error
-	if r.HWMBefore, err = status(pid, "VmHWM"); err != nil {
+	if r.HWMBefore, err = benchkit.ProcStatus(pid, "VmHWM"); err != nil {
 		return r, err
 	}
-	if r.RSSBefore, err = status(pid, "VmRSS"); err != nil {
+	if r.RSSBefore, err = benchkit.ProcStatus(pid, "VmRSS"); err != nil {
 		return r, err
 	}
 	pr, pw := io.Pipe()
@@ -191,7 +192,7 @@ func (b *bench) bigUpload(ctx context.Context, d *testbin.Daemon, project int64)
 	if resp.StatusCode != http.StatusCreated {
 		return r, fmt.Errorf("big upload: %s %s", resp.Status, msg)
 	}
-	if r.HWMAft, err = status(pid, "VmHWM"); err != nil {
+	if r.HWMAft, err = benchkit.ProcStatus(pid, "VmHWM"); err != nil {
 		return r, err
 	}
 	logf("%d MiB in %v (%.0f MiB/s); VmHWM %d -> %d MiB (+%d MiB)", r.Bytes>>20, r.Took.Round(time.Millisecond),

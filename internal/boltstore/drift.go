@@ -6,10 +6,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // This file and repair.go serve `reportd check`: they compare the derived
@@ -17,40 +18,7 @@ import (
 // from, and repair it. They never run while the daemon serves.
 
 // Drift is one place where derived metadata disagrees with the rows.
-type Drift struct {
-	// "reportCount", "dayCount", "index-missing", "index-dangling",
-	// "report-without-project", and for each latest index (latest_by.go:
-	// "latest", "latest-name", "latest-branch") "<index>-missing" and
-	// "<index>-dangling".
-	What    string
-	Project int64
-	Report  int64
-	Day     string // YYYYMMDD for dayCount
-	Stored  int64
-	Actual  int64
-}
-
-func (d Drift) String() string {
-	switch d.What {
-	case "reportCount":
-		return fmt.Sprintf("project %d: reportCount is %d, real count %d", d.Project, d.Stored, d.Actual)
-	case "dayCount":
-		return fmt.Sprintf("project %d: %d reports counted on %s, real count %d", d.Project, d.Stored, d.Day, d.Actual)
-	case "index-missing":
-		return fmt.Sprintf("project %d: report %d is missing from the project index", d.Project, d.Report)
-	case "index-dangling":
-		return fmt.Sprintf("project %d: index entry for report %d, which is not the project's", d.Project, d.Report)
-	case "report-without-project":
-		return fmt.Sprintf("report %d: its project %d does not exist", d.Report, d.Project)
-	}
-	if ix, ok := strings.CutSuffix(d.What, "-missing"); ok {
-		return fmt.Sprintf("project %d: report %d is missing from the %s index", d.Project, d.Report, ix)
-	}
-	if ix, ok := strings.CutSuffix(d.What, "-dangling"); ok {
-		return fmt.Sprintf("project %d: %s index entry for report %d does not match its row", d.Project, ix, d.Report)
-	}
-	return d.What
-}
+type Drift = report.Drift
 
 // CounterDrift compares reportCount, the per-day counters and the project
 // index with the report rows.

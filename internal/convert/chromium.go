@@ -107,6 +107,15 @@ func (c *chromium) usable() error {
 	return c.box.ready()
 }
 
+// enter waits for a job's slot of the conversion gate once the engine is
+// usable; leave gives the slot back.
+func (c *chromium) enter(ctx context.Context, projectID int64) (leave func(), err error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	return c.gate.enter(ctx, projectID)
+}
+
 // warm starts the browser and makes the spare pages, so the first jobs are fast.
 func (c *chromium) warm() {
 	if err := c.usable(); err != nil {

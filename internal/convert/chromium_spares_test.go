@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -41,6 +42,6 @@ func TestSparePagesAreFreshContexts(t *testing.T) {
 		c.release(p.b, false, false)
 	}
 	full()
-	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
+	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
 	wantText(t, text, "spare page job")
 }

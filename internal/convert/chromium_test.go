@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -16,7 +17,7 @@ func TestHTMLToPDF(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.HTML, fixture(t, "report.html")))
-	text := pdfText(t, pdf)
+	text := pdftest.Text(t, pdf)
 	wantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
 	// Drawn by script after load: the bounded settle wait must catch it.
 	wantText(t, text, "Chart drawn by script")
@@ -68,7 +69,7 @@ func TestHTMLNetworkBlockedByDefault(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
 	m := sharedManager(t)
-	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
 	wantText(t, text, "local text")
 	if strings.Contains(text, "REMOTE-CONTENT") {
 		t.Error("remote content reached the PDF")
@@ -82,7 +83,7 @@ func TestHTMLNetworkAllowed(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
 	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
-	text := pdfText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
 	wantText(t, text, "REMOTE-CONTENT")
 	if hits.Load() == 0 {
 		t.Error("with AllowNetwork the page never reached the server")
@@ -99,14 +100,14 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	}
 	// The same single tab slot serves the next job.
 	m.cfg.JobTimeout = 2 * time.Minute
-	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
+	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
 }
 
 func TestHTMLAlertDoesNotStall(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`)))
-	wantText(t, pdfText(t, pdf), "before", "after alert")
+	wantText(t, pdftest.Text(t, pdf), "before", "after alert")
 }
 
 func TestChromiumMissing(t *testing.T) {
@@ -136,7 +137,7 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
+	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
 	if m.chrome.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
@@ -146,5 +147,5 @@ func TestHTMLLegacyCharset(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
-	wantText(t, pdfText(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
+	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
 }

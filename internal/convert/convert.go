@@ -435,10 +435,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	if err := m.chrome.usable(); err != nil {
-		return err
-	}
-	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}

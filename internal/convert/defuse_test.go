@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
 )
@@ -322,7 +323,7 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
 		t.Run(target, func(t *testing.T) {
 			pdf := convertOK(t, m, jobFor(t, report.PPTX, linkedDeck(t, target)))
-			wantText(t, pdfText(t, pdf), "Slide one", "Slide two")
+			wantText(t, pdftest.Text(t, pdf), "Slide one", "Slide two")
 			if n := pdfImages(t, pdf); n != 0 {
 				t.Errorf("the PDF holds %d images; the linked picture was fetched", n)
 			}

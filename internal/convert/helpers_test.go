@@ -167,19 +167,6 @@ func convertOK(t *testing.T, m *Manager, job Job) []byte {
 	return b
 }
 
-// pdfText is the text poppler extracts from pdf.
-func pdfText(t *testing.T, pdf []byte) string {
-	t.Helper()
-	needPoppler(t)
-	cmd := exec.Command("pdftotext", "-enc", "UTF-8", "-", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pdftotext: %v", err)
-	}
-	return string(out)
-}
-
 // pdfInfo returns pdfinfo's fields, such as "Pages" and "Page size".
 func pdfInfo(t *testing.T, pdf []byte) map[string]string {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -42,7 +43,7 @@ func TestMarkdownToPDF(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.MD, fixture(t, "report.md")))
-	text := pdfText(t, pdf)
+	text := pdftest.Text(t, pdf)
 	wantText(t, text, "Monthly summary", "Figures", "Region", "Revenue", "North", "bold text",
 		"Café résumé", "你好世界", "hello from a code block", "The footnote text", "collect data")
 	if !strings.Contains(strings.ReplaceAll(text, " ", ""), "1/1") {
@@ -70,7 +71,7 @@ func TestMarkdownPathologyIsBounded(t *testing.T) {
 	if !strings.Contains(re.Message, "too costly to render") {
 		t.Errorf("message %q", re.Message)
 	}
-	text := pdfText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
+	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
 	wantText(t, text, "After", "still converts")
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -36,7 +37,7 @@ func TestMarkdownWideContentIsNotCut(t *testing.T) {
 	fmt.Fprintf(&src, "\nA long word: %s and a link %s.\n\nWeather: ☀️ and a rocket 🚀.\n", long, url)
 
 	pdf := convertOK(t, sharedManager(t), jobFor(t, report.MD, []byte(src.String())))
-	text := pdfText(t, pdf)
+	text := pdftest.Text(t, pdf)
 	for _, h := range head {
 		wantText(t, text, h)
 	}

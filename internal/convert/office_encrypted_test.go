@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -88,7 +89,7 @@ func TestOfficePowerPoint95(t *testing.T) {
 			t.Fatal(err)
 		}
 		pdf := convertOK(t, m, jobFor(t, report.PPT, b))
-		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdfText(t, pdf))
+		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdftest.Text(t, pdf))
 	}
 }
 

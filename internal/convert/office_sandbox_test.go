@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -132,7 +133,7 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 
 	m := newManager(t, nil)
 	pdf := convertOK(t, m, jobFor(t, report.PPT, ppt))
-	wantText(t, pdfText(t, pdf), "Slide one")
+	wantText(t, pdftest.Text(t, pdf), "Slide one")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the sandboxed engine fetched the linked URL %d times", n)
 	}

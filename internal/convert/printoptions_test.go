@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -65,7 +66,7 @@ func TestPrintOptionsPageRanges(t *testing.T) {
 	if n := pdfInfo(t, pdf)["Pages"]; n != "1" {
 		t.Errorf("pageRanges=2: %s pages, want 1", n)
 	}
-	text := pdfText(t, pdf)
+	text := pdftest.Text(t, pdf)
 	if !strings.Contains(text, "page two") || strings.Contains(text, "page one") {
 		t.Errorf("pageRanges=2 printed %q", text)
 	}
@@ -137,9 +138,9 @@ func TestPrintOptionsWaitForSelector(t *testing.T) {
 		const p = document.createElement('p'); p.id = 'late'; p.textContent = 'LATE ELEMENT';
 		document.body.appendChild(p)}, 300)</script>`)
 	pdf := convertOK(t, m, printJob(t, report.HTML, late, "waitForSelector=%23late"))
-	wantText(t, pdfText(t, pdf), "LATE ELEMENT")
+	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
 	pdf = convertOK(t, m, printJob(t, report.HTML, late, "waitForExpression=document.getElementById('late')"))
-	wantText(t, pdfText(t, pdf), "LATE ELEMENT")
+	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
 }
 
 func TestPrintOptionsWaitNeverMet(t *testing.T) {
@@ -184,7 +185,7 @@ func TestPrintOptionsPDFPageRanges(t *testing.T) {
 	if n := pdfInfo(t, pdf)["Pages"]; n != "1" {
 		t.Errorf("pageRanges=2 of a stored 3-page PDF: %s pages, want 1", n)
 	}
-	if text := pdfText(t, pdf); !strings.Contains(text, "page two") || strings.Contains(text, "page three") {
+	if text := pdftest.Text(t, pdf); !strings.Contains(text, "page two") || strings.Contains(text, "page three") {
 		t.Errorf("pageRanges=2 kept %q", text)
 	}
 	if n := pdfInfo(t, convertOK(t, m, printJob(t, report.PDF, three, "pageRanges=1,3-9")))["Pages"]; n != "2" {

@@ -59,10 +59,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	if err != nil {
 		return err
 	}
-	if err := m.chrome.usable(); err != nil {
-		return err
-	}
-	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/sitegen"
 )
 
 // coverageSite generates a real coverage.py HTML report (Debian's
@@ -68,14 +70,14 @@ func TestSiteCoveragePy(t *testing.T) {
 	start := time.Now()
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", ""))
 	tEntry := time.Since(start)
-	text := pdfText(t, entry)
+	text := pdftest.Text(t, entry)
 	wantText(t, text, "Total", total)
 	wantText(t, text, mods...)
 
 	start = time.Now()
 	all := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", report.ScopeSite))
 	tSite := time.Since(start)
-	text = pdfText(t, all)
+	text = pdftest.Text(t, all)
 	wantText(t, text, "Total", total)
 	for _, mod := range mods {
 		wantText(t, text, "Coverage for "+mod)
@@ -83,7 +85,7 @@ func TestSiteCoveragePy(t *testing.T) {
 	wantText(t, text, "def alpha_sign(x):", "def delta_sign(x):")
 
 	pages, _ := filepath.Glob(filepath.Join(dir, "*.html"))
-	titles := outline(t, all)
+	titles := pdftest.Outline(t, all)
 	if len(titles) != len(pages) {
 		t.Errorf("outline has %d entries, the site %d pages: %q", len(titles), len(pages), titles)
 	}
@@ -110,17 +112,17 @@ func TestSiteCoveragePy(t *testing.T) {
 // its own, with a bookmark per file.
 func TestSiteGoCoverParts(t *testing.T) {
 	needChromium(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"cover.html": string(goCoverReport(t))})
-	pdf := convertOK(t, sharedManager(t), siteJobFor(t, dir, "cover.html", "", report.ScopeSite))
-	wantText(t, pdfText(t, pdf), "func AlphaSign", "func BravoJoin")
-	titles := outline(t, pdf)
-	if len(titles) != 2 || !strings.Contains(titles[0], "alpha.go") || !strings.Contains(titles[1], "bravo.go") {
-		t.Errorf("outline %q, want one bookmark per file (alpha.go, bravo.go)", titles)
+	gc := sitegen.GoCover(t)
+	pdf := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", report.ScopeSite))
+	wantText(t, pdftest.Text(t, pdf), "func Add", "func Mul", "func Shout")
+	titles := pdftest.Outline(t, pdf)
+	if len(titles) != 3 || !strings.Contains(titles[0], "add.go") || !strings.Contains(titles[1], "mul.go") ||
+		!strings.Contains(titles[2], "strs.go") {
+		t.Errorf("outline %q, want one bookmark per file (add.go, mul.go, strs.go)", titles)
 	}
 	// The entry print of the same file shows every pane at once.
-	entry := convertOK(t, sharedManager(t), siteJobFor(t, dir, "cover.html", "", ""))
-	wantText(t, pdfText(t, entry), "func AlphaSign", "func BravoJoin")
+	entry := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", ""))
+	wantText(t, pdftest.Text(t, entry), "func Add", "func Mul", "func Shout")
 }
 
 // A page's fetch and XHR of the site's own files work (a missing one is a
@@ -146,7 +148,7 @@ fetch("data/missing.json").then(r => { document.getElementById("gone").textConte
 		"data/y.txt":   `seventeen`,
 		"lib/word.mjs": `export const word = "hello";`,
 	})
-	text := pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
+	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
 	wantText(t, text, "fetched forty-two", "xhr seventeen", "missing answered 404", "module says hello")
 	if strings.Contains(text, "waiting") {
 		t.Errorf("printed before the data was drawn:\n%s", text)
@@ -175,7 +177,7 @@ fetch("` + outside + `/data").then(r => r.text()).then(t => { out.textContent = 
   () => { out.textContent = "outside blocked"; });
 </script>`,
 	})
-	text := pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
+	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
 	wantText(t, text, "outside blocked")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the outside server was hit %d times", n)

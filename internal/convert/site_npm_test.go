@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -82,10 +83,10 @@ test.skip('needs a printer', async () => {});
 	runTool(t, dir, false, nil, allure, "generate", results, "--output", filepath.Join(dir, "allure-report"))
 	m := sharedManager(t)
 
-	text := pdfText(t, convertOK(t, m, siteJobFor(t, html, "index.html", "playwright", "")))
+	text := pdftest.Text(t, convertOK(t, m, siteJobFor(t, html, "index.html", "playwright", "")))
 	wantText(t, text, "adds numbers", "multiplies wrongly", "calc.spec.js", "Passed", "Failed", "Skipped")
 
-	text = pdfText(t, convertOK(t, m, siteJobFor(t, filepath.Join(dir, "allure-report"), "index.html", "allure", "")))
+	text = pdftest.Text(t, convertOK(t, m, siteJobFor(t, filepath.Join(dir, "allure-report"), "index.html", "allure", "")))
 	wantText(t, text, "Allure Report", "adds numbers", "multiplies wrongly")
 }
 
@@ -101,7 +102,7 @@ describe('Calculator suite', () => {
 });
 `})
 	runTool(t, dir, true, nil, mocha, "--reporter", "mochawesome", "--reporter-options", "reportDir=out,reportFilename=index", "test")
-	text := pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, filepath.Join(dir, "out"), "index.html", "mochawesome", "")))
+	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, filepath.Join(dir, "out"), "index.html", "mochawesome", "")))
 	wantText(t, text, "Calculator suite", "adds two numbers", "divides badly", "AssertionError")
 }
 
@@ -129,9 +130,9 @@ func TestSiteC8Tree(t *testing.T) {
 	more, _ := filepath.Glob(filepath.Join(out, "*", "*", "*.html"))
 	n := 1 + len(pages) + len(more) // index.html, then folders and files
 	pdf := convertOK(t, sharedManager(t), siteJobFor(t, out, "index.html", "istanbul", report.ScopeSite))
-	titles := outline(t, pdf)
+	titles := pdftest.Outline(t, pdf)
 	if len(titles) != n {
 		t.Errorf("outline has %d entries, the report %d pages: %q", len(titles), n, titles)
 	}
-	wantText(t, pdfText(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
+	wantText(t, pdftest.Text(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
 }

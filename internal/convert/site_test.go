@@ -15,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 )
@@ -67,20 +66,6 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// outline returns the titles of the PDF's top-level bookmarks, in order.
-func outline(t *testing.T, pdf []byte) []string {
-	t.Helper()
-	bms, err := api.Bookmarks(bytes.NewReader(pdf), nil)
-	if err != nil {
-		t.Fatalf("reading the outline: %v", err)
-	}
-	var titles []string
-	for _, b := range bms {
-		titles = append(titles, b.Title)
-	}
-	return titles
-}
-
 // Links are followed breadth first in document order, without fragments
 // and queries, deduplicated, on the site's origin only, pages only; a
 // linked page that is missing is skipped.
@@ -100,14 +85,14 @@ func TestSiteLinksBreadthFirst(t *testing.T) {
 	})
 	m := sharedManager(t)
 	pdf := convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))
-	got := fmt.Sprint(outline(t, pdf))
+	got := fmt.Sprint(pdftest.Outline(t, pdf))
 	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee", "Über"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
-	wantText(t, pdfText(t, pdf), "page one", "page two", "page three", "page four", "page five")
+	wantText(t, pdftest.Text(t, pdf), "page one", "page two", "page three", "page four", "page five")
 
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
-	if text := pdfText(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
+	if text := pdftest.Text(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
 		t.Errorf("the entry PDF holds another page:\n%s", text)
 	}
 }
@@ -122,7 +107,7 @@ func TestSiteMaxPages(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	m := newManager(t, func(c *Config) { c.SiteMaxPages = 2 })
-	got := fmt.Sprint(outline(t, convertOK(t, m, siteJobFor(t, dir, "p0.html", "", report.ScopeSite))))
+	got := fmt.Sprint(pdftest.Outline(t, convertOK(t, m, siteJobFor(t, dir, "p0.html", "", report.ScopeSite))))
 	if want := fmt.Sprint([]string{"P0", "P1"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
@@ -180,7 +165,7 @@ func TestSiteCachedPerScope(t *testing.T) {
 	if reads.Load() == n {
 		t.Error("scope=site was answered from the entry's cache file")
 	}
-	if got := outline(t, all); len(got) != 2 {
+	if got := pdftest.Outline(t, all); len(got) != 2 {
 		t.Errorf("outline %q, want two pages", got)
 	}
 	n = reads.Load()
@@ -202,14 +187,14 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	})
 	m := sharedManager(t)
 	job := siteJobFor(t, dir, "index.html", "", "")
-	if text := pdfText(t, convertOK(t, m, job)); bytes.Contains([]byte(text), []byte("drawn late")) {
+	if text := pdftest.Text(t, convertOK(t, m, job)); bytes.Contains([]byte(text), []byte("drawn late")) {
 		t.Skip("the page drew before the print without any wait; the machine is too slow for this test's timer")
 	}
 	job = siteJobFor(t, dir, "index.html", "", "")
 	job.Print.WaitForSelector = "#done"
-	wantText(t, pdfText(t, convertOK(t, m, job)), "drawn late")
+	wantText(t, pdftest.Text(t, convertOK(t, m, job)), "drawn late")
 	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
-	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
+	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
 
 // Requests quiet.js does not see in the page (a worker's timers and
@@ -238,7 +223,7 @@ hop("0.json").then(w => postMessage(w));`,
 		files[fmt.Sprintf("data/%d.json", i)] = "{" + next + "}"
 	}
 	writeFiles(t, dir, files)
-	wantText(t, pdfText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
+	wantText(t, pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
 }
 
 // A browser killed between jobs is replaced when a site job finds it dead,
@@ -259,7 +244,7 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
+	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
 	if m.chrome.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
@@ -280,5 +265,5 @@ func TestSitePageDeadline(t *testing.T) {
 	if !strings.Contains(re.Message, "hang.html") || !strings.Contains(re.Message, "timed out") {
 		t.Errorf("message %q does not name the page and the deadline", re.Message)
 	}
-	wantText(t, pdfText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
+	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -34,7 +35,7 @@ func TestSiteMergeBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		pdf, _ := os.ReadFile(out)
-		if got := outline(t, pdf); len(got) != 2 || got[0] != "One" || got[1] != "Two" {
+		if got := pdftest.Outline(t, pdf); len(got) != 2 || got[0] != "One" || got[1] != "Two" {
 			t.Errorf("outline %q", got)
 		}
 	})

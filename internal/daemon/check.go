@@ -143,8 +143,15 @@ func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, rep
 	if err != nil {
 		return rep, err
 	}
+	rep.verified(again, "still missing: ")
+	return rep, nil
+}
+
+// verified records what the second pass after a repair (again) still finds
+// as unfixable, missing files with the given prefix, and takes its counts.
+func (rep *CheckReport) verified(again CheckReport, missing string) {
 	for _, r := range again.MissingFiles {
-		rep.Unfixable = append(rep.Unfixable, "still missing: "+r.Path)
+		rep.Unfixable = append(rep.Unfixable, missing+r.Path)
 	}
 	for _, p := range again.Orphans {
 		rep.Unfixable = append(rep.Unfixable, "still orphaned: "+p)
@@ -153,7 +160,6 @@ func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, rep
 		rep.Unfixable = append(rep.Unfixable, "still drifting: "+d.String())
 	}
 	rep.Counts = again.Counts
-	return rep, nil
 }
 
 // orphans lists files below uploads/ that no row refers to, and anything

@@ -79,16 +79,7 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 	if err != nil {
 		return rep, err
 	}
-	for _, r := range again.MissingFiles {
-		rep.Unfixable = append(rep.Unfixable, "still missing (restore the object or delete the report): "+r.Path)
-	}
-	for _, p := range again.Orphans {
-		rep.Unfixable = append(rep.Unfixable, "still orphaned: "+p)
-	}
-	for _, d := range again.Drift {
-		rep.Unfixable = append(rep.Unfixable, "still drifting: "+d.String())
-	}
-	rep.Counts = again.Counts
+	rep.verified(again, "still missing (restore the object or delete the report): ")
 	return rep, nil
 }
 
@@ -147,9 +138,7 @@ func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.S
 	if err != nil {
 		return rep, err
 	}
-	for _, d := range drift {
-		rep.Drift = append(rep.Drift, boltstore.Drift{What: d.What, Project: d.Project, Report: d.Report, Day: d.Day, Stored: d.Stored, Actual: d.Actual})
-	}
+	rep.Drift = append(rep.Drift, drift...)
 	rep.Counts = counts(refs)
 	return rep, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -132,26 +131,16 @@ func TestPostgresAdminTokens(t *testing.T) {
 	dir := t.TempDir()
 	c := postgresConfig(t, dir)
 	s, _ := startServer(t, c)
-	si, ok := readServeInfo(dir)
-	if !ok || si.AdminKey == "" {
-		t.Fatalf("serve file has no admin key: %+v", si)
-	}
+	call := adminAPI(t, s, dir)
 	admin := func(method, path, body string, out any) int {
 		t.Helper()
-		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, strings.NewReader(body))
-		req.Header.Set(adminKeyHeader, si.AdminKey)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		st, b := call(method, path, body)
 		if out != nil {
 			if err := json.Unmarshal(b, out); err != nil {
-				t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
+				t.Fatalf("%s %s: %d %s", method, path, st, b)
 			}
 		}
-		return resp.StatusCode
+		return st
 	}
 	var created createdToken
 	if st := admin("POST", "/admin/tokens", `{"scope":"admin","name":"ops"}`, &created); st != http.StatusCreated && st != http.StatusOK {

@@ -9,15 +9,11 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/reportd/reportd/internal/testbin"
 )
 
 // TestContentOriginEndToEnd: a site uploaded through the API with a token
@@ -172,28 +168,7 @@ func TestContentOriginEndToEnd(t *testing.T) {
 // the first serves the API and the second the content origin, whose
 // default origins then carry the passed socket's port.
 func TestSocketActivationContentOrigin(t *testing.T) {
-	var files []*os.File
-	var addrs []string
-	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := ln.(*net.TCPListener).File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		addrs = append(addrs, ln.Addr().String())
-		ln.Close() // f keeps the socket open for the child
-		defer f.Close()
-		files = append(files, f)
-	}
-	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: t.TempDir(), Env: []string{"LISTEN_FDS=2"},
-		Command: func(bin string, args ...string) *exec.Cmd {
-			cmd := exec.Command("/bin/sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, bin}, args...)...)
-			cmd.ExtraFiles = files
-			return cmd
-		}})
+	p, addrs := startSocketActivated(t, 2)
 	if p.Addr != addrs[0] {
 		t.Fatalf("API on %s, want the first passed socket %s", p.Addr, addrs[0])
 	}

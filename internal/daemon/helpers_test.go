@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -223,3 +226,57 @@ func markdown(seed string, n int) []byte {
 }
 
 func waitAfter() <-chan time.Time { return time.After(waitLong) }
+
+// adminAPI returns a caller of s's /admin API that sends the admin key of
+// the serve file in dataDir; it answers the status and the body.
+func adminAPI(t *testing.T, s *Server, dataDir string) func(method, path, body string) (int, []byte) {
+	t.Helper()
+	si, ok := readServeInfo(dataDir)
+	if !ok || si.AdminKey == "" {
+		t.Fatalf("serve file has no admin key: %+v", si)
+	}
+	return func(method, path, body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, strings.NewReader(body))
+		req.Header.Set(adminKeyHeader, si.AdminKey)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+}
+
+// startSocketActivated starts the daemon as systemd socket activation
+// does: n listening sockets on loopback passed as fds 3, 4, … with
+// LISTEN_FDS=n and LISTEN_PID of the daemon. It returns the daemon and the
+// sockets' addresses, in order.
+func startSocketActivated(t *testing.T, n int) (*testbin.Daemon, []string) {
+	t.Helper()
+	var files []*os.File
+	var addrs []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, ln.Addr().String())
+		ln.Close() // f keeps the socket open for the child
+		t.Cleanup(func() { f.Close() })
+		files = append(files, f)
+	}
+	// exec keeps the shell's pid, so $$ is the daemon's pid, as LISTEN_PID must be.
+	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: t.TempDir(), Env: []string{"LISTEN_FDS=" + strconv.Itoa(n)},
+		Command: func(bin string, args ...string) *exec.Cmd {
+			cmd := exec.Command("/bin/sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, bin}, args...)...)
+			cmd.ExtraFiles = files
+			return cmd
+		}})
+	return p, addrs
+}

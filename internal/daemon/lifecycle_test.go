@@ -7,14 +7,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/reportd/reportd/internal/testbin"
 )
 
 // notifySocket listens where the daemon will send sd_notify datagrams.
@@ -167,24 +164,8 @@ func TestSIGTERMFinishesUpload(t *testing.T) {
 // TestSocketActivation passes a listening socket as fd 3 with LISTEN_FDS=1
 // and LISTEN_PID of the daemon, as systemd does for reportd.socket.
 func TestSocketActivation(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := ln.(*net.TCPListener).File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // f keeps the socket open for the child
-	defer f.Close()
-	// exec keeps the shell's pid, so $$ is the daemon's pid, as LISTEN_PID must be.
-	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{DataDir: t.TempDir(), Env: []string{"LISTEN_FDS=1"},
-		Command: func(bin string, args ...string) *exec.Cmd {
-			cmd := exec.Command("/bin/sh", append([]string{"-c", `LISTEN_PID=$$ exec "$0" "$@"`, bin}, args...)...)
-			cmd.ExtraFiles = []*os.File{f}
-			return cmd
-		}})
+	p, addrs := startSocketActivated(t, 1)
+	addr := addrs[0]
 	if p.Addr != addr {
 		t.Fatalf("daemon serves on %s, want the passed socket %s", p.Addr, addr)
 	}

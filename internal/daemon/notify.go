@@ -34,20 +34,13 @@ func (m *Server) watchdog(ctx context.Context) {
 		return
 	}
 	m.Log.Info("systemd watchdog enabled", "interval", interval)
-	t := time.NewTicker(interval / 2)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval/2, func() {
 		if err := m.healthy(); err != nil {
 			m.Log.Error("health check failed; withholding the watchdog ping", "err", err)
-			continue
+			return
 		}
 		notify(m.Log, sd.SdNotifyWatchdog)
-	}
+	})
 }
 
 // healthy is what the watchdog vouches for: the metadata store answers.

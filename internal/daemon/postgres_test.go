@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -177,28 +176,13 @@ func TestPostgresRefusals(t *testing.T) {
 	dir := t.TempDir()
 	c := postgresConfig(t, dir)
 	s, _ := startServer(t, c)
-	si, ok := readServeInfo(dir)
-	if !ok || si.AdminKey == "" {
-		t.Fatalf("serve file has no admin key: %+v", si)
-	}
-	admin := func(method, path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, "http://"+s.Addr()+path, strings.NewReader(body))
-		req.Header.Set(adminKeyHeader, si.AdminKey)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	admin := adminAPI(t, s, dir)
 	for _, q := range []struct{ method, path, body, want string }{
 		{"GET", "/admin/backup", "", "pg_dump the database and copy the data directory"},
 	} {
 		st, b := admin(q.method, q.path, q.body)
 		var e apiError
-		if err := json.Unmarshal([]byte(b), &e); err != nil || st == http.StatusOK || st == http.StatusCreated ||
+		if err := json.Unmarshal(b, &e); err != nil || st == http.StatusOK || st == http.StatusCreated ||
 			e.Type != "ValidationError" || !strings.Contains(e.Error, q.want) {
 			t.Errorf("%s %s: %d %s, want a ValidationError saying %q", q.method, q.path, st, b, q.want)
 		}

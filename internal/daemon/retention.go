@@ -73,18 +73,11 @@ func (m *retentionMetrics) observe(res report.PruneResult, took time.Duration, e
 // store under a pass. A pass that finds one already running (a prune
 // request) skips its turn.
 func (m *Server) sweep(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval, func() {
 		_, err := m.svc.Prune(ctx, service.PruneRequest{Trigger: "sweeper"})
 		if report.IsKind(err, report.Unavailable) {
 			m.Log.Info("retention pass skipped: another is running")
 		}
 		// Other errors were logged with the pass.
-	}
+	})
 }

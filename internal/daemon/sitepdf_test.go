@@ -13,44 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/reportd/reportd/internal/pdftest"
+	"github.com/reportd/reportd/internal/sitegen"
 )
-
-// goCoverHTML is the report go tool cover -html writes for a small module
-// of three files, generated here with the real tool.
-func goCoverHTML(t *testing.T) []byte {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod":    "module example.com/three\n\ngo 1.21\n",
-		"one.go":    "package three\n\nfunc One() int { return 1 }\n",
-		"two.go":    "package three\n\nfunc Two(x int) int {\n\tif x > 2 {\n\t\treturn x\n\t}\n\treturn 2\n}\n",
-		"three.go":  "package three\n\nfunc Three() string { return \"three\" }\n",
-		"a_test.go": "package three\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) { One(); Two(5) }\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"test", "-coverprofile=c.out", "."}, {"tool", "cover", "-html=c.out", "-o", "out.html"}} {
-		cmd := exec.Command(gobin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "out.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // GET /pdf?scope=site of a go tool cover -html report, through the real
 // daemon and engines: one bookmark per source file; the default print
@@ -60,7 +25,7 @@ func TestSitePDFScopeOfGoCoverReport(t *testing.T) {
 	s, _ := startServer(t, c)
 	base := "http://" + s.Addr()
 	proj := createProject(t, base, "cover")
-	id := uploadFixture(t, base, proj.ID, "html", "cover.html", goCoverHTML(t))
+	id := uploadFixture(t, base, proj.ID, "html", "cover.html", sitegen.GoCover(t).EntryPage(t))
 	md := uploadFixture(t, base, proj.ID, "md", "a.md", []byte("# a"))
 
 	get := func(path string) (int, []byte) {
@@ -78,24 +43,17 @@ func TestSitePDFScopeOfGoCoverReport(t *testing.T) {
 	if st != http.StatusOK || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		t.Fatalf("scope=site: %d %.200s", st, pdf)
 	}
-	bms, err := api.Bookmarks(bytes.NewReader(pdf), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var titles []string
-	for _, b := range bms {
-		titles = append(titles, b.Title)
-	}
+	titles := pdftest.Outline(t, pdf)
 	if len(titles) != 3 {
 		t.Fatalf("bookmarks %q, want one per file", titles)
 	}
-	for i, name := range []string{"one.go", "three.go", "two.go"} { // go tool cover lists files sorted
+	for i, name := range []string{"add.go", "mul.go", "strs.go"} { // go tool cover lists files sorted
 		if !strings.Contains(titles[i], name) {
 			t.Errorf("bookmark %d is %q, want %s", i, titles[i], name)
 		}
 	}
-	if text := pdfToText(t, pdf); !strings.Contains(text, "func One()") || !strings.Contains(text, "func Three()") ||
-		!strings.Contains(text, "func Two(x int)") {
+	if text := pdftest.Text(t, pdf); !strings.Contains(text, "func Add(") || !strings.Contains(text, "func Mul(") ||
+		!strings.Contains(text, "func Shout(") {
 		t.Errorf("scope=site text lacks a file:\n%s", text)
 	}
 	st, entry := get(fmt.Sprintf("/api/reports/%d/pdf?scope=entry", id))
@@ -115,20 +73,6 @@ func TestSitePDFScopeOfGoCoverReport(t *testing.T) {
 			t.Errorf("%s: %d %s, want %s", path, st, body, want)
 		}
 	}
-}
-
-func pdfToText(t *testing.T, pdf []byte) string {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
-	cmd := exec.Command("pdftotext", "-enc", "UTF-8", "-", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
 }
 
 // coverageZip generates a real coverage.py HTML report (Debian's
@@ -213,7 +157,7 @@ func TestSitePDFOfCoverageSite(t *testing.T) {
 	}
 
 	entry := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, id))
-	text := pdfToText(t, entry)
+	text := pdftest.Text(t, entry)
 	for _, want := range append([]string{"Coverage report", "Total"}, mods...) {
 		if !strings.Contains(text, want) {
 			t.Errorf("entry PDF lacks %q:\n%s", want, text)
@@ -226,15 +170,14 @@ func TestSitePDFOfCoverageSite(t *testing.T) {
 		t.Error("the entry PDF was not answered from the print made at upload")
 	}
 	all := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id))
-	text = pdfToText(t, all)
+	text = pdftest.Text(t, all)
 	for _, m := range mods {
 		if !strings.Contains(text, "Coverage for "+m) {
 			t.Errorf("site PDF lacks the page of %s", m)
 		}
 	}
-	bms, err := api.Bookmarks(bytes.NewReader(all), nil)
-	if err != nil || len(bms) != pages {
-		t.Errorf("site PDF has %d bookmarks (%v), the site %d pages", len(bms), err, pages)
+	if bms := pdftest.Outline(t, all); len(bms) != pages {
+		t.Errorf("site PDF has %d bookmarks, the site %d pages", len(bms), pages)
 	}
 	if again := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id)); !bytes.Equal(again, all) {
 		t.Error("the repeat of scope=site differs")

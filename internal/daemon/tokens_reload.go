@@ -13,6 +13,16 @@ const tokenReloadInterval = 2 * time.Second
 // reloadTokens re-reads the token set every interval until ctx is done.
 // A failed read keeps the tokens as they were and is logged.
 func (m *Server) reloadTokens(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, func() {
+		if err := m.tokens.Reload(); err != nil {
+			m.Log.Warn("cannot re-read the tokens table; keeping the tokens as they were", "err", err)
+		}
+	})
+}
+
+// every calls f once per interval, the first time one interval from now,
+// until ctx is done; a call in progress delays the next.
+func every(ctx context.Context, interval time.Duration, f func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -21,8 +31,6 @@ func (m *Server) reloadTokens(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		if err := m.tokens.Reload(); err != nil {
-			m.Log.Warn("cannot re-read the tokens table; keeping the tokens as they were", "err", err)
-		}
+		f()
 	}
 }

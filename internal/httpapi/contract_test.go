@@ -103,6 +103,8 @@ type envOpts struct {
 	maxCover  int64
 	maxJSON   int64
 	token     string
+	// contentURL is httpapi.Config.ContentURL (the content origin).
+	contentURL func(id int64, path string) string
 }
 
 func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
@@ -124,7 +126,8 @@ func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
 		MaxUploadBytes: o.maxUpload,
 		MaxCoverBytes:  o.maxCover,
 	}, store, dfiles, nil)
-	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token}, svc, slog.New(slog.DiscardHandler))
+	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token, ContentURL: o.contentURL},
+		svc, slog.New(slog.DiscardHandler))
 	e := &apiEnv{t: t, dir: dir, svc: svc, handler: h, seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
 	srv := httptest.NewServer(h)

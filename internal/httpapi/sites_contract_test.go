@@ -2,48 +2,17 @@ package httpapi_test
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/boltstore"
-	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/service"
 )
 
 // newSitesAPIEnv is newAPIEnv with a content origin (httpapi.Config.ContentURL).
 func newSitesAPIEnv(t *testing.T) *apiEnv {
-	t.Helper()
-	if _, err := contractDoc(); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	dfiles, err := files.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := boltstore.Open(dir+"/reportd.db", report.Clock{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(service.Config{Version: "contract-test"}, store, dfiles, nil)
-	h := httpapi.New(httpapi.Config{ErrorStatus: httpapi.StatusSpec, ContentURL: contentURL}, svc, slog.New(slog.DiscardHandler))
-	e := &apiEnv{t: t, dir: dir, svc: svc, handler: h, seen: map[string]bool{}}
-	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
-	srv := httptest.NewServer(h)
-	e.base, e.inProc = srv.URL, true
-	e.client = srv.Client()
-	e.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	t.Cleanup(func() {
-		srv.Close()
-		store.Close()
-		dfiles.Close()
-	})
-	return e
+	return newAPIEnv(t, envOpts{mode: httpapi.StatusSpec, contentURL: contentURL})
 }
 
 // TestContractSites: every answer about a site report, validated against

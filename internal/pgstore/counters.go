@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -32,26 +31,41 @@ func (s *Store) DayCounts(ctx context.Context) ([]report.DayCount, error) {
 	return out, storageErr(err)
 }
 
-// realDayCounts are the per-day counts the report rows call for: each
-// report's upload date in the clock's zone.
-func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
-	rows, err := s.pool.Query(ctx, "SELECT project_id, upload_time FROM reports")
+// querier is the pool or a transaction.
+type querier interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}
+
+// dayKey is a project and a day.
+type dayKey struct {
+	p int64
+	d string
+}
+
+// countDays counts the report rows by project and upload date in the
+// clock's zone, the date formatted with layout.
+func (s *Store) countDays(ctx context.Context, q querier, layout string) (map[dayKey]int64, error) {
+	rows, err := q.Query(ctx, "SELECT project_id, upload_time FROM reports")
 	if err != nil {
-		return nil, storageErr(err)
+		return nil, err
 	}
-	type key struct {
-		p int64
-		d string
-	}
-	n := map[key]int64{}
+	n := map[dayKey]int64{}
 	var (
 		p  int64
 		at time.Time
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&p, &at}, func() error {
-		n[key{p, s.clock.Date(at).Format("20060102")}]++
+	_, err = pgx.ForEachRow(rows, []any{&p, &at}, func() error {
+		n[dayKey{p, s.clock.Date(at).Format(layout)}]++
 		return nil
-	}); err != nil {
+	})
+	return n, err
+}
+
+// realDayCounts are the per-day counts the report rows call for: each
+// report's upload date in the clock's zone.
+func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
+	n, err := s.countDays(ctx, s.pool, "20060102")
+	if err != nil {
 		return nil, storageErr(err)
 	}
 	out := make([]report.DayCount, 0, len(n))
@@ -69,14 +83,7 @@ func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
 
 // Drift is a counter that disagrees with the rows: What is "reportCount"
 // or "dayCount" (Day YYYYMMDD), or "report-without-project".
-type Drift struct {
-	What    string
-	Project int64
-	Report  int64
-	Day     string
-	Stored  int64
-	Actual  int64
-}
+type Drift = report.Drift
 
 // CounterDrift compares reportCount and the per-day counters with the rows.
 func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
@@ -110,20 +117,16 @@ func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
 // DayDrift lists the days on which stored and real counts differ (both
 // sorted by project and day, as DayCounts returns them).
 func DayDrift(stored, real []report.DayCount) []Drift {
-	type key struct {
-		p int64
-		d string
-	}
-	m := map[key][2]int64{}
+	m := map[dayKey][2]int64{}
 	for _, c := range stored {
-		v := m[key{c.Project, c.Day}]
+		v := m[dayKey{c.Project, c.Day}]
 		v[0] = c.Count
-		m[key{c.Project, c.Day}] = v
+		m[dayKey{c.Project, c.Day}] = v
 	}
 	for _, c := range real {
-		v := m[key{c.Project, c.Day}]
+		v := m[dayKey{c.Project, c.Day}]
 		v[1] = c.Count
-		m[key{c.Project, c.Day}] = v
+		m[dayKey{c.Project, c.Day}] = v
 	}
 	var out []Drift
 	for k, v := range m {
@@ -140,16 +143,6 @@ func DayDrift(stored, real []report.DayCount) []Drift {
 	return out
 }
 
-func (d Drift) String() string {
-	switch d.What {
-	case "reportCount":
-		return fmt.Sprintf("project %d: reportCount is %d, real count %d", d.Project, d.Stored, d.Actual)
-	case "dayCount":
-		return fmt.Sprintf("project %d: %d reports counted on %s, real count %d", d.Project, d.Stored, d.Day, d.Actual)
-	}
-	return d.What
-}
-
 // Recount rewrites reportCount and the per-day counters from the rows in
 // one transaction (under every project's row lock, so uploads wait).
 func (s *Store) Recount(ctx context.Context) error {
@@ -163,23 +156,8 @@ func (s *Store) Recount(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, "DELETE FROM project_days"); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "SELECT project_id, upload_time FROM reports")
+		n, err := s.countDays(ctx, tx, time.DateOnly)
 		if err != nil {
-			return err
-		}
-		type key struct {
-			p int64
-			d string
-		}
-		n := map[key]int64{}
-		var (
-			p  int64
-			at time.Time
-		)
-		if _, err := pgx.ForEachRow(rows, []any{&p, &at}, func() error {
-			n[key{p, s.clock.Date(at).Format(time.DateOnly)}]++
-			return nil
-		}); err != nil {
 			return err
 		}
 		for k, c := range n {

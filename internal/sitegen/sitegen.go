@@ -60,6 +60,16 @@ func (s Site) Open(name string) (io.ReadCloser, error) {
 	return os.Open(filepath.Join(s.Dir, filepath.FromSlash(name)))
 }
 
+// EntryPage is the content of the page the site opens on.
+func (s Site) EntryPage(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(s.Entry)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // gen is where sites are made, and what is already made there.
 type gen struct {
 	root string

@@ -52,14 +52,9 @@ func (f *filter) file(root, abs string) bool { return f.reason(root, abs) == "" 
 // reason says why abs, a file under root, is not published, or "" when it
 // is; watch -v prints it.
 func (f *filter) reason(root, abs string) string {
-	rel, ok := relTo(root, abs)
-	switch {
-	case !ok:
-		return "outside the watched folder"
-	case f.isIgnored(abs):
-		return "ignored: the watcher's own file or folder (state, --on-success or --on-failure)"
-	case hiddenPath(rel):
-		return "ignored: hidden (a path part starts with a dot)"
+	rel, why := f.placeReason(root, abs)
+	if why != "" {
+		return why
 	}
 	base := filepath.Base(abs)
 	for _, p := range tempPatterns {
@@ -70,13 +65,7 @@ func (f *filter) reason(root, abs string) string {
 	if _, ok := report.TypeOfName(base); !ok {
 		return "unsupported type: only .html .md .pdf .ppt .pptx are published"
 	}
-	if p, ok := firstMatch(f.exclude, rel); ok {
-		return "excluded by --exclude " + p
-	}
-	if len(f.include) > 0 && !matchAny(f.include, rel) {
-		return "not matched by any --include"
-	}
-	return ""
+	return f.patternReason(rel)
 }
 
 // dir reports whether abs, a directory under root, should be watched.
@@ -146,15 +135,32 @@ func relTo(root, abs string) (string, bool) {
 // published, or "" when it is: the checks of reason but the type, with
 // --include/--exclude matching the folder's path.
 func (f *filter) siteReason(root, abs string) string {
+	rel, why := f.placeReason(root, abs)
+	if why != "" {
+		return why
+	}
+	return f.patternReason(rel)
+}
+
+// placeReason is the check of a file and a site folder alike: under root,
+// not the watcher's own, not hidden. It returns abs relative to root, and
+// why it is not published or "".
+func (f *filter) placeReason(root, abs string) (rel, why string) {
 	rel, ok := relTo(root, abs)
 	switch {
 	case !ok:
-		return "outside the watched folder"
+		return "", "outside the watched folder"
 	case f.isIgnored(abs):
-		return "ignored: the watcher's own file or folder (state, --on-success or --on-failure)"
+		return rel, "ignored: the watcher's own file or folder (state, --on-success or --on-failure)"
 	case hiddenPath(rel):
-		return "ignored: hidden (a path part starts with a dot)"
+		return rel, "ignored: hidden (a path part starts with a dot)"
 	}
+	return rel, ""
+}
+
+// patternReason applies --exclude and --include to rel, a slash path
+// relative to the watched folder.
+func (f *filter) patternReason(rel string) string {
 	if p, ok := firstMatch(f.exclude, rel); ok {
 		return "excluded by --exclude " + p
 	}

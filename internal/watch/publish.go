@@ -105,50 +105,17 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		return result{path: path, kind: resUnstable}
 	}
 
-	prev, hasPrev := p.store.published(path)
-	if hasPrev && prev.Size == st.size && prev.MTime == st.mtime {
-		_ = p.store.dequeue(path)
-		// Still here although published: an --on-success move or delete
-		// was cut short (crash, restart). Finish it.
-		p.afterSuccess(path)
-		return result{path: path, kind: resDone, stat: st}
-	}
-	fail, hasFail := p.store.failedRec(path)
-	if hasFail && fail.Size == st.size && fail.MTime == st.mtime {
-		_ = p.store.dequeue(path)
-		return result{path: path, kind: resDone, stat: st}
+	k, res, ok := p.knownByStat(path, st)
+	if ok {
+		return res
 	}
 	sum, _, err := hashFile(path)
 	if err != nil {
 		return p.failed(path, st, transient, err)
 	}
-	if hasFail && sum == fail.SHA256 {
-		// Given up on, and the content has not changed since.
-		_ = p.store.dequeue(path)
-		return result{path: path, kind: resDone, stat: st}
-	}
-	if hasPrev && sum == prev.SHA256 {
-		// Same bytes under a new mtime (touched, re-saved unchanged, copied
-		// over): already published, and publishing twice is the one thing
-		// the watcher must never do.
-		_ = p.store.touchPublished(path, st.size, st.mtime)
-		p.log.emit(Event{Event: evUnchanged, Path: path, ReportID: prev.ReportID})
-		p.afterSuccess(path)
-		return result{path: path, kind: resDone, stat: st}
-	}
-	projectID, err := p.projects.forFile(ctx, path)
-	if err != nil {
-		return p.failed(path, st, classify(err), err)
-	}
-	if !hasPrev {
-		// Renamed or moved within the watched folders (a folder renamed, a
-		// file tidied into a subfolder): the same content in the same
-		// project is the same report.
-		if from, rec, ok := p.takeOver(path, sum, projectID, st); ok {
-			p.log.emit(Event{Event: evRenamed, Path: path, From: from, ReportID: rec.ReportID})
-			p.renameReport(ctx, path, from, rec.ReportID)
-			return result{path: path, kind: resDone, stat: st}
-		}
+	projectID, res, ok := p.byContent(ctx, path, st, k, sum, true)
+	if ok {
+		return res
 	}
 	if q, ok := p.store.queuedRec(path); ok && q.Uploading != nil {
 		// An earlier upload's outcome is unknown: find it before sending
@@ -158,16 +125,12 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 			return p.failed(path, st, classify(err), err)
 		}
 		if found && q.Uploading.SHA256 == sum {
-			return p.recorded(ctx, j, st, rep, sum, q.Uploading.Size, prev, hasPrev, "recovered: uploaded before an interruption")
+			return p.recorded(ctx, j, st, rep, sum, q.Uploading.Size, k, "recovered: uploaded before an interruption")
 		}
 	}
 
 	typ, _ := report.TypeOfName(path)
-	mark := uploading{SHA256: sum, Size: st.size, ProjectID: projectID, Started: p.now()}
-	if hasPrev {
-		mark.After = prev.ReportID
-	}
-	if err := p.store.markUploading(path, mark); err != nil {
+	if err := p.markUploading(path, sum, projectID, st, k); err != nil {
 		return p.failed(path, st, transient, err)
 	}
 	src := &hashingSource{path: path}
@@ -195,11 +158,11 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	if !ok {
 		sentSum, size = sum, st.size
 	}
-	return p.recorded(ctx, j, st, rep, sentSum, size, prev, hasPrev, "")
+	return p.recorded(ctx, j, st, rep, sentSum, size, k, "")
 }
 
 // recorded finishes a publication: state, log, --replace, --on-success.
-func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Report, sum string, size int64, prev published, hasPrev bool, note string) result {
+func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Report, sum string, size int64, k known, note string) result {
 	path := j.path
 	rec := published{Size: size, MTime: st.mtime, SHA256: sum, ReportID: rep.ID, ProjectID: rep.ProjectID, At: p.now()}
 	if err := p.store.markPublished(path, rec); err != nil {
@@ -210,9 +173,7 @@ func (p *publisher) recorded(ctx context.Context, j job, st stat, rep report.Rep
 	p.log.emit(Event{Event: evPublished, Path: path, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: size, SHA256: sum,
 		LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note, DashboardURL: rep.DashboardURL, SiteURL: rep.SiteURL})
 
-	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
-		p.deleteOld(ctx, path, prev.ReportID)
-	}
+	p.replaced(ctx, path, k, rep.ID)
 	kind := resDone
 	if fi2, err := os.Lstat(path); err == nil && (size != st.size || fi2.Size() != st.size || fi2.ModTime().UnixNano() != st.mtime) {
 		kind = resUnstable // it changed while we sent it; look again

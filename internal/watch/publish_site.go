@@ -33,16 +33,9 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if st.size != j.size || !fi.ModTime().Equal(j.mtime) {
 		return result{path: dir, kind: resUnstable}
 	}
-	prev, hasPrev := p.store.published(dir)
-	if hasPrev && prev.Size == st.size && prev.MTime == st.mtime {
-		_ = p.store.dequeue(dir)
-		p.afterSuccess(dir)
-		return result{path: dir, kind: resDone, stat: st}
-	}
-	fail, hasFail := p.store.failedRec(dir)
-	if hasFail && fail.Size == st.size && fail.MTime == st.mtime {
-		_ = p.store.dequeue(dir)
-		return result{path: dir, kind: resDone, stat: st}
+	k, res, ok := p.knownByStat(dir, st)
+	if ok {
+		return res
 	}
 	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: site.CheckName})
 	if err != nil {
@@ -60,26 +53,9 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if err != nil {
 		return p.failed(dir, st, transient, err)
 	}
-	if hasFail && sum == fail.SHA256 {
-		_ = p.store.dequeue(dir)
-		return result{path: dir, kind: resDone, stat: st}
-	}
-	if hasPrev && sum == prev.SHA256 {
-		_ = p.store.touchPublished(dir, st.size, st.mtime)
-		p.log.emit(Event{Event: evUnchanged, Path: dir, ReportID: prev.ReportID})
-		p.afterSuccess(dir)
-		return result{path: dir, kind: resDone, stat: st}
-	}
-	projectID, err := p.projects.forFile(ctx, dir)
-	if err != nil {
-		return p.failed(dir, st, classify(err), err)
-	}
-	if !hasPrev {
-		// A published site folder renamed within the watched folders.
-		if from, rec, ok := p.takeOver(dir, sum, projectID, st); ok {
-			p.log.emit(Event{Event: evRenamed, Path: dir, From: from, ReportID: rec.ReportID})
-			return result{path: dir, kind: resDone, stat: st}
-		}
+	projectID, res, ok := p.byContent(ctx, dir, st, k, sum, false)
+	if ok {
+		return res
 	}
 	name := filepath.Base(dir) + ".zip"
 	if q, ok := p.store.queuedRec(dir); ok && q.Uploading != nil {
@@ -88,15 +64,11 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 			return p.failed(dir, st, classify(err), err)
 		}
 		if found && q.Uploading.SHA256 == sum {
-			return p.recordedSite(ctx, j, st, rep, sum, tree, prev, hasPrev, "recovered: uploaded before an interruption")
+			return p.recordedSite(ctx, j, st, rep, sum, tree, k, "recovered: uploaded before an interruption")
 		}
 	}
 
-	mark := uploading{SHA256: sum, Size: st.size, ProjectID: projectID, Started: p.now()}
-	if hasPrev {
-		mark.After = prev.ReportID
-	}
-	if err := p.store.markUploading(dir, mark); err != nil {
+	if err := p.markUploading(dir, sum, projectID, st, k); err != nil {
 		return p.failed(dir, st, transient, err)
 	}
 	src := &zipSource{tree: tree}
@@ -116,12 +88,12 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if sent, ok := src.sent(); ok {
 		sum = sent.SHA256
 	}
-	return p.recordedSite(ctx, j, st, rep, sum, tree, prev, hasPrev, "")
+	return p.recordedSite(ctx, j, st, rep, sum, tree, k, "")
 }
 
 // recordedSite is recorded for a site: the state, the log (with the file
 // count and site URL), --replace, --on-success.
-func (p *publisher) recordedSite(ctx context.Context, j job, st stat, rep report.Report, sum string, tree *dirzip.Tree, prev published, hasPrev bool, note string) result {
+func (p *publisher) recordedSite(ctx context.Context, j job, st stat, rep report.Report, sum string, tree *dirzip.Tree, k known, note string) result {
 	dir := j.path
 	rec := published{Size: st.size, MTime: st.mtime, SHA256: sum, ReportID: rep.ID, ProjectID: rep.ProjectID, At: p.now(), Files: len(tree.Files)}
 	if err := p.store.markPublished(dir, rec); err != nil {
@@ -130,9 +102,7 @@ func (p *publisher) recordedSite(ctx context.Context, j job, st stat, rep report
 	p.log.emit(Event{Event: evPublished, Path: dir, ReportID: rep.ID, ProjectID: rep.ProjectID, Bytes: tree.Bytes, SHA256: sum,
 		Count: len(tree.Files), LatencyMs: p.now().Sub(j.change).Milliseconds(), Forced: j.forced, Message: note,
 		DashboardURL: rep.DashboardURL, SiteURL: rep.SiteURL})
-	if hasPrev && p.opts.replace && prev.ReportID != 0 && prev.ReportID != rep.ID {
-		p.deleteOld(ctx, dir, prev.ReportID)
-	}
+	p.replaced(ctx, dir, k, rep.ID)
 	kind := resDone
 	if fi, err := siteStat(dir); err == nil && statOf(fi) != st {
 		kind = resUnstable // it changed while we sent it; look again
