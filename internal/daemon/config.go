@@ -137,4 +137,8 @@ type S3Config struct {
 	TLS                                 bool
 	PartSize                            ByteSize
 	AccessKey, SecretKey, SecretKeyFile string
+	// PresignDownloads: downloads of non-HTML reports redirect to a
+	// presigned URL of the object, valid PresignTTL (docs/scale-out.md).
+	PresignDownloads bool
+	PresignTTL       time.Duration
 }

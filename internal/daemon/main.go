@@ -61,6 +61,9 @@ type Server struct {
 	retention *retentionMetrics
 	// bucketSweep cleans the bucket of storage: postgres+s3 (nil otherwise).
 	bucketSweep *bucketsweep.Sweeper
+	// presign signs download redirects (storage: postgres+s3 with
+	// s3.presign_downloads; nil otherwise).
+	presign func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error)
 
 	// SweepSteps are more steps of each bucket sweep pass (storage:
 	// postgres+s3), run under its lock: the GC of site objects (cas/,
@@ -138,6 +141,9 @@ func (m *Server) Open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if c.S3.PresignDownloads {
+			m.presign = presignDownloads(st, c)
+		}
 		// PDFs are shared in the bucket; one replica converts each.
 		sc.Blobs, sc.Locker = st, m.pg
 		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
@@ -196,6 +202,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.origins != nil {
 		hc.ContentURL = m.origins.URL
 	}
+	hc.PresignDownload = m.presign
 	if c.Dashboard {
 		// The dashboard frames reports from the content origin(s).
 		var frames []string

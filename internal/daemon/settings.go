@@ -34,6 +34,8 @@ var settings = []setting{
 	{"s3.access_key", "", "", "S3 access key (or AWS_ACCESS_KEY_ID)", text(func(c *Config) *string { return &c.S3.AccessKey })},
 	{"s3.secret_key", "", "", "S3 secret key (or AWS_SECRET_ACCESS_KEY; never logged)", text(func(c *Config) *string { return &c.S3.SecretKey })},
 	{"s3.secret_key_file", "", "", "file holding the secret key instead of s3.secret_key (for secrets)", text(func(c *Config) *string { return &c.S3.SecretKeyFile })},
+	{"s3.presign_downloads", "false", "", "with storage: postgres+s3, GET /api/reports/{id}/download of a pdf, md, ppt or pptx report answers 302 to a presigned URL of its object (never html, never a site)", boolean(func(c *Config) *bool { return &c.S3.PresignDownloads })},
+	{"s3.presign_ttl", "5m", "", "how long a presigned download URL is valid (1m to 12h)", duration(func(c *Config) *time.Duration { return &c.S3.PresignTTL })},
 	{"sweep.interval", "1h", "", "with storage: postgres+s3, how often one replica sweeps the bucket (unreferenced objects, stale multipart uploads); 0: never", duration(func(c *Config) *time.Duration { return &c.Sweep.Interval })},
 	{"sweep.grace", "1h", "", "the bucket sweep removes only objects and uploads older than this", duration(func(c *Config) *time.Duration { return &c.Sweep.Grace })},
 	{"time_zone", "", "", "IANA zone of createdAt and todayNewReports; empty: local", zone(func(c *Config) *string { return &c.TimeZone })},

@@ -61,6 +61,9 @@ func (c *Config) validateS3() error {
 		if s.Endpoint != "" || s.Bucket != "" || s.Prefix != "" || s.AccessKey != "" || s.SecretKey != "" || s.SecretKeyFile != "" {
 			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.Storage)
 		}
+		if s.PresignDownloads {
+			return fmt.Errorf("s3.presign_downloads applies only with storage: postgres+s3 (storage is %q)", c.Storage)
+		}
 		return nil
 	}
 	var missing []string
@@ -88,8 +91,18 @@ func (c *Config) validateS3() error {
 	if err := blob.CheckPrefix(s.Prefix); err != nil {
 		return fmt.Errorf("s3.prefix: %w", err)
 	}
+	if s.PresignTTL < minPresignTTL || s.PresignTTL > maxPresignTTL {
+		return fmt.Errorf("s3.presign_ttl must be between %v and %v, not %v", minPresignTTL, maxPresignTTL, s.PresignTTL)
+	}
 	return nil
 }
+
+// The bounds of s3.presign_ttl: S3 signs for at most 7 days; reportd keeps
+// a presigned download a short capability.
+const (
+	minPresignTTL = time.Minute
+	maxPresignTTL = 12 * time.Hour
+)
 
 // awsCredentials fills the S3 credentials of storage: postgres+s3 from the
 // standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY when no s3.* key

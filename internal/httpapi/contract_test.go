@@ -105,6 +105,8 @@ type envOpts struct {
 	token     string
 	// contentURL is httpapi.Config.ContentURL (the content origin).
 	contentURL func(id int64, path string) string
+	// presign is httpapi.Config.PresignDownload.
+	presign func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error)
 }
 
 func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
@@ -126,7 +128,8 @@ func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
 		MaxUploadBytes: o.maxUpload,
 		MaxCoverBytes:  o.maxCover,
 	}, store, dfiles, nil)
-	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token, ContentURL: o.contentURL},
+	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token, ContentURL: o.contentURL,
+		PresignDownload: o.presign},
 		svc, slog.New(slog.DiscardHandler))
 	e := &apiEnv{t: t, dir: dir, svc: svc, handler: h, seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)

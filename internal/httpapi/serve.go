@@ -143,6 +143,11 @@ func (s *Server) original(disposition func(report.ReportRecord) string) func(htt
 		if err != nil {
 			return err
 		}
+		if download && s.cfg.PresignDownload != nil {
+			if done, err := s.presigned(w, r, id); done || err != nil {
+				return err
+			}
+		}
 		rec, o, err := s.svc.OpenReport(r.Context(), id)
 		if err != nil {
 			if rec.IsSite() {
@@ -154,6 +159,29 @@ func (s *Server) original(disposition func(report.ReportRecord) string) func(htt
 		s.serveObject(w, r, o, rec.FileType.ContentType(), disposition(rec), etagOf(rec))
 		return nil
 	}
+}
+
+// presigned answers a download with a 302 to the URL Config.PresignDownload
+// gives, for a report that is neither html nor a site; done false: the
+// caller serves it as usual. The Location is a short capability (anyone
+// holding it can fetch the object until it expires): never cached.
+func (s *Server) presigned(w http.ResponseWriter, r *http.Request, id int64) (done bool, err error) {
+	rec, err := s.svc.ReportRecord(r.Context(), id)
+	if err != nil {
+		return false, err
+	}
+	if rec.IsSite() || rec.FileType == report.HTML {
+		return false, nil
+	}
+	loc, ok, err := s.cfg.PresignDownload(r.Context(), rec, attachment(rec), rec.FileType.ContentType())
+	if err != nil || !ok {
+		return false, err
+	}
+	h := w.Header()
+	h.Set("Location", loc)
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusFound)
+	return true, nil
 }
 
 func inline(report.ReportRecord) string { return "inline" }

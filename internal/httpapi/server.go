@@ -44,6 +44,14 @@ type Config struct {
 	// a site and its /uploads/sites/ paths redirect. nil: no content
 	// origin (siteUrl omitted; a site's preview is NotFound).
 	ContentURL func(id int64, file string) string
+	// PresignDownload, if set, may answer GET /api/reports/{id}/download
+	// of a report that is neither html nor a site with a 302 to the URL it
+	// returns (ok true): a presigned URL of the stored object whose
+	// response carries disposition and contentType, the headers reportd
+	// itself would send. ok false: served by reportd as usual. It is called
+	// only after the access check. nil: never (the default; the daemon sets
+	// it with storage: postgres+s3 and s3.presign_downloads).
+	PresignDownload func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (url string, ok bool, err error)
 }
 
 // Observer hears about every finished request (for metrics).
