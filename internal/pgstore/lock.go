@@ -21,19 +21,15 @@ func lockKey(name string) int64 {
 // on a hash of it) without waiting, on a connection of its own outside the
 // pool, so a long holder (a PDF conversion, a sweep) takes no connection
 // from the queries. ok is false when another session, in this process or
-// another replica, holds it. unlock closes the connection, which releases
-// the lock; a replica that dies releases it the same way, when PostgreSQL
+// another replica, holds it. unlock releases the lock and closes the
+// connection (endSession); a replica that dies releases it when PostgreSQL
 // notices the session is gone.
 func (s *Store) TryLock(ctx context.Context, name string) (unlock func(), ok bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return nil, false, storageErr(err)
 	}
-	release := func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		conn.Close(cctx)
-	}
+	release := func() { endSession(conn) }
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey(name)).Scan(&ok); err != nil {
 		release()
 		return nil, false, storageErr(err)
@@ -56,4 +52,16 @@ func (s *Store) ContentKeys(ctx context.Context, fn func(sha string) error) erro
 	var sha string
 	_, err = pgx.ForEachRow(rows, []any{&sha}, func() error { return fn(sha) })
 	return storageErr(err)
+}
+
+// endSession releases the advisory locks of a lock's own session, then
+// closes it. The server frees a closed session's locks only once its
+// backend notices the connection is gone, a moment later; unlocking first
+// makes the lock free when unlock returns. If the unlock fails (the
+// connection broke), closing still ends the session and its locks.
+func endSession(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn.Exec(ctx, "SELECT pg_advisory_unlock_all()")
+	conn.Close(ctx)
 }

@@ -30,6 +30,5 @@ func (s *Store) LockSites(ctx context.Context, exclusive bool) (unlock func(), e
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, storageErr(err)
 	}
-	// Ending the session releases its advisory locks.
-	return func() { conn.Close(context.WithoutCancel(ctx)) }, nil
+	return func() { endSession(conn) }, nil
 }
