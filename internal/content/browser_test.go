@@ -7,45 +7,20 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-const chromium = "/usr/bin/chromium-headless-shell"
+	"github.com/reportd/reportd/internal/testbrowser"
+)
 
 // tab is a headless Chromium tab that resolves every *.localhost name to
 // 127.0.0.1, as browsers do.
 func tab(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("%s not installed", chromium)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.NoSandbox, // tests run as root in CI containers
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("host-resolver-rules", "MAP *.localhost 127.0.0.1"),
-	}
-	ctx, cancelTime := context.WithTimeout(context.Background(), 3*time.Minute)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc(); cancelTime() })
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-	return bctx
+	return testbrowser.Start(t, 3*time.Minute)
 }
 
 func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {

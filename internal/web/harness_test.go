@@ -23,9 +23,8 @@ import (
 
 	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testbrowser"
 )
-
-const chromium = "/usr/bin/chromium-headless-shell"
 
 var (
 	updateShots = flag.Bool("screenshots", false, "write the dashboard screenshots to docs/screenshots")
@@ -112,39 +111,15 @@ type browser struct {
 
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("%s not installed (scripts/install-deps.sh installs it)", chromium)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.NoSandbox, // tests run as root in CI containers
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
+	// Bounds the whole browser session; each wait below has its own limit.
+	bctx := testbrowser.Start(t, 4*time.Minute,
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.Flag("hide-scrollbars", true),
-		// Report origins are http://{id}.localhost:<port>; Chromium resolves
-		// *.localhost to loopback itself, this makes it explicit.
-		chromedp.Flag("host-resolver-rules", "MAP *.localhost 127.0.0.1"),
 		chromedp.WindowSize(1280, 800),
-	}
-	// Bounds the whole browser session; each wait below has its own limit.
-	ctx, cancelTime := context.WithTimeout(context.Background(), 4*time.Minute)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc(); cancelTime() })
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
+	)
 	b := &browser{ctx: bctx, t: t}
 	msgs := chromedp.Console(bctx)
 	go func() {
