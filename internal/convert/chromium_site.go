@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -43,7 +44,8 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	var bytes int64
 	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
 	defer p.dispose()
-	sctx, cancel := context.WithCancel(p.ctx)
+	// Each page has the deadline of a job; the whole walk has its own.
+	sctx, cancel := context.WithTimeout(p.ctx, c.cfg.SiteTimeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
@@ -61,10 +63,14 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
 		}
 		jcancel()
-		if err != nil {
-			if i > 0 {
-				err = report.Wrap(report.KindOf(err), err, fmt.Sprintf("page %s: %s", queue[i], report.MessageOf(err)))
-			}
+		switch {
+		case err == nil:
+		case !crashed && errors.Is(sctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+			return nil, false, report.Errorf(report.Conversion, "the site's PDF took longer than %s (convert.site_timeout) after %d of %d pages found so far; print fewer pages (convert.site_max_pages) or allow more time",
+				c.cfg.SiteTimeout, pages, len(queue))
+		case i > 0:
+			return nil, crashed, report.Wrap(report.KindOf(err), err, fmt.Sprintf("page %s: %s", queue[i], report.MessageOf(err)))
+		default:
 			return nil, crashed, err
 		}
 		if pp == nil { // a linked page that is not there

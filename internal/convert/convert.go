@@ -54,6 +54,7 @@ type Config struct {
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
 	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
+	SiteTimeout          time.Duration // a whole site job (every page, not each), default 10m
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -78,6 +79,7 @@ func DefaultConfig() Config {
 		TrimMaxBytes:         256 << 20,
 		MaxVariantsPerReport: 8,
 		SiteMaxPages:         200,
+		SiteTimeout:          10 * time.Minute,
 	}
 }
 
@@ -134,6 +136,9 @@ func (c *Config) fill() error {
 	}
 	if c.TrimMaxBytes <= 0 {
 		c.TrimMaxBytes = d.TrimMaxBytes
+	}
+	if c.SiteTimeout <= 0 {
+		c.SiteTimeout = d.SiteTimeout
 	}
 	if c.SiteMaxPages <= 0 {
 		c.SiteMaxPages = d.SiteMaxPages

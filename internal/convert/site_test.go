@@ -113,6 +113,24 @@ func TestSiteMaxPages(t *testing.T) {
 	}
 }
 
+// A whole site job has a deadline of its own (Config.SiteTimeout), besides
+// each page's: past it the job fails with a message naming the setting.
+func TestSiteTimeout(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("p%d.html", i)] = fmt.Sprintf(`<title>P%d</title><a href="p%d.html">next</a>`, i, i+1)
+	}
+	writeFiles(t, dir, files)
+	m := newManager(t, func(c *Config) { c.SiteTimeout = 300 * time.Millisecond })
+	_, err := m.PDF(testCtx(t), siteJobFor(t, dir, "p0.html", "", report.ScopeSite))
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "convert.site_timeout") {
+		t.Errorf("message %q does not name convert.site_timeout", re.Message)
+	}
+}
+
 // A missing entry page is a clear error, not an empty PDF.
 func TestSiteMissingEntry(t *testing.T) {
 	needChromium(t)

@@ -31,6 +31,7 @@ type ConvertConfig struct {
 	CacheMaxBytes        ByteSize
 	MaxVariantsPerReport int
 	SiteMaxPages         int
+	SiteTimeout          time.Duration
 	DeckMaxBytes         ByteSize
 	SmallDeckBytes       ByteSize
 	FailureTTL           time.Duration
@@ -64,6 +65,7 @@ func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert
 		CacheMaxBytes:        int64(cc.CacheMaxBytes),
 		MaxVariantsPerReport: maxVariants(cc.MaxVariantsPerReport),
 		SiteMaxPages:         cc.SiteMaxPages,
+		SiteTimeout:          cc.SiteTimeout,
 		DeckMaxBytes:         int64(cc.DeckMaxBytes),
 		SmallDeckBytes:       smallDecks(cc.SmallDeckBytes),
 		FailureTTL:           failureTTL(cc.FailureTTL),
