@@ -38,26 +38,24 @@ func (s *Server) reportFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.svc.GetReport(r.Context(), id)
+	// The record alone: neither the file's text (GetReport) nor its
+	// object (OpenReport) is needed to list it.
+	rec, err := s.svc.ReportRecord(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if _, served := service.ContentEntry(&rep); !served {
+	if _, served := service.ContentEntry(&rec.Report); !served {
 		// pdf, md, ppt, pptx: not on the content origin; their one file.
-		rec, o, err := s.svc.OpenReport(r.Context(), id)
-		if err != nil {
-			return err
-		}
-		o.Close()
-		writeJSON(w, http.StatusOK, fileList{ReportID: id, Kind: report.KindFile, Entry: path.Base(rec.FileName), Count: 1, TotalBytes: rec.Size,
-			Files: []fileItem{{Path: path.Base(rec.FileName), Size: rec.Size, ContentType: rec.FileType.ContentType(), SHA256: rec.SHA256}}})
+		name := path.Base(rec.FileName)
+		writeJSON(w, http.StatusOK, fileList{ReportID: id, Kind: report.KindFile, Entry: name, Count: 1, TotalBytes: rec.Size,
+			Files: []fileItem{{Path: name, Size: rec.Size, ContentType: rec.FileType.ContentType(), SHA256: rec.SHA256}}})
 		return nil
 	}
 	m, err := s.svc.SiteManifest(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.listOf(rep, m))
+	writeJSON(w, http.StatusOK, s.listOf(rec.Report, m))
 	return nil
 }
 
