@@ -125,7 +125,7 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Accept-Ranges", "none")
 	h.Set("Last-Modified", rec.UploadTime.UTC().Format(http.TimeFormat))
-	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && matchesETag(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

@@ -268,6 +268,20 @@ func TestSiteUploadRoundTrip(t *testing.T) {
 			if again := e.Get(fmt.Sprintf("/api/reports/%d/download", rep.ID)); !bytes.Equal(again.Body, dl.Body) {
 				t.Fatal("two downloads of one site differ")
 			}
+			// A client holding the zip's tag, in a list or weak, gets a 304.
+			req, err := http.NewRequest("GET", e.URL+fmt.Sprintf("/api/reports/%d/download", rep.ID), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("If-None-Match", `"other", W/`+dl.Header.Get("ETag"))
+			nm, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nm.Body.Close()
+			if nm.StatusCode != http.StatusNotModified {
+				t.Fatalf("If-None-Match with the zip's ETag in a list: %d", nm.StatusCode)
+			}
 		})
 	}
 	// The stable link of the newest report opens it on the content origin.
