@@ -188,11 +188,15 @@ func OSFile(o Object) (*os.File, bool) {
 	return nil, false
 }
 
-// PutFile stores the complete, fsynced local file at path under key: by
-// rename where the store can adopt it (the file is then gone), else by
-// streaming it with Put (the file stays; the caller removes it).
+// PutFile stores the complete local file at path under key: where the
+// store can adopt it, by fsync and rename (the file is then gone), else by
+// streaming it with Put (the file stays; the caller removes it). Callers
+// need not fsync the file: only adoption needs it, and PutFile does it.
 func PutFile(ctx context.Context, s Store, key, path string, opt PutOptions) (Info, error) {
 	if a, ok := s.(Adopter); ok {
+		if err := syncFile(path); err != nil {
+			return Info{}, StorageErr(err, "cannot store the file")
+		}
 		return a.Adopt(ctx, key, path, opt)
 	}
 	f, err := os.Open(path)
@@ -261,4 +265,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }

@@ -171,9 +171,7 @@ func (p *putter) store1(j putJob) error {
 	case j.data != nil:
 		_, err = p.store.Put(ctx, j.key, bytes.NewReader(j.data), opt)
 	default:
-		if err = syncFile(j.tmp); err == nil {
-			_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
-		}
+		_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
 	}
 	if err != nil && !errors.Is(err, blob.ErrExists) {
 		return err
@@ -262,16 +260,4 @@ func (p *putter) queue(j putJob) error {
 		}
 		return p.ctx.Err()
 	}
-}
-
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return blob.StorageErr(err, "cannot store the site")
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return blob.StorageErr(err, "cannot store the site")
-	}
-	return nil
 }
