@@ -57,15 +57,12 @@ type putJob struct {
 	ct   string
 }
 
-func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, error) {
+func newPutter(ctx context.Context, store blob.Store, tempDir string) *putter {
 	p := &putter{store: store, tempDir: tempDir, buf: make([]byte, smallFile+1),
 		jobs: make(chan putJob, putWorkers), budget: maxInFlight}
 	p.cond = sync.NewCond(&p.mu)
 	if b, ok := store.(blob.Batcher); ok {
-		var err error
-		if p.batch, err = b.NewBatch(tempDir); err != nil {
-			return nil, err
-		}
+		p.batch = b.NewBatch()
 	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	n := putWorkers
@@ -75,7 +72,7 @@ func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, 
 	for range n {
 		p.wg.Go(p.work)
 	}
-	return p, nil
+	return p
 }
 
 // fail records a worker's error and stops the scan.
