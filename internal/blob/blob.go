@@ -1,7 +1,8 @@
 // Package blob is reportd's one storage interface for file bytes: immutable
 // objects by key, written whole and atomically, read with ranges. The local
-// directory (internal/blob/local) implements it today; an S3 store and the
-// content-addressed report sites are meant to sit on the same interface.
+// directory (internal/blob/local) and an S3 bucket (internal/blob/s3store)
+// implement it; the content-addressed report sites (internal/site) are
+// stored through it.
 //
 // Keys are relative slash paths ("reports/7.pdf", "covers/3/logo.png"),
 // validated by CheckKey in one place. Errors carry a report.Kind so the API
