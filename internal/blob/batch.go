@@ -10,9 +10,9 @@ import (
 // syncfs(2) for all of them instead of an fsync of every file and
 // directory). Stores without it (S3) are written with parallel Puts.
 type Batcher interface {
-	// NewBatch starts a batch whose objects are staged in tmpDir ("" is
-	// the store's own temp directory).
-	NewBatch(tmpDir string) (Batch, error)
+	// NewBatch starts a batch, staged in the store's own temp directory
+	// (on the store's file system, so one flush covers every object).
+	NewBatch() Batch
 }
 
 // Batch creates objects that become visible only at Commit, each under its

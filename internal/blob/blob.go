@@ -1,7 +1,8 @@
 // Package blob is reportd's one storage interface for file bytes: immutable
 // objects by key, written whole and atomically, read with ranges. The local
-// directory (internal/blob/local) implements it today; an S3 store and the
-// content-addressed report sites are meant to sit on the same interface.
+// directory (internal/blob/local) and an S3 bucket (internal/blob/s3store)
+// implement it; the content-addressed report sites (internal/site) are
+// stored through it.
 //
 // Keys are relative slash paths ("reports/7.pdf", "covers/3/logo.png"),
 // validated by CheckKey in one place. Errors carry a report.Kind so the API
@@ -188,11 +189,15 @@ func OSFile(o Object) (*os.File, bool) {
 	return nil, false
 }
 
-// PutFile stores the complete, fsynced local file at path under key: by
-// rename where the store can adopt it (the file is then gone), else by
-// streaming it with Put (the file stays; the caller removes it).
+// PutFile stores the complete local file at path under key: where the
+// store can adopt it, by fsync and rename (the file is then gone), else by
+// streaming it with Put (the file stays; the caller removes it). Callers
+// need not fsync the file: only adoption needs it, and PutFile does it.
 func PutFile(ctx context.Context, s Store, key, path string, opt PutOptions) (Info, error) {
 	if a, ok := s.(Adopter); ok {
+		if err := syncFile(path); err != nil {
+			return Info{}, StorageErr(err, "cannot store the file")
+		}
 		return a.Adopt(ctx, key, path, opt)
 	}
 	f, err := os.Open(path)
@@ -261,4 +266,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reportd/reportd/internal/site"
 )
 
 // authorize lets a request through with a valid session cookie for id.
@@ -33,7 +35,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, id int64, cl
 		q.Del(paramExp)
 		// The cleaned path: never "//host", which browsers would follow
 		// to another site.
-		target := escapePath(clean)
+		target := site.EscapePath(clean)
 		if len(q) > 0 {
 			target += "?" + q.Encode()
 		}

@@ -2,7 +2,6 @@ package content
 
 import (
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 
@@ -92,7 +91,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if slash {
-		redirect(w, r, escapePath(clean)+"/", http.StatusMovedPermanently)
+		redirect(w, r, site.EscapePath(clean)+"/", http.StatusMovedPermanently)
 		return
 	}
 	if h.cfg.Protected() && !h.authorize(w, r, id, clean) {
@@ -121,7 +120,7 @@ func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m 
 		return
 	case name == "" && strings.Contains(m.Entry, "/"):
 		// An entry in a folder is opened there, so its relative links work.
-		redirect(w, r, h.o.base(id)+escapePath(m.Entry), http.StatusFound)
+		redirect(w, r, h.o.base(id)+site.EscapePath(m.Entry), http.StatusFound)
 		return
 	case name == "":
 		name = m.Entry
@@ -134,7 +133,7 @@ func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m 
 	}
 	if !strings.HasSuffix(rest, "/") {
 		if _, ok := m.Lookup(name + "/index.html"); ok {
-			redirect(w, r, h.o.base(id)+escapePath(name)+"/", http.StatusMovedPermanently)
+			redirect(w, r, h.o.base(id)+site.EscapePath(name)+"/", http.StatusMovedPermanently)
 			return
 		}
 	}
@@ -157,15 +156,6 @@ func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m 
 func navigation(name string) bool {
 	ext := strings.ToLower(path.Ext(name))
 	return ext == "" || ext == ".html" || ext == ".htm"
-}
-
-// escapePath escapes each segment of a slash path for a URL.
-func escapePath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
 }
 
 // redirect answers code with Location target (a path) and the request's

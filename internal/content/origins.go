@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/reportd/reportd/internal/site"
 )
 
 // placeholder marks {id} while the template is parsed as a URL.
@@ -105,12 +107,7 @@ func (o *Origins) URL(id int64, file string) string {
 	var b strings.Builder
 	b.WriteString(o.origin(id))
 	b.WriteString(o.base(id))
-	for i, seg := range strings.Split(strings.TrimPrefix(file, "/"), "/") {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(url.PathEscape(seg))
-	}
+	b.WriteString(site.EscapePath(strings.TrimPrefix(file, "/")))
 	if o.cfg.Protected() {
 		exp := o.expiry()
 		b.WriteString("?" + paramSig + "=" + o.keys.sign(id, exp) + "&" + paramExp + "=" + strconv.FormatInt(exp, 10))

@@ -57,15 +57,12 @@ type putJob struct {
 	ct   string
 }
 
-func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, error) {
+func newPutter(ctx context.Context, store blob.Store, tempDir string) *putter {
 	p := &putter{store: store, tempDir: tempDir, buf: make([]byte, smallFile+1),
 		jobs: make(chan putJob, putWorkers), budget: maxInFlight}
 	p.cond = sync.NewCond(&p.mu)
 	if b, ok := store.(blob.Batcher); ok {
-		var err error
-		if p.batch, err = b.NewBatch(tempDir); err != nil {
-			return nil, err
-		}
+		p.batch = b.NewBatch()
 	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	n := putWorkers
@@ -75,7 +72,7 @@ func newPutter(ctx context.Context, store blob.Store, tempDir string) (*putter, 
 	for range n {
 		p.wg.Go(p.work)
 	}
-	return p, nil
+	return p
 }
 
 // fail records a worker's error and stops the scan.
@@ -171,9 +168,7 @@ func (p *putter) store1(j putJob) error {
 	case j.data != nil:
 		_, err = p.store.Put(ctx, j.key, bytes.NewReader(j.data), opt)
 	default:
-		if err = syncFile(j.tmp); err == nil {
-			_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
-		}
+		_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
 	}
 	if err != nil && !errors.Is(err, blob.ErrExists) {
 		return err
@@ -262,16 +257,4 @@ func (p *putter) queue(j putJob) error {
 		}
 		return p.ctx.Err()
 	}
-}
-
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return blob.StorageErr(err, "cannot store the site")
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return blob.StorageErr(err, "cannot store the site")
-	}
-	return nil
 }

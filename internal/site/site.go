@@ -334,10 +334,7 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 		return Manifest{}, err
 	}
 
-	p, err := newPutter(ctx, store, opt.TempDir)
-	if err != nil {
-		return Manifest{}, err
-	}
+	p := newPutter(ctx, store, opt.TempDir)
 	stored, err := scan(p.ctx, src, opt, p.put)
 	if err = p.finish(err); err != nil {
 		return Manifest{}, err

@@ -221,9 +221,6 @@ func variant(ctx context.Context, store blob.Store, key, tempDir string, src io.
 	if mem != nil {
 		_, err = store.Put(ctx, key, bytes.NewReader(mem.Bytes()), opt)
 	} else {
-		if err := tf.Sync(); err != nil {
-			return 0, blob.StorageErr(err, "cannot compress the file")
-		}
 		if err := tf.Close(); err != nil {
 			return 0, blob.StorageErr(err, "cannot compress the file")
 		}

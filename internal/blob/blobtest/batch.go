@@ -17,10 +17,7 @@ import (
 // a local file; bad input fails the staging call, not the batch.
 func batch(t *testing.T, s blob.Store, opt Options) {
 	put(t, s, "cas/00/there", []byte("first"))
-	b, err := s.(blob.Batcher).NewBatch("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := s.(blob.Batcher).NewBatch()
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
@@ -82,10 +79,7 @@ func batch(t *testing.T, s blob.Store, opt Options) {
 
 // batchDiscard: a discarded batch stores nothing and leaves nothing.
 func batchDiscard(t *testing.T, s blob.Store, opt Options) {
-	b, err := s.(blob.Batcher).NewBatch("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := s.(blob.Batcher).NewBatch()
 	for i := range 5 {
 		if err := b.Put(ctx, fmt.Sprintf("cas/d%d", i), bytes.NewReader([]byte("x")), blob.PutOptions{IfNoneMatch: true}); err != nil {
 			t.Fatal(err)

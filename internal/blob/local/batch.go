@@ -19,9 +19,9 @@ import (
 
 var _ blob.Batcher = (*Store)(nil)
 
-// NewBatch starts a batch staged in the store's temp directory (tmpDir is
-// used only when it is the store's: every staged file must be on the
-// store's file system for syncfs and link to cover it).
+// NewBatch starts a batch staged in the store's temp directory: every
+// staged file must be on the store's file system for syncfs and rename to
+// cover it.
 //
 // Commit runs syncfs(2) on the store's file system, so every staged file's
 // bytes are durable; only then moves each into place with
@@ -33,9 +33,7 @@ var _ blob.Batcher = (*Store)(nil)
 // point leaves whole objects or none, plus temp files the start-up sweep
 // removes. On a file system where syncfs does not apply (EINVAL, ENOSYS)
 // each file and directory is fsynced instead.
-func (s *Store) NewBatch(tmpDir string) (blob.Batch, error) {
-	return &batch{s: s}, nil
-}
+func (s *Store) NewBatch() blob.Batch { return &batch{s: s} }
 
 type staged struct{ key, tmp string }
 
