@@ -30,6 +30,7 @@ func FuzzPlaywright(f *testing.F) {
 	f.Add(pwPage(f, `{"files":[],"stats":{"total":3,"expected":1,"unexpected":1,"flaky":0,"skipped":1,"ok":false}}`))
 	f.Add(pwPage(f, `{"stats":{"expected":-1,"unexpected":1,"flaky":0,"skipped":1}}`))
 	f.Add(pwPage(f, `{"stats":[1,2]}`))
+	f.Add(pwPage(f, `{"stats":{"expected":9223372036854775807,"unexpected":0,"flaky":1,"skipped":0}}`))
 	f.Add(pwPage(f, `[]`))
 	f.Add([]byte(`<template id="playwrightReportBase64">` + pwDataURL + `UEsDBBQAAAgI`))
 	f.Fuzz(func(t *testing.T, page []byte) {

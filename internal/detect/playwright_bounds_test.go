@@ -57,3 +57,12 @@ func TestPlaywrightReportJSONIsBounded(t *testing.T) {
 		t.Fatalf("stats past the bound read: %+v", s)
 	}
 }
+
+// TestPlaywrightCountsDoNotOverflow: counts whose sum does not fit give
+// no figures, not a negative Passed.
+func TestPlaywrightCountsDoNotOverflow(t *testing.T) {
+	page := pwPage(t, `{"stats":{"expected":9223372036854775807,"unexpected":0,"flaky":1,"skipped":0}}`)
+	if s, err := playwrightStats(bytes.NewReader(page)); err == nil {
+		t.Fatalf("overflowing counts gave %+v (passed %d)", s, *s.Passed)
+	}
+}
