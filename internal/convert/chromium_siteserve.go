@@ -82,14 +82,7 @@ func (s *siteServe) answer(ctx context.Context, e *fetch.EventRequestPaused) {
 	}()
 	p, ours := s.pathOf(e.Request.URL)
 	if !ours {
-		if u, err := url.Parse(e.Request.URL); err == nil && s.allow &&
-			(u.Scheme == "http" || u.Scheme == "https") && !isDocHost(u.Hostname()) {
-			chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
-			return
-		}
-		chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{
-			RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
-		})
+		outside(ctx, e, s.allow)
 		return
 	}
 	code, ct, body := s.read(p, e.Request.Method)
