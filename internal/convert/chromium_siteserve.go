@@ -63,11 +63,7 @@ func (s *siteServe) pathOf(raw string) (string, bool) {
 	if err != nil || !strings.EqualFold(u.Scheme+"://"+u.Host, s.origin) {
 		return "", false
 	}
-	p := strings.TrimPrefix(u.Path, "/")
-	if p == "" || strings.HasSuffix(p, "/") {
-		p += "index.html"
-	}
-	return p, true
+	return sitePath(u.Path), true
 }
 
 // docStatus is the status the page at site path p was last answered with

@@ -66,3 +66,37 @@ Promise.all(Array.from({length: ` + strconv.Itoa(asks) + `}, (_, i) => fetch("bi
 	}
 	t.Logf("%d of %d files held at once", most, asks)
 }
+
+// The engine asks the site's files only for clean paths under the root: a
+// page's request for ..%2F..%2Fsecret (which the browser does not resolve)
+// reaches Files as "secret.txt", never with "..".
+func TestSiteAsksOnlyCleanPaths(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<!DOCTYPE html><title>Up</title><div id="out">waiting</div>
+<script>
+Promise.all(["sub/..%2F..%2F..%2Fsecret.txt", "..%2fsecret.txt", "/a/%2e%2e%2F%2e%2e%2Fsecret.txt"].map(u => fetch(u).then(r => r.status)))
+  .then(s => { out.textContent = "statuses " + s.join(" "); });
+</script>`,
+		"secret.txt": "inside",
+	})
+	job := siteJobFor(t, dir, "index.html", "", "")
+	var mu sync.Mutex
+	var asked []string
+	files := job.Site.Files
+	job.Site.Files = func(ctx context.Context, p string) (io.ReadCloser, string, error) {
+		mu.Lock()
+		asked = append(asked, p)
+		mu.Unlock()
+		return files(ctx, p)
+	}
+	wantText(t, pdftest.Text(t, convertOK(t, sharedManager(t), job)), "statuses 200 200 200")
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range asked {
+		if strings.Contains(p, "..") || strings.HasPrefix(p, "/") {
+			t.Errorf("Files asked for %q", p)
+		}
+	}
+}
