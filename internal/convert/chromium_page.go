@@ -338,7 +338,14 @@ func (p *jobPage) answer(e *fetch.EventRequestPaused) {
 		})
 		return
 	}
-	if u, err := url.Parse(e.Request.URL); err == nil && p.allow &&
+	outside(ctx, e, p.allow)
+}
+
+// outside answers a request for something that is not the job's own: it
+// goes out when allow (Config.AllowNetwork) is set, only over http(s) and
+// never to the jobs' made-up host; anything else fails.
+func outside(ctx context.Context, e *fetch.EventRequestPaused, allow bool) {
+	if u, err := url.Parse(e.Request.URL); err == nil && allow &&
 		(u.Scheme == "http" || u.Scheme == "https") && !isDocHost(u.Hostname()) {
 		chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 		return

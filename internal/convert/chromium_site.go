@@ -178,15 +178,22 @@ func sitePagePath(escaped string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	p = strings.TrimPrefix(path.Clean("/"+p), "/")
-	if strings.HasSuffix(escaped, "/") || p == "" {
-		p = strings.TrimPrefix(p+"/index.html", "/")
-	}
+	p = sitePath(p)
 	switch strings.ToLower(path.Ext(p)) {
 	case ".html", ".htm":
 		return p, true
 	}
 	return "", false
+}
+
+// sitePath turns a URL's (unescaped) path into a site path: clean,
+// relative to the root, never above it; a folder names its index.html.
+func sitePath(p string) string {
+	c := strings.TrimPrefix(path.Clean("/"+p), "/")
+	if c == "" || strings.HasSuffix(p, "/") {
+		c = strings.TrimPrefix(c+"/index.html", "/")
+	}
+	return c
 }
 
 // siteReady waits until the loaded page is ready to print (site_ready.go).

@@ -21,13 +21,19 @@ import (
 // carries a response body whole, base64 in one message.
 const siteMaxFileBytes = 64 << 20
 
+// siteAnswers bounds the files of one site job read and answered at once:
+// each is held whole (siteMaxFileBytes at most), so a page that asks for
+// its largest file hundreds of times at once must not hold them all.
+const siteAnswers = 8
+
 // siteServe answers a site job's requests from its files, under the job's
 // origin alone. It counts requests in flight, for the network-quiet wait.
 type siteServe struct {
 	origin string    // https://r<random>.reportd.invalid
 	files  SiteFiles //
 	ctx    context.Context
-	allow  bool // Config.AllowNetwork: other http(s) requests go out, as for single-file reports
+	allow  bool          // Config.AllowNetwork: other http(s) requests go out, as for single-file reports
+	slots  chan struct{} // siteAnswers
 
 	inflight atomic.Int64
 	started  atomic.Int64 // requests asked, ever
@@ -41,7 +47,7 @@ func newSiteServe(ctx context.Context, files SiteFiles, allow bool) *siteServe {
 	var b [8]byte
 	rand.Read(b[:])
 	s := &siteServe{origin: "https://r" + hex.EncodeToString(b[:]) + "." + docHost,
-		files: files, ctx: ctx, allow: allow, status: map[string]int{}}
+		files: files, ctx: ctx, allow: allow, slots: make(chan struct{}, siteAnswers), status: map[string]int{}}
 	s.last.Store(time.Now().UnixNano())
 	return s
 }
@@ -57,11 +63,7 @@ func (s *siteServe) pathOf(raw string) (string, bool) {
 	if err != nil || !strings.EqualFold(u.Scheme+"://"+u.Host, s.origin) {
 		return "", false
 	}
-	p := strings.TrimPrefix(u.Path, "/")
-	if p == "" || strings.HasSuffix(p, "/") {
-		p += "index.html"
-	}
-	return p, true
+	return sitePath(u.Path), true
 }
 
 // docStatus is the status the page at site path p was last answered with
@@ -82,15 +84,14 @@ func (s *siteServe) answer(ctx context.Context, e *fetch.EventRequestPaused) {
 	}()
 	p, ours := s.pathOf(e.Request.URL)
 	if !ours {
-		if u, err := url.Parse(e.Request.URL); err == nil && s.allow &&
-			(u.Scheme == "http" || u.Scheme == "https") && !isDocHost(u.Hostname()) {
-			chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
-			return
-		}
-		chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{
-			RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
-		})
+		outside(ctx, e, s.allow)
 		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-s.ctx.Done():
+		return // the job is over; its page goes with it
 	}
 	code, ct, body := s.read(p, e.Request.Method)
 	if code == 0 {

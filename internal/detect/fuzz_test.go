@@ -30,6 +30,7 @@ func FuzzPlaywright(f *testing.F) {
 	f.Add(pwPage(f, `{"files":[],"stats":{"total":3,"expected":1,"unexpected":1,"flaky":0,"skipped":1,"ok":false}}`))
 	f.Add(pwPage(f, `{"stats":{"expected":-1,"unexpected":1,"flaky":0,"skipped":1}}`))
 	f.Add(pwPage(f, `{"stats":[1,2]}`))
+	f.Add(pwPage(f, `{"stats":{"expected":9223372036854775807,"unexpected":0,"flaky":1,"skipped":0}}`))
 	f.Add(pwPage(f, `[]`))
 	f.Add([]byte(`<template id="playwrightReportBase64">` + pwDataURL + `UEsDBBQAAAgI`))
 	f.Fuzz(func(t *testing.T, page []byte) {
@@ -54,6 +55,7 @@ func FuzzProfile(f *testing.F) {
 	f.Add("mode: count\nx.go:1.1,2.2 3 5\nmode: count\nx.go:1.1,2.2 3 0\n")
 	f.Add("mode: atomic\nx.go:1.1,2.2 -3 5\n")
 	f.Add("mode: set\n")
+	f.Add("mode: set\nx.go:1.1,2.2 9223372036854775807 1\nx.go:3.1,4.2 9223372036854775807 0\n")
 	f.Fuzz(func(t *testing.T, p string) {
 		total, files := profileTotal(strings.NewReader(p))
 		if total != nil && (*total < 0 || *total > 100 || len(files) == 0) {

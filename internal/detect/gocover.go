@@ -110,6 +110,9 @@ func profileTotal(r io.Reader) (total *float64, files map[string]bool) {
 	}
 	var all, covered int64
 	for _, b := range blocks {
+		if all+b.stmts < all { // the sum does not fit
+			return nil, nil
+		}
 		all += b.stmts
 		if b.covered {
 			covered += b.stmts

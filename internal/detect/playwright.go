@@ -107,6 +107,9 @@ func playwrightStats(r io.Reader) (*report.Summary, error) {
 			return nil, errNotPlaywright
 		}
 		passed := *st.Expected + *st.Flaky
+		if passed < 0 { // the sum does not fit
+			return nil, errNotPlaywright
+		}
 		return &report.Summary{Passed: &passed, Failed: st.Unexpected, Skipped: st.Skipped, Flaky: st.Flaky}, nil
 	}
 	return nil, errNotPlaywright
