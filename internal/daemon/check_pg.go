@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
@@ -83,6 +85,10 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 	return rep, nil
 }
 
+// checkedPrefixes are where report files and covers live in the store; an
+// object there that no row names is an orphan.
+var checkedPrefixes = []string{"reports/", "covers/"}
+
 func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.Store, now time.Time) (CheckReport, error) {
 	rep := CheckReport{MissingFiles: []boltstore.Ref{}, Orphans: []string{}, Drift: []boltstore.Drift{}, Repaired: []string{}, Unfixable: []string{}}
 	var refs []boltstore.Ref
@@ -101,8 +107,23 @@ func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.S
 	}
 	size := map[string]int64{}
 	for _, r := range reports {
-		refs = append(refs, boltstore.Ref{Path: r.FilePath, Project: r.ProjectID, Report: r.ID})
-		size[r.FilePath] = r.Size
+		// A site's filePath names its entry page; the object it owns is
+		// its manifest (StoredPath), whose size is not the row's.
+		p := r.StoredPath()
+		refs = append(refs, boltstore.Ref{Path: p, Project: r.ProjectID, Report: r.ID})
+		if r.Kind != report.KindSite {
+			size[p] = r.Size
+		}
+	}
+	// One listing of reports/ and covers/ answers both questions (is a
+	// row's object there, with its size; which objects no row names)
+	// instead of a HEAD per row; other refs (site manifests) are asked
+	// for one by one.
+	listed := map[string]blob.Info{}
+	for _, prefix := range checkedPrefixes {
+		if err := blobs.Walk(ctx, prefix, func(i blob.Info) error { listed[i.Key] = i; return nil }); err != nil {
+			return rep, err
+		}
 	}
 	refSet := map[string]bool{}
 	for _, r := range refs {
@@ -112,25 +133,27 @@ func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.S
 			rep.MissingFiles = append(rep.MissingFiles, r)
 			continue
 		}
-		info, err := blobs.Stat(ctx, key)
+		info, ok := listed[key]
+		if !ok && !slices.ContainsFunc(checkedPrefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
+			switch i, err := blobs.Stat(ctx, key); {
+			case errors.Is(err, blob.ErrNotFound):
+			case err != nil:
+				return rep, err
+			default:
+				info, ok = i, true
+			}
+		}
+		want, sized := size[r.Path]
 		switch {
-		case errors.Is(err, blob.ErrNotFound):
+		case !ok:
 			rep.MissingFiles = append(rep.MissingFiles, r)
-		case err != nil:
-			return rep, err
-		case r.Report > 0 && info.Size != size[r.Path]:
+		case sized && info.Size != want:
 			rep.MissingFiles = append(rep.MissingFiles, r) // not the bytes the row describes
 		}
 	}
-	for _, prefix := range []string{"reports/", "covers/"} {
-		err := blobs.Walk(ctx, prefix, func(i blob.Info) error {
-			if p := files.APIPath(i.Key); !refSet[p] && now.Sub(i.ModTime) > orphanGrace {
-				rep.Orphans = append(rep.Orphans, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return rep, err
+	for key, i := range listed {
+		if p := files.APIPath(key); !refSet[p] && now.Sub(i.ModTime) > orphanGrace {
+			rep.Orphans = append(rep.Orphans, p)
 		}
 	}
 	sort.Strings(rep.Orphans)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -169,5 +170,31 @@ func TestPostgresAdminTokens(t *testing.T) {
 	admin("DELETE", "/admin/tokens/"+created.Token.ID, "", &revoked)
 	if revoked.RevokedAt == nil {
 		t.Fatalf("revoke: %+v", revoked)
+	}
+}
+
+// TestPostgresCheckSite: the object a site report owns is its manifest
+// (its filePath names the entry page, which is no object): present, the
+// store is clean; removed, the report is named missing.
+func TestPostgresCheckSite(t *testing.T) {
+	dir := t.TempDir()
+	c := postgresConfig(t, dir)
+	s, stop := startServer(t, c)
+	base := "http://" + s.Addr()
+	proj := createProject(t, base, "site-checked")
+	st, r, e, err := upload(httpClient, base, proj.ID, "html", "site.zip", siteZip(t, map[string]string{"index.html": "<p>i</p>", "a.css": "p{}"}))
+	if err != nil || st != 201 {
+		t.Fatalf("upload: %d %+v %v", st, e, err)
+	}
+	stop()
+	if rep, err := Check(context.Background(), c, false); err != nil || !rep.Clean(false) || rep.Counts["reports"] != 1 {
+		t.Fatalf("check with a site: %+v %v", rep, err)
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(report.SiteManifestPath(r.ID)))); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(context.Background(), c, false)
+	if err != nil || len(rep.MissingFiles) != 1 || rep.MissingFiles[0].Report != r.ID {
+		t.Fatalf("check without the site's manifest: %+v %v", rep, err)
 	}
 }

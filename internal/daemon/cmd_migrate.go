@@ -28,7 +28,9 @@ policies, covers and tokens are copied as they are (report rows by COPY,
 compared with the source's; PostgreSQL's id
 sequences are moved past every id bbolt handed out. Files are streamed,
 hashed on the way (a report file must match its row's sha256), and at the
-end every object is read back from the target and hashed again.
+end every copied object is read back from the target and hashed again
+(objects already in the target, in place or kept by --resume, were hashed
+there while copying and are not read twice).
 
 The source daemon must be stopped (bbolt's lock). The target must be empty
 unless --resume, which continues an interrupted run: rows and objects

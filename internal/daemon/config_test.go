@@ -87,8 +87,8 @@ func TestConfigRejectsBadValues(t *testing.T) {
 // the few that are not settings pass.
 func TestConfigUnknownVariables(t *testing.T) {
 	for _, tc := range []struct{ env, want string }{
-		{"REPORTD_LOG=/var/log/x", "REPORTD_LOG=/var/log/x: not a reportd setting (log is a section; its variables are REPORTD_LOG_LEVEL, REPORTD_LOG_FORMAT)"},
-		{"REPORTD_AUTH_TOKN=x", "REPORTD_AUTH_TOKN=x: not a reportd setting (did you mean REPORTD_AUTH_TOKEN?)"},
+		{"REPORTD_LOG=/var/log/x", "REPORTD_LOG: not a reportd setting (log is a section; its variables are REPORTD_LOG_LEVEL, REPORTD_LOG_FORMAT)"},
+		{"REPORTD_AUTH_TOKN=x", "REPORTD_AUTH_TOKN: not a reportd setting (did you mean REPORTD_AUTH_TOKEN?)"},
 		{"REPORTD_TOKEN=x", "(did you mean REPORTD_AUTH_TOKEN?)"},
 		{"REPORTD_DATADIR=/d", "(did you mean REPORTD_DATA_DIR?)"},
 	} {
@@ -96,6 +96,11 @@ func TestConfigUnknownVariables(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.env, err, tc.want)
 		}
+	}
+	// A misspelt secret's value stays out of the error (it ends up in logs).
+	const pw = "pw-in-a-misspelt-variable"
+	if _, err := loadArgs(t, []string{"REPORTD_POSTGRES_DNS=postgres://u:" + pw + "@db/r"}, "--config", os.DevNull); err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "REPORTD_POSTGRES_DNS: not a reportd setting") {
+		t.Errorf("misspelt DSN variable: %v (must name it, never hold its value)", err)
 	}
 	env := []string{"REPORTD_ACTIVE_HELP=0", "REPORTD_CRASH_KEEP=1", "REPORTD_CONVERT_WARM_ON_START=false", "REPORTD_AUTH_TOKEN="}
 	c, err := loadArgs(t, env, "--config", os.DevNull)

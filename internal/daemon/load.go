@@ -85,8 +85,10 @@ func applyEnv(c *Config, environ []string) error {
 		}
 		s, ok := byEnv[name]
 		if !ok {
+			// The name only: a misspelt REPORTD_POSTGRES_DSN or
+			// REPORTD_S3_SECRET_KEY holds a secret the error must not carry.
 			key := strings.ToLower(strings.TrimPrefix(name, envPrefix))
-			errs = append(errs, fmt.Errorf("%s=%s: not a reportd setting%s", name, value, hint(envKey(key), "variables", envName)))
+			errs = append(errs, fmt.Errorf("%s: not a reportd setting%s", name, hint(envKey(key), "variables", envName)))
 			continue
 		}
 		if value == "" {

@@ -83,6 +83,9 @@ type migration struct {
 	// while copying (report files also match their row's digest).
 	digests map[string]string
 	sizes   map[string]int64
+	// inTarget are the keys whose bytes copyObject already hashed in the
+	// target (in place, or kept by --resume): verify does not read them again.
+	inTarget map[string]bool
 }
 
 // Migrate copies the bbolt deployment at opt.From into the PostgreSQL (and
@@ -102,7 +105,7 @@ func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSu
 		return sum, refused{err}
 	}
 	clock := report.Clock{Location: loc}
-	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}}
+	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}, inTarget: map[string]bool{}}
 	m.sum.TargetStorage = cfg.Storage
 
 	from, err := filepath.Abs(opt.From)
@@ -264,6 +267,7 @@ func (m *migration) copyObject(ctx context.Context, i blob.Info, want string) (d
 		if err == nil && want != "" && d != want {
 			err = fmt.Errorf("the file's sha256 %s is not its row's %s (run reportd check on the source)", d, want)
 		}
+		m.inTarget[i.Key] = err == nil // the source's directory is the target's
 		return d, false, err
 	}
 	if m.opt.Resume {
@@ -279,6 +283,7 @@ func (m *migration) copyObject(ctx context.Context, i blob.Info, want string) (d
 				}
 			}
 			if have == d {
+				m.inTarget[i.Key] = true
 				return d, false, nil
 			}
 		} else if err != nil && !errors.Is(err, blob.ErrNotFound) {
@@ -414,7 +419,8 @@ func (m *migration) copySequences(ctx context.Context) error {
 
 // verify compares the target with the source: counts per table, every
 // project, report and token, the per-day counters, the sequences, and the
-// sha256 of every object read back from the target.
+// sha256 of every object in the target (read back unless copyObject hashed
+// it there already: inTarget).
 func (m *migration) verify(ctx context.Context) error {
 	m.prog.step("verifying")
 	var bad []string
@@ -476,6 +482,10 @@ func (m *migration) verify(ctx context.Context) error {
 	}
 	slices.Sort(keys)
 	for n, k := range keys {
+		if m.inTarget[k] {
+			m.sum.VerifiedObject++ // hashed in the target while copying
+			continue
+		}
 		d, size, err := hashObject(ctx, m.dstB, k)
 		switch {
 		case err != nil:

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/testfixture"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -57,7 +57,7 @@ func makeBoltDeployment(t *testing.T) *boltDeployment {
 		return b
 	}
 	coverBody := fmt.Sprintf(`{"name":"with cover","description":"the first","coverImage":"data:image/png;base64,%s"}`,
-		base64.StdEncoding.EncodeToString(migratePNG()))
+		base64.StdEncoding.EncodeToString(testfixture.PNG()))
 	send("POST", "/api/projects", "application/json", strings.NewReader(coverBody))
 	p2 := createProject(t, base, "plain")
 	send("PUT", "/api/projects/1/retention", "application/json", strings.NewReader(`{"keepLast":5,"maxAgeDays":90,"keepNewestPerBranch":true}`))
@@ -90,8 +90,8 @@ func makeBoltDeployment(t *testing.T) *boltDeployment {
 	up(1, "html", "index.html", fixture("coveragepy-6.5.0-index.html"), map[string]string{"name": "coverage", "branch": "main", "commit": "abc123", "buildUrl": "https://ci.example/1", "buildId": "1"})
 	up(1, "html", "tests.html", fixture("pytest-html-4.html"), map[string]string{"name": "tests", "branch": "feature/x"})
 	up(1, "md", "notes.md", markdown("notes", 3000), nil)
-	up(p2.ID, "pdf", "doc.pdf", migratePDF(), map[string]string{"commit": "def456"})
-	up(p2.ID, "pptx", "deck.pptx", migratePPTX(), nil)
+	up(p2.ID, "pdf", "doc.pdf", testfixture.MinimalPDF(), map[string]string{"commit": "def456"})
+	up(p2.ID, "pptx", "deck.pptx", testfixture.FakePPTX(), nil)
 	gone := up(p2.ID, "md", "gone.md", markdown("gone", 500), nil)
 	send("DELETE", fmt.Sprintf("/api/reports/%d", gone.ID), "", nil)
 	d.lastID = gone.ID
@@ -352,30 +352,6 @@ func setEnv(t *testing.T, c Config) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// Fixtures (internal/apitest's, which this package cannot import).
-func migratePNG() []byte {
-	b, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
-	return b
-}
-
-func migratePDF() []byte {
-	return []byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
-		"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
-		"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\n" +
-		"trailer<</Root 1 0 R>>\n%%EOF\n")
-}
-
-func migratePPTX() []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, name := range []string{"[Content_Types].xml", "ppt/presentation.xml"} {
-		w, _ := zw.Create(name)
-		w.Write([]byte("<x/>"))
-	}
-	zw.Close()
-	return buf.Bytes()
-}
 
 // TestMigrateInPlaceToPostgres: storage: postgres on the bbolt
 // deployment's own data directory: the rows move to PostgreSQL, the files

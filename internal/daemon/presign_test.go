@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // presignBearer adds the token to requests to reportd's host only, as a browser
@@ -54,7 +56,7 @@ func TestPresignDownloads(t *testing.T) {
 	}
 	proj := p.ID
 
-	pdf := migratePDF()
+	pdf := testfixture.MinimalPDF()
 	pdf = append(pdf[:len(pdf)-len("%%EOF\n")], []byte("%"+strings.Repeat("p", 100_000)+"\n%%EOF\n")...)
 	html := []byte("<!doctype html><p>" + strings.Repeat("h", 2000) + "</p>")
 	up := func(fileType, name string, content []byte) int64 {
