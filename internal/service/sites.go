@@ -460,11 +460,16 @@ func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
 		return site.GCStats{}, err
 	}
 	defer unlock()
+	return site.GC(ctx, s.blobs, s.gcOptions())
+}
+
+// gcOptions are site GC's options: sites.gc_grace.
+func (s *Service) gcOptions() site.GCOptions {
 	grace := s.cfg.Sites.GCGrace
 	if grace <= 0 {
 		grace = time.Nanosecond // none (site.GC reads 0 as its default)
 	}
-	return site.GC(ctx, s.blobs, site.GCOptions{Grace: grace})
+	return site.GCOptions{Grace: grace}
 }
 
 // keepOnSweep says whether the start-up sweep keeps an API path below
