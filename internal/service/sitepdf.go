@@ -73,16 +73,3 @@ func (s *Service) siteJob(ctx context.Context, rec report.ReportRecord, opts rep
 	job.Site = &PDFSite{Entry: entry, Files: open, Generator: rec.Generator}
 	return job, true, nil
 }
-
-// prepareSite prints a new site report's entry page in the background when
-// convert_on_upload is on, so the first GET /pdf is a cache hit. Unlike a
-// single file, a site needs no local copy: the engines read its files
-// through the blob store, whichever it is.
-func (s *Service) prepareSite(rec report.ReportRecord) {
-	if !s.cfg.ConvertOnUpload {
-		return
-	}
-	if job, ok, err := s.siteJob(context.Background(), rec, report.PrintOptions{}); ok && err == nil {
-		s.conv.Prepare(job)
-	}
-}

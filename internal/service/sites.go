@@ -267,7 +267,9 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		}
 		return report.Report{}, err
 	}
-	s.prepareSite(out) // convert_on_upload (sitepdf.go)
+	if s.cfg.ConvertOnUpload {
+		s.pdfs.Prepare(out) // the entry page, into the shared cache if there is one
+	}
 	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
 }
