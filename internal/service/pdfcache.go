@@ -51,10 +51,8 @@ func (l localPDFs) PDF(ctx context.Context, rec report.ReportRecord, opts report
 // a single file with local files only: a fetched copy would have to
 // outlive it.
 func (l localPDFs) Prepare(rec report.ReportRecord) {
-	if job, ok, err := l.s.siteJob(context.Background(), rec, report.PrintOptions{}); ok || err != nil {
-		if err == nil {
-			l.s.conv.Prepare(job)
-		}
+	if job, ok := l.s.siteJob(rec, report.PrintOptions{}); ok {
+		l.s.conv.Prepare(job)
 		return
 	}
 	if _, local := l.s.blobs.(blob.Pather); !local {
