@@ -26,10 +26,6 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			pgx.CopyFromRows(prow)); err != nil {
 			return err
 		}
-		type dayKey struct {
-			p int64
-			d string
-		}
 		days := map[dayKey]int64{}
 		var maxP, maxR int64
 		for _, p := range projects {
@@ -79,15 +75,8 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			FROM (SELECT project_id, count(*) AS n FROM reports GROUP BY project_id) c WHERE c.project_id = p.id`); err != nil {
 			return err
 		}
-		for _, q := range []struct {
-			seq string
-			v   int64
-		}{{"project_ids", maxP}, {"report_ids", maxR}} {
-			if q.v > 0 {
-				if _, err := tx.Exec(ctx, "SELECT setval('"+q.seq+"', greatest($1::bigint, (SELECT last_value FROM "+q.seq+")))", q.v); err != nil {
-					return err
-				}
-			}
+		if err := advanceSequences(ctx, tx, maxP, maxR); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, "ANALYZE projects, reports, project_days")
 		return err
