@@ -40,18 +40,9 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			i++
 			maxR = max(maxR, r.ID)
 			days[dayKey{r.ProjectID, s.day(r.UploadTime.Time)}]++
-			sum := summaryOf(r.Summary)
-			k := kindOf(&r.Report)
-			return []any{r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
-				label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
-				r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped, sum.Flaky,
-				k.kind, k.entry, k.files, k.bytes}, nil
+			return reportValues(&r), nil
 		})
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"reports"},
-			[]string{"id", "project_id", "file_name", "file_type", "file_path", "upload_time", "size", "sha256",
-				"name", "branch", "commit", "build_url", "build_id",
-				"generator", "summary_lines", "summary_passed", "summary_failed", "summary_skipped", "summary_flaky",
-				"kind", "site_entry", "site_files", "site_bytes"}, src); err != nil {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"reports"}, reportColNames, src); err != nil {
 			return err
 		}
 		drow := make([][]any, 0, len(days))
