@@ -235,7 +235,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		return report.Report{}, err
 	}
 	lim := s.SiteLimits()
-	key := site.ManifestKey(strconv.FormatInt(id, 10))
+	key := manifestKey(id)
 	ingested := s.variants.ingest()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
@@ -334,7 +334,7 @@ func (s *Service) SiteManifest(ctx context.Context, id int64) (site.Manifest, er
 func (s *Service) manifestOf(ctx context.Context, rec report.ReportRecord) (site.Manifest, error) {
 	switch {
 	case rec.IsSite():
-		m, err := site.Load(ctx, s.blobs, site.ManifestKey(strconv.FormatInt(rec.ID, 10)))
+		m, err := site.Load(ctx, s.blobs, manifestKey(rec.ID))
 		if errors.Is(err, blob.ErrNotFound) {
 			return m, report.Wrap(report.Storage, err, "the site's manifest is missing")
 		}
@@ -417,8 +417,12 @@ func (s *Service) removeStored(rec report.ReportRecord) (site bool) {
 	return true
 }
 
+// manifestKey is the blob key of site report id's manifest (its API path
+// is report.SiteManifestPath).
+func manifestKey(id int64) string { return site.ManifestKey(strconv.FormatInt(id, 10)) }
+
 func (s *Service) dropManifest(id int64) {
-	if err := site.Delete(context.Background(), s.blobs, site.ManifestKey(strconv.FormatInt(id, 10))); err != nil && !errors.Is(err, blob.ErrNotFound) {
+	if err := site.Delete(context.Background(), s.blobs, manifestKey(id)); err != nil && !errors.Is(err, blob.ErrNotFound) {
 		s.log.Warn("remove site manifest", "report", id, "err", err) // the start-up sweep removes it
 	}
 }
