@@ -26,10 +26,6 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			pgx.CopyFromRows(prow)); err != nil {
 			return err
 		}
-		type dayKey struct {
-			p int64
-			d string
-		}
 		days := map[dayKey]int64{}
 		var maxP, maxR int64
 		for _, p := range projects {
@@ -44,18 +40,9 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			i++
 			maxR = max(maxR, r.ID)
 			days[dayKey{r.ProjectID, s.day(r.UploadTime.Time)}]++
-			sum := summaryOf(r.Summary)
-			k := kindOf(&r.Report)
-			return []any{r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
-				label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
-				r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped, sum.Flaky,
-				k.kind, k.entry, k.files, k.bytes}, nil
+			return reportValues(&r), nil
 		})
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"reports"},
-			[]string{"id", "project_id", "file_name", "file_type", "file_path", "upload_time", "size", "sha256",
-				"name", "branch", "commit", "build_url", "build_id",
-				"generator", "summary_lines", "summary_passed", "summary_failed", "summary_skipped", "summary_flaky",
-				"kind", "site_entry", "site_files", "site_bytes"}, src); err != nil {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"reports"}, reportColNames, src); err != nil {
 			return err
 		}
 		drow := make([][]any, 0, len(days))
@@ -79,15 +66,8 @@ func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports
 			FROM (SELECT project_id, count(*) AS n FROM reports GROUP BY project_id) c WHERE c.project_id = p.id`); err != nil {
 			return err
 		}
-		for _, q := range []struct {
-			seq string
-			v   int64
-		}{{"project_ids", maxP}, {"report_ids", maxR}} {
-			if q.v > 0 {
-				if _, err := tx.Exec(ctx, "SELECT setval('"+q.seq+"', greatest($1::bigint, (SELECT last_value FROM "+q.seq+")))", q.v); err != nil {
-					return err
-				}
-			}
+		if err := advanceSequences(ctx, tx, maxP, maxR); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, "ANALYZE projects, reports, project_days")
 		return err

@@ -57,3 +57,21 @@ func TestBulkLoad(t *testing.T) {
 		t.Fatalf("next project id %d %v", id, err)
 	}
 }
+
+// AdvanceSequences moves both sequences forward, never back.
+func TestAdvanceSequences(t *testing.T) {
+	s := open(t, pgtest.DSN(t), report.Clock{})
+	defer s.Close()
+	if err := s.AdvanceSequences(ctx, 41, 99); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AdvanceSequences(ctx, 1, 0); err != nil { // back: ignored
+		t.Fatal(err)
+	}
+	if p, r, err := s.Sequences(ctx); err != nil || p != 41 || r != 99 {
+		t.Fatalf("sequences %d, %d (%v), want 41, 99", p, r, err)
+	}
+	if id, err := s.NextReportID(ctx); err != nil || id != 100 {
+		t.Errorf("next report id %d (%v), want 100", id, err)
+	}
+}

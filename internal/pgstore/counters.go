@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -172,15 +173,26 @@ func (s *Store) Recount(ctx context.Context) error {
 // AdvanceSequences moves the id sequences past project and rep (the last
 // ids another store handed out), never backwards.
 func (s *Store) AdvanceSequences(ctx context.Context, project, rep int64) error {
-	for _, q := range []struct {
+	return storageErr(advanceSequences(ctx, s.pool, project, rep))
+}
+
+// execer is the pool or a transaction.
+type execer interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}
+
+// advanceSequences moves the id sequences past project and rep (ids <= 0
+// leave theirs), never backwards (AdvanceSequences, BulkLoad).
+func advanceSequences(ctx context.Context, q execer, project, rep int64) error {
+	for _, sq := range []struct {
 		seq string
 		v   int64
 	}{{"project_ids", project}, {"report_ids", rep}} {
-		if q.v <= 0 {
+		if sq.v <= 0 {
 			continue
 		}
-		if _, err := s.pool.Exec(ctx, "SELECT setval('"+q.seq+"', greatest($1::bigint, (SELECT last_value FROM "+q.seq+")))", q.v); err != nil {
-			return storageErr(err)
+		if _, err := q.Exec(ctx, "SELECT setval('"+sq.seq+"', greatest($1::bigint, (SELECT last_value FROM "+sq.seq+")))", sq.v); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,11 +14,34 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// reportCols are read by scanReport, in this order.
-const reportCols = `id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
-	name, branch, commit, build_url, build_id,
-	generator, summary_lines, summary_passed, summary_failed, summary_skipped, summary_flaky,
-	kind, site_entry, site_files, site_bytes`
+// reportColNames are the columns of a report row: read by scanReport and
+// written from reportValues (CreateReport, BulkLoad), in this order.
+var reportColNames = []string{"id", "project_id", "file_name", "file_type", "file_path", "upload_time", "size", "sha256",
+	"name", "branch", "commit", "build_url", "build_id",
+	"generator", "summary_lines", "summary_passed", "summary_failed", "summary_skipped", "summary_flaky",
+	"kind", "site_entry", "site_files", "site_bytes"}
+
+// reportCols is reportColNames as a select list.
+var reportCols = strings.Join(reportColNames, ", ")
+
+// insertReport inserts one row from reportValues and returns it.
+var insertReport = func() string {
+	ph := make([]string, len(reportColNames))
+	for i := range ph {
+		ph[i] = "$" + strconv.Itoa(i+1)
+	}
+	return "INSERT INTO reports (" + reportCols + ") VALUES (" + strings.Join(ph, ", ") + ") RETURNING " + reportCols
+}()
+
+// reportValues are r's values for reportColNames.
+func reportValues(r *report.ReportRecord) []any {
+	sum := summaryOf(r.Summary)
+	k := kindOf(&r.Report)
+	return []any{r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
+		label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
+		r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped, sum.Flaky,
+		k.kind, k.entry, k.files, k.bytes}
+}
 
 func (s *Store) scanReport(row pgx.Row) (report.ReportRecord, error) {
 	var (
@@ -132,8 +157,6 @@ func lockProject(ctx context.Context, tx pgx.Tx, id int64, delta int64) error {
 
 func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report.ReportRecord, error) {
 	var out report.ReportRecord
-	sum := summaryOf(r.Summary)
-	k := kindOf(&r.Report)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProject(ctx, tx, r.ProjectID, +1); err != nil {
 			return err
@@ -145,17 +168,7 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 			return err
 		}
 		var err error
-		out, err = s.scanReport(tx.QueryRow(ctx, `
-			INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256,
-				name, branch, commit, build_url, build_id,
-				generator, summary_lines, summary_passed, summary_failed, summary_skipped, summary_flaky,
-				kind, site_entry, site_files, site_bytes)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-			RETURNING `+reportCols,
-			r.ID, r.ProjectID, r.FileName, string(r.FileType), r.FilePath, stamp(r.UploadTime.Time), r.Size, r.SHA256,
-			label(&r.Report), deref(r.Branch), nullable(r.Commit), nullable(r.BuildURL), nullable(r.BuildID),
-			r.Generator, sum.Lines, sum.Passed, sum.Failed, sum.Skipped, sum.Flaky,
-			k.kind, k.entry, k.files, k.bytes))
+		out, err = s.scanReport(tx.QueryRow(ctx, insertReport, reportValues(&r)...))
 		return err
 	})
 	if err != nil {

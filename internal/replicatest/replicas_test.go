@@ -410,6 +410,23 @@ func TestTwoReplicas(t *testing.T) {
 		}
 		dir := "pdf/" + sha(content)[:2] + "/" + sha(content) + "/"
 		eventually(t, "the PDF of an upload in the bucket", func() bool { return len(c.keys(dir)) == 1 })
+
+		// A site's entry page too: into the bucket, keyed by its manifest.
+		r, err := upload(a.URL(), p.ID, "on-upload-site.zip", siteZip(t, map[string]string{"index.html": "<h1>site converted on upload</h1>"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := c.bucket.Open(ctx, fmt.Sprintf("sites/%d.json", r.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest, err := io.ReadAll(o)
+		o.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = "pdf/" + sha(manifest)[:2] + "/" + sha(manifest) + "/"
+		eventually(t, "the PDF of a site upload in the bucket", func() bool { return len(c.keys(dir)) == 1 })
 	})
 }
 

@@ -46,9 +46,15 @@ func (l localPDFs) PDF(ctx context.Context, rec report.ReportRecord, opts report
 	return o, nil
 }
 
-// Prepare hands the job to the engines' own background conversion, with
-// local files only: a fetched copy would have to outlive it.
+// Prepare hands the job to the engines' own background conversion: a
+// site (its entry page), read through the blob store whichever it is, or
+// a single file with local files only: a fetched copy would have to
+// outlive it.
 func (l localPDFs) Prepare(rec report.ReportRecord) {
+	if job, ok := l.s.siteJob(rec, report.PrintOptions{}); ok {
+		l.s.conv.Prepare(job)
+		return
+	}
 	if _, local := l.s.blobs.(blob.Pather); !local {
 		return
 	}

@@ -310,10 +310,7 @@ func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, fun
 func (s *Service) enginePDF(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (*os.File, error) {
 	// Sites (and scope=site of an html file) read their files through
 	// the manifest, with no copy to release (sitepdf.go).
-	if job, ok, err := s.siteJob(ctx, rec, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
+	if job, ok := s.siteJob(rec, opts); ok {
 		job.Print = opts
 		return s.conv.PDF(ctx, job)
 	}

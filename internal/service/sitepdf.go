@@ -29,20 +29,13 @@ type SiteOpen func(ctx context.Context, p string) (io.ReadCloser, string, error)
 // printed one by one). Both read their files through the manifest the
 // content origin serves (SiteManifest, OpenSiteFile), loaded only when the
 // engines need a file: a cached PDF costs no manifest.
-func (s *Service) siteJob(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (PDFJob, bool, error) {
+func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (PDFJob, bool) {
 	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
 	single := !rec.IsSite()
 	if single && (rec.FileType != report.HTML || opts.Scope != report.ScopeSite) {
-		return job, false, nil
+		return job, false
 	}
-	entry := rec.Entry
-	if single || entry == "" {
-		m, err := s.manifestOf(ctx, rec)
-		if err != nil {
-			return job, false, err
-		}
-		entry = m.Entry
-	}
+	entry, _ := ContentEntry(&rec.Report) // the manifest's entry, without loading it
 	var (
 		once     sync.Once
 		manifest site.Manifest
@@ -71,18 +64,5 @@ func (s *Service) siteJob(ctx context.Context, rec report.ReportRecord, opts rep
 		return o, ct, nil
 	}
 	job.Site = &PDFSite{Entry: entry, Files: open, Generator: rec.Generator}
-	return job, true, nil
-}
-
-// prepareSite prints a new site report's entry page in the background when
-// convert_on_upload is on, so the first GET /pdf is a cache hit. Unlike a
-// single file, a site needs no local copy: the engines read its files
-// through the blob store, whichever it is.
-func (s *Service) prepareSite(rec report.ReportRecord) {
-	if !s.cfg.ConvertOnUpload {
-		return
-	}
-	if job, ok, err := s.siteJob(context.Background(), rec, report.PrintOptions{}); ok && err == nil {
-		s.conv.Prepare(job)
-	}
+	return job, true
 }

@@ -235,7 +235,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		return report.Report{}, err
 	}
 	lim := s.SiteLimits()
-	key := site.ManifestKey(strconv.FormatInt(id, 10))
+	key := manifestKey(id)
 	ingested := s.variants.ingest()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
@@ -267,7 +267,9 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		}
 		return report.Report{}, err
 	}
-	s.prepareSite(out) // convert_on_upload (sitepdf.go)
+	if s.cfg.ConvertOnUpload {
+		s.pdfs.Prepare(out) // the entry page, into the shared cache if there is one
+	}
 	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
 }
@@ -332,7 +334,7 @@ func (s *Service) SiteManifest(ctx context.Context, id int64) (site.Manifest, er
 func (s *Service) manifestOf(ctx context.Context, rec report.ReportRecord) (site.Manifest, error) {
 	switch {
 	case rec.IsSite():
-		m, err := site.Load(ctx, s.blobs, site.ManifestKey(strconv.FormatInt(rec.ID, 10)))
+		m, err := site.Load(ctx, s.blobs, manifestKey(rec.ID))
 		if errors.Is(err, blob.ErrNotFound) {
 			return m, report.Wrap(report.Storage, err, "the site's manifest is missing")
 		}
@@ -415,8 +417,12 @@ func (s *Service) removeStored(rec report.ReportRecord) (site bool) {
 	return true
 }
 
+// manifestKey is the blob key of site report id's manifest (its API path
+// is report.SiteManifestPath).
+func manifestKey(id int64) string { return site.ManifestKey(strconv.FormatInt(id, 10)) }
+
 func (s *Service) dropManifest(id int64) {
-	if err := site.Delete(context.Background(), s.blobs, site.ManifestKey(strconv.FormatInt(id, 10))); err != nil && !errors.Is(err, blob.ErrNotFound) {
+	if err := site.Delete(context.Background(), s.blobs, manifestKey(id)); err != nil && !errors.Is(err, blob.ErrNotFound) {
 		s.log.Warn("remove site manifest", "report", id, "err", err) // the start-up sweep removes it
 	}
 }
@@ -460,11 +466,16 @@ func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
 		return site.GCStats{}, err
 	}
 	defer unlock()
+	return site.GC(ctx, s.blobs, s.gcOptions())
+}
+
+// gcOptions are site GC's options: sites.gc_grace.
+func (s *Service) gcOptions() site.GCOptions {
 	grace := s.cfg.Sites.GCGrace
 	if grace <= 0 {
 		grace = time.Nanosecond // none (site.GC reads 0 as its default)
 	}
-	return site.GC(ctx, s.blobs, site.GCOptions{Grace: grace})
+	return site.GCOptions{Grace: grace}
 }
 
 // keepOnSweep says whether the start-up sweep keeps an API path below

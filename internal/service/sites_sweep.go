@@ -17,13 +17,23 @@ import (
 // manifest references any more (after sites.gc_grace). It returns the
 // manifests removed.
 func (s *Service) SweepSites(ctx context.Context, grace time.Duration) ([]string, site.GCStats, error) {
+	// Under the GC's exclusive site lock: no ingest is then between
+	// writing its manifest and committing its row, in this daemon or any
+	// other, so a manifest no row owns now is never owned (grace or not).
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	unlock, err := s.lockSites(ctx, true)
+	if err != nil {
+		return nil, site.GCStats{}, err
+	}
+	defer unlock()
 	refs := map[string]bool{}
 	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
 		return nil, site.GCStats{}, err
 	}
 	var stale []string
 	cutoff := time.Now().Add(-grace)
-	err := s.blobs.Walk(ctx, site.ManifestPrefix, func(in blob.Info) error {
+	err = s.blobs.Walk(ctx, site.ManifestPrefix, func(in blob.Info) error {
 		if !refs[files.UploadsPrefix+in.Key] && in.ModTime.Before(cutoff) {
 			stale = append(stale, in.Key)
 		}
@@ -40,6 +50,6 @@ func (s *Service) SweepSites(ctx context.Context, grace time.Duration) ([]string
 		s.log.Info("bucket sweep: removed a site manifest no report owns", "key", key)
 		removed = append(removed, key)
 	}
-	st, err := s.GCSites(ctx)
+	st, err := site.GC(ctx, s.blobs, s.gcOptions())
 	return removed, st, err
 }
