@@ -44,6 +44,14 @@ func (s *Store) loadProjects(tx *bolt.Tx, ps []report.Project) error {
 	for _, p := range ps {
 		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
 		row.setRetention(p.Retention)
+		base := p.Slug
+		if base == "" {
+			base = report.Slugify(p.Name)
+		}
+		var err error
+		if row.Slug, err = claimSlug(tx, p.ID, base); err != nil {
+			return err
+		}
 		b, err := json.Marshal(row)
 		if err != nil {
 			return err

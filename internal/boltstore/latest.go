@@ -41,9 +41,10 @@ func rowLabel(row *reportRow) string {
 	return report.NameFromFile(row.Name)
 }
 
-// Latest is the newest report (highest id) of q.Project with q's name and
-// branch, each nil for any: one cursor seek in the index that has both
-// (or neither) as its key prefix; NotFound when there is none.
+// Latest is the newest report (highest id) of q.Project with q's name,
+// type and branch, each nil for any (the type only with a name): one
+// cursor seek in the index that has those as its key prefix; NotFound
+// when there is none.
 func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.ReportRecord, error) {
 	var r report.ReportRecord
 	bucket, prefix := latestSeek(q)
@@ -71,6 +72,10 @@ func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.Report
 // id of each match is the 8 bytes after the prefix.
 func latestSeek(q report.LatestQuery) (bucket, prefix []byte) {
 	switch {
+	case q.Name != nil && q.Type != nil && q.Branch != nil:
+		return bucketLatestNameTypeBranch, nameTypeBranchPrefix(q.Project, *q.Name, string(*q.Type), *q.Branch)
+	case q.Name != nil && q.Type != nil:
+		return bucketLatestNameType, nameTypePrefix(q.Project, *q.Name, string(*q.Type))
 	case q.Name != nil && q.Branch != nil:
 		return bucketLatest, latestPrefix(q.Project, *q.Name, *q.Branch)
 	case q.Name != nil:

@@ -38,7 +38,16 @@ var latestIndexes = []latestIndex{
 	{"latest-branch", bucketLatestBranch, func(p int64, row *reportRow, id int64) []byte {
 		return append(labelPrefix(p, row.Branch), idKey(id)...)
 	}},
+	{"latest-name-type", bucketLatestNameType, func(p int64, row *reportRow, id int64) []byte {
+		return append(nameTypePrefix(p, rowLabel(row), row.Type), idKey(id)...)
+	}},
+	{"latest-name-type-branch", bucketLatestNameTypeBranch, func(p int64, row *reportRow, id int64) []byte {
+		return append(nameTypeBranchPrefix(p, rowLabel(row), row.Type, row.Branch), idKey(id)...)
+	}},
 }
+
+// v4Indexes are the indexes of storage version 4 (buildLatestBy).
+var v4Indexes = latestIndexes[1:3]
 
 // labelPrefix is project id ‖ s ‖ 0.
 func labelPrefix(project int64, s string) []byte {
@@ -76,7 +85,50 @@ func buildLatestBy(tx *bolt.Tx) error {
 			return err
 		}
 		id := int64(binary.BigEndian.Uint64(k))
-		for _, ix := range latestIndexes[1:] {
+		for _, ix := range v4Indexes {
+			if err := tx.Bucket(ix.bucket).Put(ix.key(row.Project, &row, id), nil); err != nil {
+				return fmt.Errorf("%s: %w", ix.bucket, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Storage version 6 adds the identity of a report, its name and type
+// (deck.pdf and deck.pptx are both "deck"), to the latest indexes:
+//
+//	bucketLatestNameType:       project id ‖ name ‖ 0 ‖ type ‖ 0 ‖ report id -> nil
+//	bucketLatestNameTypeBranch: project id ‖ name ‖ 0 ‖ type ‖ 0 ‖ branch ‖ 0 ‖ report id -> nil
+//
+// so that the newest "deck" of type pdf, on any branch or on one, is one
+// seek like the others. Types are lower-case words without NUL.
+var (
+	bucketLatestNameType       = []byte("latest_name_type")
+	bucketLatestNameTypeBranch = []byte("latest_name_type_branch")
+)
+
+// v6Indexes are the indexes storage version 6 adds (buildLatestNameType).
+var v6Indexes = latestIndexes[3:5]
+
+// nameTypePrefix is project id ‖ name ‖ 0 ‖ type ‖ 0.
+func nameTypePrefix(project int64, name, typ string) []byte {
+	return append(append(labelPrefix(project, name), typ...), 0)
+}
+
+// nameTypeBranchPrefix is project id ‖ name ‖ 0 ‖ type ‖ 0 ‖ branch ‖ 0.
+func nameTypeBranchPrefix(project int64, name, typ, branch string) []byte {
+	return append(append(nameTypePrefix(project, name, typ), branch...), 0)
+}
+
+// buildLatestNameType fills the version 6 indexes from the rows.
+func buildLatestNameType(tx *bolt.Tx) error {
+	return tx.Bucket(bucketReports).ForEach(func(k, v []byte) error {
+		var row reportRow
+		if err := unmarshalReportRow(v, &row); err != nil {
+			return err
+		}
+		id := int64(binary.BigEndian.Uint64(k))
+		for _, ix := range v6Indexes {
 			if err := tx.Bucket(ix.bucket).Put(ix.key(row.Project, &row, id), nil); err != nil {
 				return fmt.Errorf("%s: %w", ix.bucket, err)
 			}

@@ -70,7 +70,7 @@ func TestDriftAndRepair(t *testing.T) {
 	}
 	wantKinds := []string{"dayCount", "dayCount", "index-dangling", "index-dangling", "index-missing",
 		"latest-branch-dangling", "latest-branch-missing", "latest-dangling", "latest-dangling", "latest-missing",
-		"latest-name-dangling", "report-without-project", "reportCount"}
+		"latest-name-dangling", "latest-name-type-branch-dangling", "latest-name-type-dangling", "report-without-project", "reportCount"}
 	drift, err := s.CounterDrift(ctx)
 	must(t, err)
 	if got := kinds(drift); !reflect.DeepEqual(got, wantKinds) {

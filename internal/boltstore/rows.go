@@ -23,6 +23,9 @@ type projectRow struct {
 	KeepLast   *int64 `json:"r,omitempty"`
 	MaxAgeDays *int64 `json:"a,omitempty"`
 	KeepNewest *bool  `json:"w,omitempty"`
+	// Slug (storage version 6, slugs.go); rows of older versions get one
+	// in the upgrade.
+	Slug string `json:"s,omitempty"`
 }
 
 type reportRow struct {
@@ -82,6 +85,7 @@ func (s *Store) decodeProject(id int64, b []byte) (report.Project, projectRow, e
 	return report.Project{
 		ID:          id,
 		Name:        row.Name,
+		Slug:        row.Slug,
 		Description: row.Description,
 		CreatedAt:   report.LocalTime{Time: s.clock.Local(time.Unix(row.Created, 0))},
 		CoverImage:  row.Cover,

@@ -64,6 +64,8 @@ func scanProjectRow(b []byte, row *projectRow) bool {
 			return s.optInt(&row.MaxAgeDays)
 		case 'w':
 			return s.optBool(&row.KeepNewest)
+		case 's':
+			return s.str(&row.Slug)
 		}
 		return false
 	})

@@ -23,7 +23,7 @@ var (
 	bucketProjectDays = []byte("project_days")
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
-		bucketTokens, bucketLatestName, bucketLatestBranch}
+		bucketTokens, bucketLatestName, bucketLatestBranch, bucketLatestNameType, bucketLatestNameTypeBranch, bucketProjectSlugs}
 )
 
 var keyStorageVersion = []byte("storage_version")
@@ -35,8 +35,9 @@ var keyStorageVersion = []byte("storage_version")
 // version 5 site reports (report rows with kind, entry, files and bytes:
 // the rows of older versions are all single files and read unchanged, but
 // an older build must not open a store with sites, which it would serve as
-// files).
-const storageVersion uint64 = 5
+// files), version 6 the name + type latest indexes (latest_by.go) and
+// project slugs (slugs.go), both back-filled from the rows.
+const storageVersion uint64 = 6
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -47,6 +48,12 @@ var upgrades = map[uint64]struct {
 	2: {"the tokens bucket", tokensUpgrade},
 	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
 	4: {"site reports (new optional report fields)", func(*bolt.Tx) error { return nil }},
+	5: {"build the latest-by-name-and-type indexes and give every project a slug", func(tx *bolt.Tx) error {
+		if err := buildLatestNameType(tx); err != nil {
+			return err
+		}
+		return buildSlugs(tx)
+	}},
 }
 
 func initSchema(tx *bolt.Tx) error {

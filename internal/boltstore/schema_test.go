@@ -120,3 +120,66 @@ func reopenAs(t *testing.T, s *Store, path string, version uint64, missing ...[]
 	}
 	return s
 }
+
+// A version 5 store (projects without slugs, no name + type indexes) is
+// upgraded on open: every project gets the slug a new one would, in id
+// order (the oldest keeps the plain one), the name + type indexes are
+// built from the rows, and check finds nothing to repair.
+func TestVersion5GetsSlugsAndNameTypeIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reportd.db")
+	s, err := Open(path, report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	names := map[int64]string{1: "acme/api", 2: "Acme API", 3: "2024", 4: "acme-api"}
+	for id := int64(1); id <= 4; id++ {
+		if _, err := s.CreateProject(ctx, report.Project{ID: id, Name: names[id]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, file := range map[int64]string{1: "deck.pptx", 2: "deck.pdf", 3: "deck.pptx"} {
+		typ := report.FileType(strings.TrimPrefix(filepath.Ext(file), "."))
+		if _, err := s.CreateReport(ctx, report.ReportRecord{Report: report.Report{ID: id, ProjectID: 1, FileName: file, FileType: typ,
+			FilePath: "/uploads/reports/x." + string(typ), Name: "deck"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As version 5 wrote them: project rows without a slug.
+	err = s.DB().Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketProjects)
+		for id := int64(1); id <= 4; id++ {
+			if _, err := updateProjectRow(tx, id, func(r *projectRow) { r.Slug = "" }); err != nil {
+				return err
+			}
+			if strings.Contains(string(bk.Get(idKey(id))), `"s"`) {
+				t.Fatalf("row %d still has a slug: %s", id, bk.Get(idKey(id)))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = reopenAs(t, s, path, 5, bucketProjectSlugs, bucketLatestNameType, bucketLatestNameTypeBranch)
+	defer s.Close()
+	for id, want := range map[int64]string{1: "acme-api", 2: "acme-api-2", 3: "project-2024", 4: "acme-api-3"} {
+		p, err := s.ProjectBySlug(ctx, want)
+		if err != nil || p.ID != id || p.Slug != want {
+			t.Fatalf("slug %s after the upgrade: %+v %v, want project %d", want, p, err, id)
+		}
+	}
+	name, pptx, pdf := "deck", report.PPTX, report.PDF
+	for typ, want := range map[*report.FileType]int64{&pptx: 3, &pdf: 2, nil: 3} {
+		if r, err := s.Latest(ctx, report.LatestQuery{Project: 1, Name: &name, Type: typ}); err != nil || r.ID != want {
+			t.Fatalf("latest deck of type %v after the upgrade: %d %v, want %d", typ, r.ID, err, want)
+		}
+	}
+	if d, err := s.CounterDrift(ctx); err != nil || len(d) != 0 {
+		t.Fatalf("drift after the upgrade: %v %v", d, err)
+	}
+	// A new project after the upgrade takes the next free slug.
+	if p, err := s.CreateProject(ctx, report.Project{ID: 5, Name: "ACME API"}); err != nil || p.Slug != "acme-api-4" {
+		t.Fatalf("new project after the upgrade: %+v %v", p, err)
+	}
+}

@@ -64,13 +64,31 @@ func (s *Store) NextProjectID(ctx context.Context) (int64, error) { return s.nex
 func (s *Store) NextReportID(ctx context.Context) (int64, error)  { return s.nextSeq(bucketReports) }
 
 func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
-	row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
-	row.setRetention(p.Retention)
-	b, err := json.Marshal(row)
-	if err != nil {
-		return report.Project{}, storageErr(err)
+	base := p.Slug
+	if base == "" {
+		base = report.Slugify(p.Name)
 	}
-	err = s.db.Batch(func(tx *bolt.Tx) error {
+	var b []byte
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
+		row.setRetention(p.Retention)
+		// A retried Batch function runs again from the start: the slug
+		// claimed by a failed run was rolled back with it.
+		if old := tx.Bucket(bucketProjects).Get(idKey(p.ID)); old != nil {
+			var prev projectRow
+			if err := unmarshalProjectRow(old, &prev); err == nil {
+				if err := dropSlug(tx, p.ID, prev.Slug); err != nil {
+					return err
+				}
+			}
+		}
+		var err error
+		if row.Slug, err = claimSlug(tx, p.ID, base); err != nil {
+			return err
+		}
+		if b, err = json.Marshal(row); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketProjects).Put(idKey(p.ID), b)
 	})
 	if err != nil {
@@ -123,7 +141,13 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 		old *string
 	)
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		var slugErr error
 		nb, err := updateProjectRow(tx, id, func(row *projectRow) {
+			if c.Slug != nil {
+				if slugErr = setSlug(tx, id, row.Slug, *c.Slug); slugErr == nil {
+					row.Slug = *c.Slug
+				}
+			}
 			if c.Name != nil {
 				row.Name = *c.Name
 			}
@@ -137,6 +161,9 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 				row.setRetention(c.Retention)
 			}
 		})
+		if err == nil {
+			err = slugErr
+		}
 		if err != nil {
 			return err
 		}
@@ -162,6 +189,9 @@ func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []
 		}
 		var err error
 		if p, _, err = s.decodeProject(id, b); err != nil {
+			return err
+		}
+		if err := dropSlug(tx, id, p.Slug); err != nil {
 			return err
 		}
 		reports := tx.Bucket(bucketReports)

@@ -17,12 +17,19 @@ import (
 func (s *Store) BulkLoad(ctx context.Context, projects []report.Project, reports []report.ReportRecord) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		prow := make([][]any, 0, len(projects))
+		slugs := map[string]bool{} // a database being seeded has none yet
 		for _, p := range projects {
 			keepLast, maxAge, keepNewest := retentionCols(p.Retention)
-			prow = append(prow, []any{p.ID, p.Name, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest})
+			base := p.Slug
+			if base == "" {
+				base = report.Slugify(p.Name)
+			}
+			slug, _ := report.UniqueSlug(base, func(s string) (bool, error) { return slugs[s], nil })
+			slugs[slug] = true
+			prow = append(prow, []any{p.ID, p.Name, slug, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest})
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"projects"},
-			[]string{"id", "name", "description", "cover_image", "created_at", "retention_keep_last", "retention_max_age_days", "retention_keep_newest_per_branch"},
+			[]string{"id", "name", "slug", "description", "cover_image", "created_at", "retention_keep_last", "retention_max_age_days", "retention_keep_newest_per_branch"},
 			pgx.CopyFromRows(prow)); err != nil {
 			return err
 		}

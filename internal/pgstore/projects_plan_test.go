@@ -16,7 +16,7 @@ func TestProjectsPlanUsesDayIndex(t *testing.T) {
 	s := open(t, pgtest.DSN(t), report.Clock{Location: time.UTC})
 	defer s.Close()
 	for _, q := range []string{
-		`INSERT INTO projects (id, name, created_at) SELECT g, 'p' || g, now() FROM generate_series(1, 200) g`,
+		`INSERT INTO projects (id, name, slug, created_at) SELECT g, 'p' || g, 'p' || g, now() FROM generate_series(1, 200) g`,
 		`INSERT INTO project_days (project_id, day, count)
 			SELECT p, current_date - d, 1 FROM generate_series(1, 200) p, generate_series(0, 364) d`,
 		`ANALYZE projects, project_days`,

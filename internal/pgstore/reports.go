@@ -273,11 +273,12 @@ func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord
 	return r, nil
 }
 
-// Latest is the newest report (highest id) of q.Project matching q's name
-// and branch (nil: any; "" for reports without a branch): one probe of the
-// index whose key starts with the fields q sets (reports_project,
-// reports_latest_name, reports_latest_branch, reports_latest); NotFound
-// when there is none.
+// Latest is the newest report (highest id) of q.Project matching q's name,
+// type and branch (nil: any; "" for reports without a branch; the type
+// only with a name): one probe of the index whose key starts with the
+// fields q sets (reports_project, reports_latest_name,
+// reports_latest_branch, reports_latest, reports_latest_name_type,
+// reports_latest_name_type_branch); NotFound when there is none.
 func (s *Store) Latest(ctx context.Context, q report.LatestQuery) (report.ReportRecord, error) {
 	query, args := latestSQL(q)
 	r, err := s.scanReport(s.pool.QueryRow(ctx, query, args...))
@@ -301,6 +302,10 @@ func latestSQL(q report.LatestQuery) (string, []any) {
 	if q.Name != nil {
 		args = append(args, *q.Name)
 		where += fmt.Sprintf(" AND name = $%d", len(args))
+		if q.Type != nil { // reports_latest_name_type[_branch] (migration 9)
+			args = append(args, string(*q.Type))
+			where += fmt.Sprintf(" AND file_type = $%d", len(args))
+		}
 	}
 	if q.Branch != nil {
 		args = append(args, *q.Branch)

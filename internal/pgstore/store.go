@@ -109,7 +109,7 @@ func (s *Store) NextReportID(ctx context.Context) (int64, error) {
 
 // projectCols are read by scanProject; today's count comes last, from a
 // join on project_days for the day given as $1 or $2.
-const projectCols = `p.id, p.name, p.description, p.cover_image, p.created_at, p.report_count,
+const projectCols = `p.id, p.name, p.slug, p.description, p.cover_image, p.created_at, p.report_count,
 	p.retention_keep_last, p.retention_max_age_days, p.retention_keep_newest_per_branch, coalesce(d.count, 0)`
 
 func (s *Store) scanProject(row pgx.Row) (report.Project, error) {
@@ -118,7 +118,7 @@ func (s *Store) scanProject(row pgx.Row) (report.Project, error) {
 		created time.Time
 		ret     report.Retention
 	)
-	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.CoverImage, &created, &p.ReportCount,
+	err := row.Scan(&p.ID, &p.Name, &p.Slug, &p.Description, &p.CoverImage, &created, &p.ReportCount,
 		&ret.KeepLast, &ret.MaxAgeDays, &ret.KeepNewestPerBranch, &p.TodayNewReports)
 	p.CreatedAt = report.LocalTime{Time: s.clock.Local(created)}
 	if !ret.IsZero() {
@@ -138,16 +138,57 @@ func retentionCols(r *report.Retention) (keepLast, maxAgeDays *int, keepNewest *
 
 func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Project, error) {
 	keepLast, maxAge, keepNewest := retentionCols(p.Retention)
-	row := s.pool.QueryRow(ctx, `
-		WITH p AS (
-			INSERT INTO projects (id, name, description, cover_image, created_at,
-				retention_keep_last, retention_max_age_days, retention_keep_newest_per_branch)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			RETURNING *)
-		SELECT `+projectCols+` FROM p LEFT JOIN project_days d ON false`,
-		p.ID, p.Name, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest)
-	out, err := s.scanProject(row)
+	base := p.Slug
+	if base == "" {
+		base = report.Slugify(p.Name)
+	}
+	var out report.Project
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		slug, err := claimSlug(ctx, tx, base)
+		if err != nil {
+			return err
+		}
+		out, err = s.scanProject(tx.QueryRow(ctx, `
+			WITH p AS (
+				INSERT INTO projects (id, name, slug, description, cover_image, created_at,
+					retention_keep_last, retention_max_age_days, retention_keep_newest_per_branch)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+				RETURNING *)
+			SELECT `+projectCols+` FROM p LEFT JOIN project_days d ON false`,
+			p.ID, p.Name, slug, p.Description, p.CoverImage, stamp(p.CreatedAt.Time), keepLast, maxAge, keepNewest))
+		return err
+	})
 	return out, storageErr(err)
+}
+
+// slugLock is the pg_advisory_xact_lock key under which a transaction
+// picks a free slug and writes it ("reportd\x01"): two creates of one
+// name never both see the plain slug free.
+const slugLock int64 = 0x7265706f72746401
+
+// claimSlug is the first free slug from base on (report.UniqueSlug), taken
+// under slugLock until tx ends.
+func claimSlug(ctx context.Context, tx pgx.Tx, base string) (string, error) {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", slugLock); err != nil {
+		return "", err
+	}
+	return report.UniqueSlug(base, func(s string) (bool, error) {
+		var taken bool
+		err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM projects WHERE slug = $1)", s).Scan(&taken)
+		return taken, err
+	})
+}
+
+// ProjectBySlug is the project with that slug: one probe of projects_slug.
+func (s *Store) ProjectBySlug(ctx context.Context, slug string) (report.Project, error) {
+	p, err := s.scanProject(s.pool.QueryRow(ctx, `
+		SELECT `+projectCols+` FROM projects p
+		LEFT JOIN project_days d ON d.project_id = p.id AND d.day = $2::date
+		WHERE p.slug = $1`, slug, s.today()))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return report.Project{}, report.Errorf(report.NotFound, "no project with slug %q", slug)
+	}
+	return p, storageErr(err)
 }
 
 func (s *Store) Project(ctx context.Context, id int64) (report.Project, error) {
@@ -200,6 +241,19 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 		if c.CoverImage != nil {
 			old = cover
 		}
+		if c.Slug != nil {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", slugLock); err != nil {
+				return err
+			}
+			var owner int64
+			err := tx.QueryRow(ctx, "SELECT id FROM projects WHERE slug = $1 AND id <> $2", *c.Slug, id).Scan(&owner)
+			if err == nil {
+				return report.SlugTaken(*c.Slug, owner)
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
 		// A nil change keeps the column; a non-nil one sets it (even to "").
 		// A retention change replaces the whole policy (a zero one clears it).
 		keepLast, maxAge, keepNewest := retentionCols(c.Retention)
@@ -207,6 +261,7 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			WITH p AS (
 				UPDATE projects SET
 					name        = CASE WHEN $2 THEN $3 ELSE name END,
+					slug        = CASE WHEN $13 THEN $14 ELSE slug END,
 					description = CASE WHEN $4 THEN $5 ELSE description END,
 					cover_image = CASE WHEN $6 THEN $7 ELSE cover_image END,
 					retention_keep_last              = CASE WHEN $9 THEN $10 ELSE retention_keep_last END,
@@ -216,7 +271,7 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, c report.ProjectCha
 			SELECT `+projectCols+` FROM p
 			LEFT JOIN project_days d ON d.project_id = p.id AND d.day = $8::date`,
 			id, c.Name != nil, c.Name, c.Description != nil, c.Description, c.CoverImage != nil, c.CoverImage, s.today(),
-			c.Retention != nil, keepLast, maxAge, keepNewest))
+			c.Retention != nil, keepLast, maxAge, keepNewest, c.Slug != nil, c.Slug))
 		return err
 	})
 	if err != nil {

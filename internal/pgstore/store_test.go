@@ -161,13 +161,13 @@ func TestLatestUsesIndex(t *testing.T) {
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
 	// 20,000 reports: project 1 went quiet (its 10,000 are the oldest ids),
-	// 39 others share the newer 10,000; 5 names, 4 branches ('' among them).
+	// 39 others share the newer 10,000; 5 names, 3 types, 4 branches ('' among them).
 	// A walk of the primary key backwards, filtering, looks cheap to the
 	// planner (project 1 is half the table) but would read every newer row.
 	if _, err := s.Pool().Exec(ctx, `
-		INSERT INTO projects (id, name, created_at) SELECT i, 'p' || i, now() FROM generate_series(1, 40) i;
+		INSERT INTO projects (id, name, slug, created_at) SELECT i, 'p' || i, 'p' || i, now() FROM generate_series(1, 40) i;
 		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
-		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', 'md', '/uploads/reports/' || i, now(), 1, 'ab',
+		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', (ARRAY['md', 'html', 'pdf'])[1 + i % 3], '/uploads/reports/' || i, now(), 1, 'ab',
 			(ARRAY['coverage', 'e2e', 'unit', 'perf', 'lint'])[1 + i % 5], (ARRAY['', 'main', 'dev', 'release'])[1 + i % 4]
 		FROM generate_series(1, 20000) i;
 		ANALYZE reports`); err != nil {
@@ -187,7 +187,7 @@ func TestLatestUsesIndex(t *testing.T) {
 		}
 		return strings.Join(plan, "\n")
 	}
-	name, branch, none := "coverage", "main", ""
+	name, branch, none, md := "coverage", "main", "", report.MD
 	for i, c := range []struct {
 		q     report.LatestQuery
 		index string
@@ -197,6 +197,8 @@ func TestLatestUsesIndex(t *testing.T) {
 		{report.LatestQuery{Project: 1, Branch: &branch}, "reports_latest_branch"},
 		{report.LatestQuery{Project: 1, Branch: &none}, "reports_latest_branch"},
 		{report.LatestQuery{Project: 1, Name: &name, Branch: &branch}, "reports_latest"},
+		{report.LatestQuery{Project: 1, Name: &name, Type: &md}, "reports_latest_name_type"},
+		{report.LatestQuery{Project: 1, Name: &name, Type: &md, Branch: &branch}, "reports_latest_name_type_branch"},
 	} {
 		query, args := pgstore.LatestSQL(c.q)
 		// The plan for these values, and the generic plan that a prepared

@@ -14,7 +14,25 @@ import (
 // empty is "report"; a longer one is cut at MaxNameLen characters.
 func NameFromFile(fileName string) string {
 	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
-	base = strings.TrimSuffix(base, path.Ext(base))
+	return cleanName(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// NameFromFolder derives a report's name from a folder's name the way
+// NameFromFile does from a file's, keeping every dot ("allure-report",
+// "htmlcov", "v1.2"): the name of a site, or of a file whose own name says
+// nothing (index.html).
+func NameFromFolder(folder string) string {
+	return cleanName(path.Base(strings.ReplaceAll(folder, "\\", "/")))
+}
+
+// IsIndexPage says that a file's name is a generic entry page
+// (index.html), which names nothing: its folder names the report.
+func IsIndexPage(fileName string) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(fileName, "\\", "/")))
+	return base == "index.html" || base == "index.htm"
+}
+
+func cleanName(base string) string {
 	var b strings.Builder
 	n, dash := 0, false
 	for _, r := range strings.ToLower(base) {

@@ -12,14 +12,14 @@ import (
 // nil inherits the server's default (config retention.*); a project with
 // no field set has no policy of its own (its JSON retention is null).
 type Retention struct {
-	// KeepLast keeps the newest N reports of each name and branch; 0 keeps
+	// KeepLast keeps the newest N reports of each name, type and branch; 0 keeps
 	// any number.
 	KeepLast *int `json:"keepLast"`
 	// MaxAgeDays removes reports uploaded more than D days ago; 0 never
 	// removes by age.
 	MaxAgeDays *int `json:"maxAgeDays"`
-	// KeepNewestPerBranch keeps the newest report of each name on each
-	// branch whatever the other rules say (what "latest" serves).
+	// KeepNewestPerBranch keeps the newest report of each name and type
+	// on each branch whatever the other rules say (what "latest" serves).
 	KeepNewestPerBranch *bool `json:"keepNewestPerBranch"`
 }
 
@@ -73,7 +73,7 @@ func (p Policy) Removes() bool { return p.KeepLast > 0 || p.MaxAgeDays > 0 }
 
 // Reasons a report is removed (the reason field of a prune item).
 const (
-	ReasonKeepLast = "keepLast" // beyond the newest keepLast of its name and branch
+	ReasonKeepLast = "keepLast" // beyond the newest keepLast of its name, type and branch
 	ReasonMaxAge   = "maxAge"   // uploaded more than maxAgeDays ago
 )
 
@@ -82,6 +82,7 @@ type PruneItem struct {
 	ID         int64     `json:"id"`
 	ProjectID  int64     `json:"projectId"`
 	Name       string    `json:"name"`
+	FileType   FileType  `json:"fileType"`
 	Branch     *string   `json:"branch"`
 	FileName   string    `json:"fileName"`
 	UploadTime LocalTime `json:"uploadTime"`
@@ -98,8 +99,10 @@ type PruneResult struct {
 }
 
 // PlanRetention returns the reports of one project that policy p removes
-// at now, by id ascending. Reports are grouped by name and branch (no
-// branch is a group of its own); within a group the highest id is the
+// at now, by id ascending. Reports are grouped by name, file type and
+// branch (a report's identity: deck.pdf and deck.pptx are both named
+// "deck" but never compete; no branch is a group of its own); within a
+// group the highest id is the
 // newest, as in the latest index. A report goes when it is beyond the
 // newest KeepLast of its group or uploaded more than MaxAgeDays before
 // now — unless KeepNewestPerBranch and it is its group's newest.
@@ -121,7 +124,7 @@ func PlanRetention(reps []ReportRecord, p Policy, now time.Time) []PruneItem {
 	for _, i := range order {
 		r := &reps[i]
 		name, branch := groupOf(r)
-		key := name + "\x00" + branch
+		key := name + "\x00" + string(r.FileType) + "\x00" + branch
 		n := rank[key]
 		rank[key] = n + 1
 		reason := ""
@@ -133,7 +136,7 @@ func PlanRetention(reps []ReportRecord, p Policy, now time.Time) []PruneItem {
 			reason = ReasonMaxAge
 		}
 		if reason != "" {
-			out = append(out, PruneItem{ID: r.ID, ProjectID: r.ProjectID, Name: name, Branch: r.Branch,
+			out = append(out, PruneItem{ID: r.ID, ProjectID: r.ProjectID, Name: name, FileType: r.FileType, Branch: r.Branch,
 				FileName: r.FileName, UploadTime: r.UploadTime, Size: r.Size, Reason: reason})
 		}
 	}

@@ -148,3 +148,20 @@ func ids(items []PruneItem) []int64 {
 	}
 	return out
 }
+
+// TestPlanRetentionGroupsByType: deck.pptx and deck.pdf share the name
+// "deck" but are two reports; keep last 1 keeps the newest of each.
+func TestPlanRetentionGroupsByType(t *testing.T) {
+	now := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
+	rec := func(id int64, typ FileType) ReportRecord {
+		return ReportRecord{Report: Report{ID: id, ProjectID: 1, FileName: "deck." + string(typ), FileType: typ, Name: "deck", UploadTime: LocalTime{Time: now}}}
+	}
+	reps := []ReportRecord{rec(1, PPTX), rec(2, PDF), rec(3, PPTX), rec(4, PDF), rec(5, MD)}
+	got := PlanRetention(reps, Policy{KeepLast: 1}, now)
+	if !slices.Equal(ids(got), []int64{1, 2}) {
+		t.Fatalf("keep last 1 removes %v, want [1 2]", ids(got))
+	}
+	if got[0].FileType != PPTX || got[1].FileType != PDF {
+		t.Fatalf("items carry types %q %q", got[0].FileType, got[1].FileType)
+	}
+}

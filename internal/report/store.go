@@ -41,7 +41,10 @@ func (r ReportRecord) StoredPath() string {
 
 // ProjectChange is an update to a project row; nil fields stay unchanged.
 type ProjectChange struct {
-	Name        *string
+	Name *string
+	// Slug, when non-nil, replaces the slug (CheckSlug'd); a slug another
+	// project has is a ValidationError (SlugTaken).
+	Slug        *string
 	Description *string
 	CoverImage  *string
 	// Retention, when non-nil, replaces the stored policy (a zero
@@ -67,8 +70,14 @@ type ReportChange struct {
 type MetaStore interface {
 	NextProjectID(ctx context.Context) (int64, error)
 	// CreateProject stores p with the reserved p.ID; counts are ignored.
+	// p.Slug is where its slug starts: the store stores the first of
+	// p.Slug, p.Slug-2, p.Slug-3… that no project has (UniqueSlug), in
+	// the transaction that creates the row.
 	CreateProject(ctx context.Context, p Project) (Project, error)
 	Project(ctx context.Context, id int64) (Project, error)
+	// ProjectBySlug is the project with that slug (an index lookup);
+	// NotFound when none has it.
+	ProjectBySlug(ctx context.Context, slug string) (Project, error)
 	Projects(ctx context.Context) ([]Project, error)
 	// UpdateProject returns the new project and the cover it replaced, if any.
 	UpdateProject(ctx context.Context, id int64, c ProjectChange) (p Project, oldCover *string, err error)

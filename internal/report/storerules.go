@@ -47,6 +47,9 @@ func (q LatestQuery) NotFound() error {
 	what := fmt.Sprintf("no report in project %d", q.Project)
 	if q.Name != nil {
 		what += fmt.Sprintf(" named %q", *q.Name)
+		if q.Type != nil {
+			what += fmt.Sprintf(" of type %s", *q.Type)
+		}
 	}
 	switch {
 	case q.Branch != nil && *q.Branch == "":

@@ -21,9 +21,13 @@ func (s *Summary) Empty() bool {
 }
 
 // LatestQuery selects the newest report (highest id) of a project. A nil
-// Name or Branch matches any; a Branch of "" matches reports without one.
+// Name, Type or Branch matches any; a Branch of "" matches reports without
+// one. A report's identity is its name and type (+ branch): Type narrows
+// a name to one of the reports sharing it (deck.pdf and deck.pptx are
+// both "deck"); it is only looked at together with Name.
 type LatestQuery struct {
 	Project int64
 	Name    *string
+	Type    *FileType
 	Branch  *string
 }

@@ -9,8 +9,13 @@ import (
 // Project is the API's project object. Description and CoverImage are null
 // when unset, never missing (DESIGN.md).
 type Project struct {
-	ID              int64     `json:"id"`
-	Name            string    `json:"name"`
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// Slug names the project in stable links (/p/{slug}/latest): set at
+	// creation from the name (Slugify, unique), kept when the project is
+	// renamed; PUT may set another unique one. Not in the seed spec
+	// (additive).
+	Slug            string    `json:"slug"`
 	Description     *string   `json:"description"`
 	CreatedAt       LocalTime `json:"createdAt"`
 	CoverImage      *string   `json:"coverImage"`
@@ -93,6 +98,7 @@ type ProjectCreate struct {
 // ProjectUpdate is the multipart body of PUT /projects/{id}; nil means unchanged.
 type ProjectUpdate struct {
 	Name        *string
+	Slug        *string // not in the seed spec: a new unique slug
 	Description *string
 	Cover       *Upload
 }

@@ -41,6 +41,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("BuildMetadata", func(t *testing.T) { s, _, _, c := newStore(t); buildMeta(t, s, c) })
 	t.Run("LatestIndex", func(t *testing.T) { s, _, _, c := newStore(t); latest(t, s, c) })
 	t.Run("LatestQueries", func(t *testing.T) { s, _, _, c := newStore(t); latestQueries(t, s, c) })
+	t.Run("LatestNameType", func(t *testing.T) { s, _, _, c := newStore(t); latestNameType(t, s, c) })
+	t.Run("ProjectSlugs", func(t *testing.T) { s, _, _, c := newStore(t); projectSlugs(t, s, c) })
 	t.Run("Summary", func(t *testing.T) { s, _, _, c := newStore(t); summaryRoundTrip(t, s, c) })
 	t.Run("SummaryFlaky", func(t *testing.T) { s, _, _, c := newStore(t); flakyRoundTrip(t, s, c) })
 	t.Run("Sites", func(t *testing.T) { s, _, _, c := newStore(t); sitesRoundTrip(t, s, c) })
