@@ -42,7 +42,7 @@ type errorBody struct {
 func decodeError(status int, body []byte) *report.Error {
 	var b errorBody
 	if json.Unmarshal(body, &b) == nil && b.Type != "" {
-		msg := strings.TrimPrefix(b.Error, b.Type+": ")
+		msg := report.StripSpecStatusHint(strings.TrimPrefix(b.Error, b.Type+": "))
 		if msg == "" {
 			msg = http.StatusText(status)
 		}

@@ -43,6 +43,9 @@ func (c *Client) UpdateProject(ctx context.Context, id int64, in report.ProjectU
 	if in.Name != nil {
 		parts = append(parts, part{name: "name", value: *in.Name})
 	}
+	if in.Slug != nil {
+		parts = append(parts, part{name: "slug", value: *in.Slug})
+	}
 	if in.Description != nil {
 		parts = append(parts, part{name: "description", value: *in.Description})
 	}

@@ -23,11 +23,13 @@ type Badges struct {
 // maxBadgeLabel bounds ?label=: it is written into the badge several times.
 const maxBadgeLabel = 100
 
-// badge answers a badge link. A report that cannot be found (no such
-// project, no report, an ambiguous project name) is still a badge, grey,
-// with status 200, as shields.io does: a README shows it instead of a
-// broken image. Other failures (storage) are the API's error body.
-// ?label= replaces the label.
+// badge answers a badge link. A report that cannot be found (no report of
+// that name, type or branch, an ambiguous project name) is still a badge,
+// grey, with status 200, as shields.io does: a README shows it instead of
+// a broken image until the first upload. A project that does not exist
+// is a 404 error body (a typo in the link shows, rather than a badge that
+// looks like a project waiting for reports); other failures (storage,
+// auth) are the API's error body too. ?label= replaces the label.
 func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 	label := r.URL.Query().Get("label")
 	if utf8.RuneCountInString(label) > maxBadgeLabel {
@@ -62,7 +64,14 @@ func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 
 func (s *Server) badgeFor(r *http.Request, l link, label string) (badge.Badge, error) {
 	cfg := s.cfg.Badges
-	rep, err := s.newest(r, l)
+	id, err := s.linkProject(r, l)
+	if report.IsKind(err, report.Validation) {
+		return badge.Missing(label, "invalid link"), nil
+	}
+	if err != nil {
+		return badge.Badge{}, err
+	}
+	rep, err := s.svc.Latest(r.Context(), report.LatestQuery{Project: id, Name: l.name, Type: l.typ, Branch: l.branch})
 	switch {
 	case report.IsKind(err, report.NotFound):
 		return badge.Missing(label, "no report"), nil

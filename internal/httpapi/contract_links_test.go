@@ -28,7 +28,9 @@ func contractLinks(t *testing.T, e *apiEnv, project int64) {
 		t.Fatalf("upload of coverage.py's index.html: %s", r)
 	}
 	p := strconv.FormatInt(project, 10)
+	slug := decode[report.Project](t, e.do(apiCall{method: "GET", path: "/api/projects/" + p})).Slug
 	for path, want := range map[string]string{
+		"/p/" + slug + "/latest/cov?type=html":     fmt.Sprintf("/#/reports/%d", rep.ID),
 		"/p/" + p + "/latest":                      fmt.Sprintf("/#/reports/%d", rep.ID),
 		"/p/" + p + "/latest/cov?branch=main":      fmt.Sprintf("/#/reports/%d", rep.ID),
 		"/p/" + p + "/latest/cov/download":         fmt.Sprintf("/api/reports/%d/download", rep.ID),
@@ -40,7 +42,10 @@ func contractLinks(t *testing.T, e *apiEnv, project int64) {
 			t.Fatalf("%s: Location %q, want …%s", path, loc, want)
 		}
 	}
-	wantStatus(t, e.do(apiCall{method: "GET", path: "/p/" + p + "/latest/nothing"}), 500)
+	// Links answer conventional statuses whatever error_status says.
+	wantStatus(t, e.do(apiCall{method: "GET", path: "/p/" + p + "/latest/nothing"}), 404)
+	wantStatus(t, e.do(apiCall{method: "GET", path: "/p/" + p + "/latest/cov?type=pdf"}), 404)
+	wantStatus(t, e.do(apiCall{method: "GET", path: "/p/no-such-project/badge.svg"}), 404)
 	for _, path := range []string{"/p/" + p + "/badge.svg", "/p/" + p + "/cov/badge.svg?branch=main", "/p/" + p + "/badge.json", "/p/" + p + "/cov/badge.json"} {
 		r := e.do(apiCall{method: "GET", path: path})
 		wantStatus(t, r, 200)

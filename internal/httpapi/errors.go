@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -47,7 +48,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := report.KindOf(err)
 	noteError(r.Context(), kind)
 	status := http.StatusInternalServerError
-	if s.cfg.ErrorStatus == StatusConventional {
+	hint := ""
+	if s.cfg.ErrorStatus == StatusConventional || isStableLink(r) {
 		if c, ok := conventional[kind]; ok {
 			status = c
 		}
@@ -55,6 +57,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.As(err, &ws) {
 			status = ws.status
 		}
+	} else if c, ok := conventional[kind]; ok {
+		// Spec mode: say why a missing report is a 500, and what to change.
+		hint = report.SpecStatusHint(c)
 	}
 	var e *report.Error
 	if !errors.As(err, &e) || e.Err != nil || kind == report.Internal || kind == report.Storage {
@@ -71,7 +76,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {
 		w.Header().Del(h)
 	}
-	writeJSON(w, status, ErrorBody{Error: string(kind) + ": " + report.MessageOf(err), Type: string(kind)})
+	writeJSON(w, status, ErrorBody{Error: string(kind) + ": " + report.MessageOf(err) + hint, Type: string(kind)})
+}
+
+// isStableLink says r is a stable link or badge (/p/...): not part of the
+// seed API, so its errors have conventional statuses in every mode.
+func isStableLink(r *http.Request) bool {
+	return r.URL.Path == "/p" || strings.HasPrefix(r.URL.Path, "/p/")
 }
 
 func logLevel(k report.Kind) slog.Level {

@@ -64,6 +64,8 @@ func appendProject(b []byte, p *report.Project) []byte {
 	b = strconv.AppendInt(b, p.ID, 10)
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, p.Name)
+	b = append(b, `,"slug":`...)
+	b = appendJSONString(b, p.Slug)
 	b = append(b, `,"description":`...)
 	b = appendOptString(b, p.Description)
 	b = append(b, `,"createdAt":`...)

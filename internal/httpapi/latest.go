@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,9 +17,16 @@ import (
 //	/p/{project}/latest[/{name}][/{action}]   302 to the newest match
 //	/p/{project}[/{name}]/badge.svg|.json     its badge (badge.go)
 //
-// {project} is an id, or a name that exactly one project has. Actions are
-// reserved words; a report whose name is one is reached with ?name=.
-// ?branch= narrows to one branch (empty: any).
+// {project} is an id, else a project's slug, else a name that exactly one
+// project has ("acme%2Fapi" for "acme/api"). Actions are reserved words; a
+// report whose name is one is reached with ?name=. ?type= narrows a name
+// to one file type (deck.pdf and deck.pptx are both "deck"; without it
+// the newest of any type answers); ?branch= narrows to one branch
+// (empty: any).
+//
+// Stable links are not part of the seed API: their errors always have
+// conventional statuses (404, 401, 403, 400), whatever error_status says,
+// so that curl -f and uptime monitors work (errors.go).
 
 // Actions of /latest: each sends the client to /api/reports/{id}/{action},
 // site to the report's siteUrl on the content origin; without one, the
@@ -39,21 +47,23 @@ const (
 type link struct {
 	project string // the reference as given
 	name    *string
+	typ     *report.FileType
 	branch  *string
 	action  string // "", pdf, download, preview, site, badge.svg, badge.json
 }
 
 // parseLink reads /p/{project}/... into a link. A malformed link is an
 // error (an error body, for badges too); a well-formed one may still name
-// nothing. An escaped "/" (%2F) in a segment is refused, as everywhere in
-// the API, since proxies and routers disagree on it: a report name with a
-// slash is reached with ?name=, a project with one by its id.
+// nothing. An escaped "/" (%2F) is taken in the project (a project named
+// "acme/api", as CI names them after the repository, is /p/acme%2Fapi/),
+// but refused in the other segments, since proxies and routers disagree
+// on it: a report name with a slash is reached with ?name=.
 func parseLink(r *http.Request) (link, error) {
 	rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/p/")
 	segs := strings.Split(strings.TrimSuffix(rest, "/"), "/")
 	for i, s := range segs {
-		if strings.Contains(strings.ToUpper(s), "%2F") {
-			return link{}, report.Errorf(report.Validation, "an escaped / in %q: give a report name with / as ?name=, a project by its id", s)
+		if i > 0 && strings.Contains(strings.ToUpper(s), "%2F") {
+			return link{}, report.Errorf(report.Validation, "an escaped / in %q: give a report name with / as ?name=", s)
 		}
 		v, err := url.PathUnescape(s)
 		if err != nil {
@@ -93,6 +103,16 @@ func parseLink(r *http.Request) (link, error) {
 		}
 		l.name = &v
 	}
+	if v := q.Get("type"); v != "" {
+		t := report.FileType(v)
+		if !slices.Contains(report.FileTypes, t) {
+			return link{}, report.Errorf(report.Validation, "?type=%s is not a report type: want one of html, md, pdf, ppt, pptx", v)
+		}
+		if l.name == nil {
+			return link{}, report.Errorf(report.Validation, "?type= narrows a report name to one file type: give the name too (/p/{project}/latest/{name}?type=%s)", t)
+		}
+		l.typ = &t
+	}
 	if v := q.Get("branch"); v != "" {
 		l.branch = &v
 	}
@@ -101,19 +121,28 @@ func parseLink(r *http.Request) (link, error) {
 
 // newest resolves l to its newest report.
 func (s *Server) newest(r *http.Request, l link) (report.Report, error) {
-	id, err := s.svc.ResolveProject(r.Context(), l.project, s.visible(r))
+	id, err := s.linkProject(r, l)
 	if err != nil {
 		return report.Report{}, err
 	}
-	// {project} may be a name: a project-limited token is checked here,
-	// once it is known which project the link means (where reads need a
-	// token at all: a token never narrows open reads).
+	return s.svc.Latest(r.Context(), report.LatestQuery{Project: id, Name: l.name, Type: l.typ, Branch: l.branch})
+}
+
+// linkProject resolves l's project to its id.
+func (s *Server) linkProject(r *http.Request, l link) (int64, error) {
+	id, err := s.svc.ResolveProject(r.Context(), l.project, s.visible(r))
+	if err != nil {
+		return 0, err
+	}
+	// {project} may be a slug or a name: a project-limited token is
+	// checked here, once it is known which project the link means (where
+	// reads need a token at all: a token never narrows open reads).
 	if s.cfg.AuthReads {
 		if err := s.permitProject(r, id, "reading a project's reports"); err != nil {
-			return report.Report{}, err
+			return 0, err
 		}
 	}
-	return s.svc.Latest(r.Context(), report.LatestQuery{Project: id, Name: l.name, Branch: l.branch})
+	return id, nil
 }
 
 // stable answers every GET under /p/.
@@ -167,6 +196,7 @@ func (s *Server) siteTarget(rep *report.Report) (string, error) {
 // PDF's print options (?paper=, ?landscape=, …).
 func forwardQuery(q url.Values) string {
 	q.Del("name")
+	q.Del("type")
 	q.Del("branch")
 	if len(q) == 0 {
 		return ""

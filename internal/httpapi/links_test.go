@@ -65,7 +65,7 @@ func testdata(t *testing.T, name string) []byte {
 }
 
 // linkEnv: project "web" with reports on several branches, a report named
-// "pdf", and two projects both named "dup".
+// "pdf", and two projects both named "Dup" (slugs dup and dup-2).
 type linkEnv struct {
 	*apitest.Env
 	web                                        report.Project
@@ -75,8 +75,8 @@ type linkEnv struct {
 func newLinkEnv(t *testing.T, o apitest.Options) *linkEnv {
 	e := apitest.Start(t, o)
 	l := &linkEnv{Env: e, web: e.CreateProject("web")}
-	e.CreateProject("dup")
-	e.CreateProject("dup")
+	e.CreateProject("Dup")
+	e.CreateProject("Dup")
 	p := l.web.ID
 	l.covMain = uploadHTML(t, e, p, "index.html", testdata(t, "coveragepy-6.5.0-index.html"), "name", "coverage", "branch", "main")
 	l.tests = uploadHTML(t, e, p, "report.html", testdata(t, "pytest-html-4.html"), "name", "tests", "branch", "main")
@@ -167,22 +167,42 @@ func TestLatestRedirects(t *testing.T) {
 		"/p/web/latest/coverage?branch=x":   report.NotFound,
 		"/p/999/latest":                     report.NotFound,
 		"/p/nobody/latest":                  report.NotFound,
-		"/p/dup/latest":                     report.Validation,
+		"/p/Dup/latest":                     report.Validation,
+		"/p/dup/latest":                     report.NotFound, // the slug: the first Dup, which has no report
 		"/p/web/latest/a/b/c":               report.NotFound,
 		"/p/web/elsewhere":                  report.NotFound,
 		"/p/web":                            report.NotFound,
 		"/p/web/latest/coverage?name=tests": report.Validation,
 		"/p/web/latest/a%2Fb":               report.Validation,
 		"/p/web/a%2fb/badge.svg":            report.Validation, // malformed: an error body, not a badge
+		"/p/web/latest?type=pdf":            report.Validation, // a type needs a name
+		"/p/web/latest/coverage?type=docx":  report.Validation,
+		"/p/web/latest/coverage?type=md":    report.NotFound,
 	} {
-		wantError(t, noFollow(t, l.Env, path), kind)
+		wantLinkError(t, noFollow(t, l.Env, path), kind)
 	}
-	r := noFollow(t, l.Env, "/p/dup/latest")
+	r := noFollow(t, l.Env, "/p/Dup/latest")
 	if !bytes.Contains(r.Body, []byte("ids 2, 3")) {
 		t.Errorf("an ambiguous name does not list the ids: %s", r.Body)
 	}
-	if r := l.Do("POST", "/p/web/latest", nil, ""); r.StatusCode != 500 || !strings.Contains(string(r.Body), "MethodNotAllowedError") {
+	if r := l.Do("POST", "/p/web/latest", nil, ""); r.StatusCode != 405 || !strings.Contains(string(r.Body), "MethodNotAllowedError") {
 		t.Errorf("POST on a link: %d %s", r.StatusCode, r.Body)
+	}
+}
+
+// wantLinkError: a stable link's error has the conventional status of its
+// kind in every error_status mode (spec mode here), and the error body.
+func wantLinkError(t *testing.T, r *apitest.Response, kind report.Kind) {
+	t.Helper()
+	want := map[report.Kind]int{report.NotFound: 404, report.Validation: 400, report.Unauthorized: 401,
+		report.Forbidden: 403, report.MethodNotAllowed: 405}[kind]
+	if r.StatusCode != want {
+		t.Errorf("%s: status %d, want %d (%s)", r.Request.URL, r.StatusCode, want, r.Body)
+	}
+	var body struct{ Error, Type string }
+	r.JSON(t, &body)
+	if body.Type != string(kind) || !strings.HasPrefix(body.Error, string(kind)+": ") || strings.Contains(body.Error, "error_status") {
+		t.Errorf("error body %s, want type %s and no status advice", r.Body, kind)
 	}
 }
 
@@ -239,8 +259,10 @@ func TestBadges(t *testing.T) {
 		"/p/web/badge.svg?branch=feature%2Fx":         {"notes", "just now", "#007ec6"},
 		"/p/web/badge.svg?name=tests&label=pytest":    {"pytest", "5 passed, 3 failed, 2 skipped", "#e05d44"},
 		"/p/web/nothing/badge.svg":                    {"report", "no report", "#9f9f9f"},
-		"/p/999/badge.svg?label=cov":                  {"cov", "no report", "#9f9f9f"},
-		"/p/dup/badge.svg":                            {"report", "invalid link", "#9f9f9f"},
+		"/p/web/coverage/badge.svg?type=md":           {"report", "no report", "#9f9f9f"},
+		"/p/web/coverage/badge.svg?type=html":         {"coverage", "87.5%", "#4c1"},
+		"/p/dup/badge.svg":                            {"report", "no report", "#9f9f9f"}, // the slug of the first Dup
+		"/p/Dup/badge.svg":                            {"report", "invalid link", "#9f9f9f"},
 		"/p/web/badge.svg":                            {"plain", "just now", "#007ec6"},
 	} {
 		r := l.Get(path)
@@ -299,8 +321,8 @@ func TestLinksNeedTheTokenWithAuthReads(t *testing.T) {
 		File: report.Upload{FileName: "a.md", Body: strings.NewReader("# a\n")}}); err != nil {
 		t.Fatal(err)
 	}
-	wantError(t, noFollow(t, e, "/p/web/latest"), report.Unauthorized)
-	wantError(t, noFollow(t, e, "/p/web/badge.svg"), report.Unauthorized)
+	wantLinkError(t, noFollow(t, e, "/p/web/latest"), report.Unauthorized) // 401 in spec mode too
+	wantLinkError(t, noFollow(t, e, "/p/web/badge.svg"), report.Unauthorized)
 	r := noFollow(t, e, "/p/web/badge.svg", "Authorization", "Bearer s3cret")
 	if r.StatusCode != 200 || r.Header.Get("Cache-Control") != "private, max-age=60" {
 		t.Fatalf("badge with the token: %d %q", r.StatusCode, r.Header.Get("Cache-Control"))

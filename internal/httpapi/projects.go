@@ -53,7 +53,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// updateProject reads the multipart parts name, description and coverImage.
+// updateProject reads the multipart parts name, slug, description and coverImage.
 // The cover is held in memory: covers are capped small (max_cover_bytes).
 func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
@@ -81,6 +81,12 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			in.Name = &v
+		case "slug":
+			v, err := readField(part, "slug")
+			if err != nil {
+				return err
+			}
+			in.Slug = &v
 		case "description":
 			v, err := readField(part, "description")
 			if err != nil {

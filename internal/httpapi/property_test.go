@@ -505,8 +505,10 @@ func (pc *propChecker) run(c propCase) {
 	route, params, err := pc.router.FindRoute(newReq())
 	if err != nil {
 		// The router takes an encoded slash in a parameter for a segment
-		// break; such requests are refused, and their error body is checked.
-		if resp.StatusCode < 400 {
+		// break; such requests are refused, and their error body is checked
+		// — except in a stable link's project, where "acme%2Fapi" names
+		// the project "acme/api" (latest.go).
+		if resp.StatusCode < 400 && !strings.HasPrefix(newReq().URL.Path, "/p/") {
 			t.Errorf("%s: %d for a request that matches no operation: %v", c, resp.StatusCode, err)
 		}
 		return

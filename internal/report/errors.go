@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind is an error kind. Its string is the `type` of the API's error body
@@ -75,3 +76,22 @@ func MessageOf(err error) string {
 
 // IsKind reports whether err is of kind k.
 func IsKind(err error, k Kind) bool { return err != nil && KindOf(err) == k }
+
+// specHintPrefix starts the note the API adds to an error message in spec
+// mode (every error a 500): which setting gives the conventional status.
+const specHintPrefix = " (HTTP 500 as the API spec says; error_status: conventional answers "
+
+// SpecStatusHint is that note for an error whose conventional status is
+// status.
+func SpecStatusHint(status int) string {
+	return fmt.Sprintf("%s%d)", specHintPrefix, status)
+}
+
+// StripSpecStatusHint removes the note from a message (reportctl knows
+// the kind from the body and needs no status advice).
+func StripSpecStatusHint(msg string) string {
+	if i := strings.LastIndex(msg, specHintPrefix); i >= 0 && strings.HasSuffix(msg, ")") {
+		return msg[:i]
+	}
+	return msg
+}

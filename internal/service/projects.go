@@ -65,6 +65,12 @@ func (s *Service) UpdateProject(ctx context.Context, id int64, in report.Project
 		}
 		change.Name = &name
 	}
+	if in.Slug != nil {
+		if err := report.CheckSlug(*in.Slug); err != nil {
+			return report.Project{}, err
+		}
+		change.Slug = in.Slug
+	}
 	if err := checkDescription(in.Description); err != nil {
 		return report.Project{}, err
 	}

@@ -177,9 +177,9 @@ func TestSiteReader(t *testing.T) {
 	}
 	b.colorScheme("")
 	links := eval[map[string]string](b, `Object.fromEntries([...document.querySelectorAll('.stable-links input')].map((i) => [i.id, i.value]))`)
-	base := fmt.Sprintf("%s/p/%d/latest", e.URL, p.ID)
-	for id, want := range map[string]string{"link-project": base, "link-name": base + "/coverage", "link-site": base + "/coverage/site",
-		"link-badge": fmt.Sprintf("%s/p/%d/coverage/badge.svg", e.URL, p.ID)} {
+	base := fmt.Sprintf("%s/p/%s/latest", e.URL, p.Slug)
+	for id, want := range map[string]string{"link-project": base, "link-name": base + "/coverage?type=html", "link-site": base + "/coverage/site?type=html",
+		"link-badge": fmt.Sprintf("%s/p/%s/coverage/badge.svg?type=html", e.URL, p.Slug)} {
 		if links[id] != want {
 			t.Errorf("%s = %q, want %q", id, links[id], want)
 		}
@@ -233,8 +233,9 @@ func TestSingleHTMLFromContentOrigin(t *testing.T) {
 	if got.Generator != "coverage.py" || b.text(".reader-generator") != "coverage.py" || !strings.Contains(b.text(".reader-bar .report-summary"), "% lines") {
 		t.Errorf("generator %q shown as %q, figures %q", got.Generator, b.text(".reader-generator"), b.text(".reader-bar .report-summary"))
 	}
+	b.waitFor("the links by slug", `document.querySelector('#link-project')?.value.includes('/p/web/')`, 30*time.Second)
 	b.click(".stable-links > summary")
-	if link := eval[string](b, `document.getElementById('link-site')?.value ?? ''`); link != fmt.Sprintf("%s/p/%d/latest/nightly-tests/site", e.URL, p.ID) {
+	if link := eval[string](b, `document.getElementById('link-site')?.value ?? ''`); link != fmt.Sprintf("%s/p/web/latest/nightly-tests/site?type=html", e.URL) {
 		t.Errorf("site link %q", link)
 	}
 	var list struct {

@@ -11,8 +11,9 @@ import (
 )
 
 // TestStableLinks: the project page and the reader offer the stable
-// links, and each one the page shows leads (302) to the newest report it
-// names; a reserved name goes in ?name=.
+// links, by the project's slug and each report's name and type, and each
+// one the page shows leads (302) to the newest report it names; a
+// reserved name goes in ?name=.
 func TestStableLinks(t *testing.T) {
 	d := startDaemon(t, "dashboard: true\n")
 	p := d.api(t, "POST", "/projects", map[string]any{"name": "web"})
@@ -26,8 +27,8 @@ func TestStableLinks(t *testing.T) {
 	b.waitFor("three reports", `document.querySelectorAll('.report').length === 3`, 30*time.Second)
 	b.click("#project-links > summary")
 	got := eval[[]string](b, `[...document.querySelectorAll('#project-links input')].map((i) => i.value)`)
-	base := fmt.Sprintf("%s/p/%d/latest", d.base, id)
-	want := []string{base, base + "/coverage", base + "?name=pdf"}
+	base := d.base + "/p/web/latest"
+	want := []string{base, base + "/coverage?type=md", base + "?name=pdf&type=md"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("project links %q, want %q", got, want)
 	}
@@ -38,10 +39,10 @@ func TestStableLinks(t *testing.T) {
 	}
 
 	b.do(chromedp.Navigate(d.base + "/#/reports/1"))
-	b.waitFor("the reader", `!!document.querySelector('.stable-links input')`, 30*time.Second)
+	b.waitFor("the reader's links by slug", `document.querySelector('#link-project')?.value.includes('/p/web/')`, 30*time.Second)
 	b.click(".stable-links > summary")
 	links := eval[map[string]string](b, `Object.fromEntries([...document.querySelectorAll('.stable-links input')].map((i) => [i.id, i.value]))`)
-	wantLinks := map[string]string{"link-project": base, "link-name": base + "/coverage", "link-badge": fmt.Sprintf("%s/p/%d/coverage/badge.svg", d.base, id)}
+	wantLinks := map[string]string{"link-project": base, "link-name": base + "/coverage?type=md", "link-badge": d.base + "/p/web/coverage/badge.svg?type=md"}
 	if len(links) != len(wantLinks) {
 		t.Errorf("reader links %v: a Markdown report has no site link", links)
 	}

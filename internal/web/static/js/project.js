@@ -57,7 +57,7 @@ export function renderProject(main, id) {
       ? h('ol', { class: 'reports', 'aria-label': 'Reports, newest first' }, shown.map((r) => reportRow(r, refreshReports)))
       : empty('No matching reports', 'No report of this project has that name and branch.');
     // The panel keeps its folded state across refreshes (an upload, a rename).
-    const links = projectLinks(id, reports);
+    const links = projectLinks(project || { id }, reports);
     links.open = Boolean(listEl?.querySelector('#project-links')?.open);
     return h('div', {}, bar, list, links);
   }

@@ -131,7 +131,14 @@ export function renderReader(main, id) {
     heading.replaceChildren(typeIcon(r.fileType), h('span', {}, r.fileName));
     api.getProject(r.projectId).then((p) => {
       crumbs.append(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: `#/projects/${p.id}`, id: 'back-to-project' }, p.name));
-    }, () => { /* the breadcrumb stays at Projects */ });
+      // The links name the project by its slug once it is known.
+      const old = main.querySelector('.reader > .stable-links');
+      if (old && p.slug) {
+        const links = stableLinks({ ...r, projectSlug: p.slug }, runsOnContentOrigin(r));
+        links.open = old.open;
+        old.replaceWith(links);
+      }
+    }, () => { /* the breadcrumb stays at Projects; the links keep the id */ });
 
     const stage = h('div', { class: 'stage' });
     const modes = r.fileType === 'md' || r.fileType === 'html'
