@@ -29,11 +29,14 @@ func newPruneCmd(f *Factory) *cobra.Command {
 		Short: "Preview or apply retention: remove old reports now",
 		Long: `Apply the retention policies now, as the daemon's sweeper does every
 retention.interval: each project's own policy (reportctl projects retention),
-else the server default. Reports are grouped by name and branch; the newest
-of a group is the one uploaded last.
+else the server default. Reports are grouped by name, file type and branch
+(a report's identity: deck.pdf and deck.pptx are both named deck, yet
+--keep-last 1 keeps one of each); the newest of a group is the one
+uploaded last.
 
-Without --yes nothing is removed: prune prints what would go (a dry run).
---yes removes it, each report as 'reportctl reports delete' would.
+Without --yes nothing is removed: prune lists what would go, with names,
+types, branches and upload dates (a dry run). --yes removes it, each
+report as 'reportctl reports delete' would, and lists what it removed.
 --keep-last, --max-age and --keep-newest-per-branch override the stored
 policy for this run only. Without --project every project is pruned.`,
 		Example: `  reportctl prune --project 3                   # what would go
@@ -53,7 +56,7 @@ policy for this run only. Without --project every project is pruned.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&o.project, "project", "p", "", "prune only this project (`ID or NAME`)")
+	fl.StringVarP(&o.project, "project", "p", "", "prune only this project (`ID, NAME or SLUG`)")
 	pf.add(fl, "this run only")
 	fl.BoolVar(&dryRun, "dry-run", false, "only show what would be removed (the default)")
 	fl.BoolVarP(&yes, "yes", "y", false, "remove the reports")
@@ -81,9 +84,9 @@ func pruneRun(ctx context.Context, o *pruneOptions) error {
 	if o.json {
 		return writeJSON(o.f.IO.Out, res)
 	}
-	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "ID", "PROJECT", "NAME", "BRANCH", "FILE", "UPLOADED", "SIZE", "REASON")
+	t := newTable(o.f.IO.Out, o.f.IO.OutTTY, "ID", "PROJECT", "NAME", "TYPE", "BRANCH", "FILE", "UPLOADED", "SIZE", "REASON")
 	for _, it := range res.Reports {
-		t.add(itoa(it.ID), itoa(it.ProjectID), it.Name, deref(it.Branch), it.FileName, it.UploadTime.String(), itoa(it.Size), it.Reason)
+		t.add(itoa(it.ID), itoa(it.ProjectID), it.Name, string(it.FileType), deref(it.Branch), it.FileName, it.UploadTime.String(), itoa(it.Size), it.Reason)
 	}
 	if err := t.print(); err != nil {
 		return err

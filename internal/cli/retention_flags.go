@@ -102,9 +102,16 @@ func findProject(ctx context.Context, c *client.Client, ref string) (report.Proj
 			found = append(found, p)
 		}
 	}
+	if len(found) == 0 { // a slug, as stable links show it (acme-api for acme/api)
+		for _, p := range ps {
+			if p.Slug == ref {
+				found = append(found, p)
+			}
+		}
+	}
 	switch len(found) {
 	case 0:
-		return report.Project{}, report.Errorf(report.NotFound, "no project with id or name %q", ref)
+		return report.Project{}, report.Errorf(report.NotFound, "no project with id, name or slug %q", ref)
 	case 1:
 		return found[0], nil
 	}

@@ -116,7 +116,7 @@ the first failure.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&project, "project", "p", "", "upload into project `ID`")
-	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME`")
+	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME` (or whose slug that is, as links show it)")
 	fl.BoolVar(&o.createProject, "create-project", false, "create the --project-name project when it does not exist")
 	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: html, md, pdf, ppt or pptx (default: from the extension)")
 	fl.IntVarP(&o.jobs, "jobs", "j", 1, "upload `N` files in parallel")
@@ -172,7 +172,7 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 	if o.ciSystem != "" && !o.json {
 		fmt.Fprintf(o.f.IO.ErrOut, "note: build metadata from %s%s\n", o.ciSystem, describeMeta(o.meta))
 	}
-	results, err := uploadFiles(ctx, o, ex.files, project.ID)
+	results, err := uploadFiles(ctx, o, ex.files, project)
 	if perr := printUploadResults(o, results); perr != nil && err == nil {
 		err = perr
 	}

@@ -65,7 +65,7 @@ func TestExpandPatterns(t *testing.T) {
 	if err != nil || len(ex.files) != 2 {
 		t.Fatalf("directory: %+v %v", ex, err)
 	}
-	if s := ex.files[0]; s.tree == nil || s.name != "build.zip" || s.typ != report.HTML || len(s.tree.Files) != 8 || s.size != 8 {
+	if s := ex.files[0]; s.tree == nil || s.name != "build" || s.typ != report.HTML || len(s.tree.Files) != 8 || s.size != 8 {
 		t.Fatalf("directory as a site: %+v", s)
 	}
 	if _, err := expandPatterns([]string{"build"}, report.PDF); exitcode.Of(err) != exitcode.Usage {

@@ -25,6 +25,13 @@ func resolveProject(ctx context.Context, c *client.Client, o *uploadOptions) (re
 			found = append(found, p)
 		}
 	}
+	if len(found) == 0 { // a slug, as stable links show it (acme-api for acme/api)
+		for _, p := range ps {
+			if p.Slug == o.projectName {
+				found = append(found, p)
+			}
+		}
+	}
 	switch {
 	case len(found) == 1:
 		return found[0], nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/reportd/reportd/internal/client"
@@ -23,7 +24,7 @@ type uploadResult struct {
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
 	// LatestURL is the stable link to the newest report of this project,
-	// name and branch (docs/links.md).
+	// name, type and branch, by the project's slug (docs/links.md).
 	LatestURL string `json:"latestUrl,omitempty"`
 	Error     string `json:"error,omitempty"`
 
@@ -33,7 +34,7 @@ type uploadResult struct {
 // uploadFiles sends files with o.jobs workers. It returns one result per
 // file, in order. A failure that would hit every file the same way (refused
 // credentials, server gone) stops the remaining uploads.
-func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, projectID int64) ([]uploadResult, error) {
+func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, project report.Project) ([]uploadResult, error) {
 	results := make([]uploadResult, len(files))
 	if len(files) == 0 {
 		return results, nil
@@ -54,7 +55,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 	for range min(o.jobs, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = uploadOne(ctx, c, pr, files[i], projectID, o.meta, o.entry)
+				results[i] = uploadOne(ctx, c, pr, files[i], project, o.meta, o.entry)
 				if code := exitCodeOf(results[i].err); code == exitcode.Auth || code == exitcode.Forbidden || code == exitcode.Unreachable {
 					stop(results[i].err)
 				}
@@ -85,7 +86,7 @@ func uploadFiles(ctx context.Context, o *uploadOptions, files []localFile, proje
 		fmt.Errorf("%d of %d upload(s) failed; first: %w", failed, len(files), first))
 }
 
-func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, projectID int64, meta report.BuildMeta, entry string) uploadResult {
+func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile, project report.Project, meta report.BuildMeta, entry string) uploadResult {
 	res := uploadResult{LocalPath: lf.path, Size: lf.size}
 	if err := context.Cause(ctx); err != nil {
 		res.err, res.Error = err, "not attempted: "+err.Error()
@@ -93,8 +94,11 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	}
 	b := pr.bar(lf.path, lf.size)
 	path := lf.path
+	if lf.tree == nil {
+		meta = indexPageName(meta, path)
+	}
 	in := report.ReportUpload{
-		ProjectID: projectID,
+		ProjectID: project.ID,
 		FileType:  lf.typ,
 		Meta:      meta,
 		File: report.Upload{
@@ -130,8 +134,30 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 	}
 	res.Report = &r
 	res.PreviewURL, res.DownloadURL, res.PDFURL = c.PreviewURL(r.ID), c.DownloadURL(r.ID), c.PDFURL(r.ID)
-	res.LatestURL = latestURL(&r)
+	res.LatestURL = latestURL(&r, project.Slug)
 	return res
+}
+
+// indexPageName names a single file whose own name says nothing
+// (index.html, as coverage.py, Allure and Playwright write it) after its
+// folder when no name was given: htmlcov/index.html is "htmlcov", not
+// "index", so two generators' pages never share latest links, badges or
+// retention.
+func indexPageName(meta report.BuildMeta, path string) report.BuildMeta {
+	if meta.Name != nil || !report.IsIndexPage(path) {
+		return meta
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return meta
+	}
+	dir := filepath.Base(filepath.Dir(abs))
+	if dir == "" || dir == "." || dir == string(filepath.Separator) {
+		return meta
+	}
+	name := report.NameFromFolder(dir)
+	meta.Name = &name
+	return meta
 }
 
 type readCloser struct {

@@ -15,7 +15,10 @@ import (
 // site, a zip made on the fly of the files below it (see internal/dirzip for
 // what goes in and what is refused). The folder is the site's root: the zip
 // names are relative to it and the upload says root=".", so the server keeps
-// them as they are instead of stripping a shared top folder.
+// them as they are instead of stripping a shared top folder. The file part
+// is named after the folder ("htmlcov", no made-up "htmlcov.zip": the
+// server knows a zip by its bytes), which becomes the report's file name
+// and, unless --name says otherwise, its name.
 func siteOf(dir string, override report.FileType) (localFile, error) {
 	if override != "" && override != report.HTML {
 		return localFile{}, usageErrorf("%s is a directory, uploaded as an html site: --type %s does not apply", dir, override)
@@ -27,7 +30,7 @@ func siteOf(dir string, override report.FileType) (localFile, error) {
 	if len(tree.Files) == 0 {
 		return localFile{}, fmt.Errorf("%s: the folder holds no file", dir)
 	}
-	return localFile{path: dir, name: siteName(dir) + ".zip", typ: report.HTML, size: tree.Bytes, tree: tree}, nil
+	return localFile{path: dir, name: siteName(dir), typ: report.HTML, size: tree.Bytes, tree: tree}, nil
 }
 
 // siteName is the folder's own name ("htmlcov" for ./htmlcov/, the current

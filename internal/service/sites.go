@@ -254,7 +254,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 			Kind: report.KindSite, Entry: m.Entry, Files: len(m.Files), Bytes: m.TotalBytes},
 		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
 	}
-	rec.Name = report.NameFromFile(siteStem(name) + ".html")
+	rec.Name = siteReportName(name, m.Root)
 	rec.Generator, rec.Summary = s.detectSite(ctx, id, m)
 	if in.Meta.Name != nil && *in.Meta.Name != "" {
 		rec.Name = *in.Meta.Name
@@ -301,6 +301,19 @@ func partsName(parts []SitePart, root string) string {
 		return "site"
 	}
 	return top
+}
+
+// siteReportName is a site's derived report name: the folder of the
+// upload that became the site (the archive's one top folder, stripped, or
+// the root given: "playwright-report" of pw.zip holding
+// playwright-report/index.html), else the archive's stem ("allure-report"
+// of allure-report.zip, "htmlcov" of a folder reportctl uploads as
+// htmlcov), never the made-up name of a generic archive.
+func siteReportName(fileName, root string) string {
+	if root != "" && root != "." {
+		return report.NameFromFolder(path.Base(root))
+	}
+	return report.NameFromFolder(siteStem(fileName))
 }
 
 // siteStem is a site's file name without its archive extension.

@@ -164,6 +164,11 @@ type Manifest struct {
 	Entry      string `json:"entry"`
 	TotalBytes int64  `json:"totalBytes"`
 	Files      []File `json:"files"`
+	// Root, never stored, is the folder of the upload that became the
+	// site ("" when the names were kept as sent): the one top folder
+	// stripped ("allure-report" of allure-report/index.html…) or the Root
+	// option given. Ingest fills it in; the service names sites after it.
+	Root string `json:"-"`
 }
 
 // File is one file of a site.
@@ -342,7 +347,7 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	if len(stored) != len(checked) {
 		return Manifest{}, report.Errorf(report.Internal, "the upload changed while it was stored")
 	}
-	m := Manifest{Version: Version, Entry: entry, Files: stored}
+	m := Manifest{Version: Version, Entry: entry, Files: stored, Root: strings.TrimSuffix(prefix, "/")}
 	for i := range m.Files {
 		f := &m.Files[i]
 		if f.Path != checked[i].Path || f.Size != checked[i].Size {

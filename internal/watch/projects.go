@@ -58,6 +58,12 @@ func (p *projects) byNameOrCreate(ctx context.Context, name string) (int64, erro
 	if id, ok := p.byName[name]; ok {
 		return id, nil
 	}
+	for _, pr := range list { // a slug, as stable links show it (acme-api for acme/api)
+		if pr.Slug == name {
+			p.byName[name] = pr.ID
+			return pr.ID, nil
+		}
+	}
 	if !p.opts.createProject {
 		return 0, report.Errorf(report.NotFound, "no project named %q (use --create-project to create it)", name)
 	}

@@ -57,7 +57,10 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if ok {
 		return res
 	}
-	name := filepath.Base(dir) + ".zip"
+	// Named after the folder, no made-up ".zip": the server knows a zip by
+	// its bytes, and the folder's name becomes the report's file name and
+	// name ("playwright-report").
+	name := filepath.Base(dir)
 	if q, ok := p.store.queuedRec(dir); ok && q.Uploading != nil {
 		rep, found, err := p.reconcileSite(ctx, name, *q.Uploading)
 		if err != nil {
@@ -114,7 +117,8 @@ func (p *publisher) recordedSite(ctx context.Context, j job, st stat, rep report
 }
 
 // reconcileSite finds the site report an interrupted upload of the folder
-// may have created: named like the zip (or the folder), a site, newer than
+// may have created: named like the folder (or its zip, as earlier
+// versions named it), a site, newer than
 // the report it replaces and than the attempt. The API carries no hash of a
 // site, so the newest such report is taken.
 func (p *publisher) reconcileSite(ctx context.Context, name string, u uploading) (report.Report, bool, error) {
@@ -122,11 +126,10 @@ func (p *publisher) reconcileSite(ctx context.Context, name string, u uploading)
 	if err != nil {
 		return report.Report{}, false, err
 	}
-	base := name[:len(name)-len(".zip")]
 	since := u.Started.Add(-2 * time.Second)
 	for i := len(list) - 1; i >= 0; i-- {
 		r := list[i]
-		if (r.FileName != name && r.FileName != base) || !r.IsSite() || r.ID <= u.After || r.UploadTime.Before(since) {
+		if (r.FileName != name && r.FileName != name+".zip") || !r.IsSite() || r.ID <= u.After || r.UploadTime.Before(since) {
 			continue
 		}
 		return r, true, nil

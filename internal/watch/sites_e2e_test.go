@@ -77,7 +77,7 @@ func TestSitesFolderPublishedOnceAcrossRestart(t *testing.T) {
 	w.ev.waitEvent(t, evIdle, 2)
 
 	rep := onlyReport(t, svc, project)
-	if rep.Kind != report.KindSite || rep.Files != 4 || rep.FileName != "htmlcov.zip" || rep.Entry != "index.html" || rep.Name != "htmlcov" {
+	if rep.Kind != report.KindSite || rep.Files != 4 || rep.FileName != "htmlcov" || rep.Entry != "index.html" || rep.Name != "htmlcov" {
 		t.Fatalf("published %+v, want the site htmlcov of 4 files", rep)
 	}
 	if got := keys(siteFiles(t, shared.URL(), rep.ID)); got != ".gitignore index.html static/style.css z_a.html" {
