@@ -37,6 +37,7 @@ func printProject(w io.Writer, tty bool, site func(string) string, p report.Proj
 	return printFields(w, tty,
 		"id", itoa(p.ID),
 		"name", p.Name,
+		"slug", p.Slug,
 		"description", deref(p.Description),
 		"createdAt", p.CreatedAt.String(),
 		"coverImage", cover,
