@@ -72,8 +72,10 @@ func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Pro
 	err := s.db.Batch(func(tx *bolt.Tx) error {
 		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
 		row.setRetention(p.Retention)
-		// A retried Batch function runs again from the start: the slug
-		// claimed by a failed run was rolled back with it.
+		// Storing a project id that exists already replaces its row (the
+		// daemon never does; a repeated import may): its slug is released
+		// first, so the project may claim it again. The slug claimed by a
+		// Batch run that failed was rolled back with it.
 		if old := tx.Bucket(bucketProjects).Get(idKey(p.ID)); old != nil {
 			var prev projectRow
 			if err := unmarshalProjectRow(old, &prev); err == nil {

@@ -92,7 +92,10 @@ func BenchmarkLatest100k(b *testing.B) {
 		{"name+branch", func(i int) string {
 			return fmt.Sprintf("/p/%d/latest/%s/pdf?branch=%s", i%1000+1, benchNames[i%4], benchBranches[i%5])
 		}},
+		// The projects are named project-N, which is also their slug: a
+		// slug lookup (one index probe) since slugs exist.
 		{"projectName", func(i int) string { return fmt.Sprintf("/p/project-%d/latest", i%1000+1) }},
+		{"name+type", func(i int) string { return fmt.Sprintf("/p/%d/latest/%s?type=html", i%1000+1, benchNames[i%4]) }},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchLatency(b, e, http.StatusFound, c.path) })
 	}
