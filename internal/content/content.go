@@ -40,7 +40,8 @@
 //
 // # Access control
 //
-// When Config.Protected says so (an auth token or scoped tokens exist),
+// When Config.Protected says so (reads need a token: auth.reads with
+// auth.token or scoped tokens; never merely because a token exists),
 // Origins.URL hands out signed, expiring links:
 // ?reportd_sig=<HMAC-SHA256(key, "id|exp")>&reportd_exp=<unix seconds>,
 // the key derived with HKDF from Config.Secret so every replica agrees.

@@ -187,7 +187,7 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		ExtraHosts:     extra,
 		FrameAncestors: frameAncestors(c, api),
 		Secret:         secret,
-		Protected:      func() bool { return c.Auth.Token != "" || m.tokens.Enabled() },
+		Protected:      m.readsProtected,
 		URLTTL:         c.Content.URLTTL,
 		SessionTTL:     c.Content.SessionTTL,
 		Log:            m.Log,
@@ -198,6 +198,15 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 	}
 	m.content, m.contentLn, m.origins = m.newHTTPServer(content.New(o, sites)), ln, o
 	return nil
+}
+
+// readsProtected tells whether reads need a token now: auth.reads, and a
+// token to need (auth.token or a live scoped token). The content origin is
+// protected exactly then, so the first token created for uploads changes
+// nothing for readers: site links handed out while reads are open carry no
+// signature and keep working.
+func (m *Server) readsProtected() bool {
+	return m.Config.Auth.Reads && (m.Config.Auth.Token != "" || m.tokens.Enabled())
 }
 
 // newHTTPServer is an http.Server with the daemon's timeouts and limits.

@@ -17,6 +17,7 @@ import (
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // storeSites serves sites ingested with site.Ingest into a real local
@@ -72,7 +73,7 @@ func contentClient(t *testing.T, addr string) *http.Client {
 // answers only its own hosts, and stops it with the API.
 func TestContentOrigin(t *testing.T) {
 	c := testConfig(t, t.TempDir())
-	c.Auth.Token = "content-origin-token"
+	c.Auth.Token, c.Auth.Reads = "content-origin-token", true
 	sites := newStoreSites(t, 7, "index.html", "<script>document.title='ran'</script>", "app.js", "run()")
 	s, stop := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
 	addr := s.ContentAddr()
@@ -140,6 +141,23 @@ func TestContentOriginOpen(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("open content: %d", res.StatusCode)
+	}
+	// The first scoped token (an upload token) protects writes only: reads,
+	// the content origin included, stay open, and the link handed out
+	// before it keeps working.
+	if _, _, err := s.Tokens().Create(tokens.Spec{Name: "ci", Scope: tokens.Upload}); err != nil {
+		t.Fatal(err)
+	}
+	if u2 := s.ContentURL(3, "index.html"); u2 != u {
+		t.Errorf("after the first token the link changed: %s (was %s)", u2, u)
+	}
+	res, err = contentClient(t, s.ContentAddr()).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("the earlier link after the first token: %d", res.StatusCode)
 	}
 	if _, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil {
 		t.Errorf("no content key kept for scoped tokens: %v", err)
