@@ -102,6 +102,10 @@ type Config struct {
 	// auth.token, or a key kept in the data directory); "" with Protected:
 	// nothing can be signed, every request is refused.
 	Secret string
+	// APIURL is where the API is ({site_url}: public_url, else the API
+	// listener's address), named to a client that sent an API request
+	// here (reportctl --server pointed at the content origin).
+	APIURL string
 	// Protected tells whether access is controlled now (nil: never).
 	Protected func() bool
 	// URLTTL is how long a signed URL is valid (default 1h); SessionTTL

@@ -187,6 +187,7 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		ExtraHosts:     extra,
 		FrameAncestors: frameAncestors(c, api),
 		Secret:         secret,
+		APIURL:         apiURL(c, api),
 		Protected:      m.readsProtected,
 		URLTTL:         c.Content.URLTTL,
 		SessionTTL:     c.Content.SessionTTL,
@@ -198,6 +199,19 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 	}
 	m.content, m.contentLn, m.origins = m.newHTTPServer(content.New(o, sites)), ln, o
 	return nil
+}
+
+// apiURL is where clients find the API, as the content origin tells one
+// that was pointed at it: public_url, else the API listener ("" on a unix
+// socket).
+func apiURL(c Config, api net.Addr) string {
+	if c.PublicURL != "" {
+		return c.PublicURL
+	}
+	if _, ok := api.(*net.TCPAddr); !ok {
+		return ""
+	}
+	return "http://" + loopbackAddr(api.String())
 }
 
 // readsProtected tells whether reads need a token now: auth.reads, and a

@@ -16,6 +16,8 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
+	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -295,5 +297,37 @@ func TestContentSecret(t *testing.T) {
 	c.Content.SigningKey = "short"
 	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
 		t.Errorf("short signing_key: %v", err)
+	}
+}
+
+// TestContentOriginIsNotTheAPI: a client pointed at the content origin
+// (reportctl --server with the content port) is told, in the API's error
+// body, that this is the content origin and where the API is, for reads
+// and writes alike; a site's own files below /api/ are still served.
+func TestContentOriginIsNotTheAPI(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	sites := newStoreSites(t, 4, "index.html", "<p>x</p>", "api/data.json", `{"ok":true}`)
+	s, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	cl, err := client.New(client.Options{Server: "http://" + s.ContentAddr(), Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "http://" + s.Addr()
+	_, err = cl.Ping(context.Background())
+	if !report.IsKind(err, report.NotFound) || !strings.Contains(err.Error(), "this is reportd's content origin") || !strings.Contains(err.Error(), api) {
+		t.Errorf("ping at the content origin: %v (API %s)", err, api)
+	}
+	_, err = cl.CreateProject(context.Background(), report.ProjectCreate{Name: "x"})
+	if !report.IsKind(err, report.NotFound) || !strings.Contains(err.Error(), "content origin") {
+		t.Errorf("a write at the content origin: %v", err)
+	}
+	res, err := contentClient(t, s.ContentAddr()).Get(s.ContentURL(4, "api/data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != `{"ok":true}` {
+		t.Errorf("the site's own api/data.json: %d %s", res.StatusCode, b)
 	}
 }
