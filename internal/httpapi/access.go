@@ -140,7 +140,7 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 		return r, nil
 	}
 	if p == nil {
-		return r, report.Errorf(report.Unauthorized, "a valid bearer token is required")
+		return r, s.tokenRequired(reading)
 	}
 	if n.anyone {
 		return r, nil
@@ -165,6 +165,20 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 		return r, err // unknown here: the handler answers (NotFound, Validation) or filters
 	}
 	return r, s.checkProject(p, id, n.action)
+}
+
+// tokenRequired is the 401 of a request that carried no token, saying why
+// one is needed: a client (or person) that worked without one until a
+// token was created learns what changed, not just that it failed.
+func (s *Server) tokenRequired(reading bool) error {
+	if reading {
+		return report.Errorf(report.Unauthorized, "a valid bearer token is required: on this server reads need a token too (auth.reads); send Authorization: Bearer <token>")
+	}
+	why := "a valid bearer token is required: this server has tokens (auth.token or reportd token create), so every change, uploads included, needs one; send Authorization: Bearer <token>"
+	if !s.cfg.AuthReads {
+		why += " (reads stay open without one)"
+	}
+	return report.Errorf(report.Unauthorized, "%s", why)
 }
 
 // permitProject is the check of a project named inside a body (the
