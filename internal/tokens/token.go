@@ -60,21 +60,22 @@ func (s *Scope) UnmarshalText(b []byte) error {
 
 // Token is what may be shown about a token: never its secret or hash.
 type Token struct {
-	ID       string  `json:"id"`
-	Name     string  `json:"name"`
-	Scope    Scope   `json:"scope"`
-	Projects []int64 `json:"projects"` // empty: every project, unless CreateProjects
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Scope     Scope      `json:"scope"`
+	Projects  []int64    `json:"projects"` // empty: every project, unless CreateProjects
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt"`
+	RevokedAt *time.Time `json:"revokedAt"`
+	LastUsed  *time.Time `json:"lastUsed"`
+
 	// CreateProjects: an upload token that may create projects (whose
 	// names start with ProjectPrefix when it is set); each project it
 	// creates joins Projects. Such a token is limited to Projects even
 	// while that is empty. Stored as JSON in bbolt, where an absent field
 	// (a token made before these existed) reads as false and "".
-	CreateProjects bool       `json:"createProjects"`
-	ProjectPrefix  string     `json:"projectPrefix"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	ExpiresAt      *time.Time `json:"expiresAt"`
-	RevokedAt      *time.Time `json:"revokedAt"`
-	LastUsed       *time.Time `json:"lastUsed"`
+	CreateProjects bool   `json:"createProjects"`
+	ProjectPrefix  string `json:"projectPrefix"`
 }
 
 // Record is a token as stored: the token and the SHA-256 of its secret.
