@@ -36,7 +36,7 @@ const (
 	// a health probe to succeed; no file is charged an attempt.
 	unreachable failure = iota
 	// transient: the server answered but could not take the file now
-	// (storage, conversion capacity, auth being fixed). Retried with
+	// (storage, conversion capacity, a token's scope being fixed). Retried with
 	// backoff for as long as it takes.
 	transient
 	// rejected: the server refused this file (validation, too large, no
