@@ -175,10 +175,10 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 		return Token{}, "", report.Errorf(report.Validation, "expiry must be positive")
 	}
 	if sp.CreateProjects && sp.Scope != Upload {
-		return Token{}, "", report.Errorf(report.Validation, "only an upload token is given the right to create projects (an admin token has it anyway; a read token cannot have it)")
+		return Token{}, "", report.Errorf(report.Validation, "only an upload token is given the right to create projects (--allow-create-projects): an admin token has it anyway, a read token cannot have it")
 	}
 	if sp.ProjectPrefix != "" && !sp.CreateProjects {
-		return Token{}, "", report.Errorf(report.Validation, "a project prefix limits the projects a token creates: it needs the right to create projects")
+		return Token{}, "", report.Errorf(report.Validation, "a project prefix (--project-prefix) limits the projects a token creates: it needs the right to create projects (--allow-create-projects)")
 	}
 	if len(sp.ProjectPrefix) > 200 || strings.ContainsFunc(sp.ProjectPrefix, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return Token{}, "", report.Errorf(report.Validation, "the project prefix must be at most 200 characters without control characters")
