@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -15,7 +16,9 @@ import (
 
 // bucketTokens: token id ("tok_…") -> JSON tokens.Record. The record holds
 // the SHA-256 of the token's secret, never the secret. Added in storage
-// version 3 (tokensUpgrade).
+// version 3 (tokensUpgrade). createProjects and projectPrefix came later
+// without a step: a record without them decodes as false and "", which is
+// what a token made before them is.
 var bucketTokens = []byte("tokens")
 
 // tokensUpgrade is the step from storage version 2 to 3: the tokens bucket
@@ -35,6 +38,32 @@ func (s *Store) PutToken(r tokens.Record) error {
 	}
 	return storageErr(s.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketTokens).Put([]byte(r.ID), b)
+	}))
+}
+
+// AddTokenProject adds project to a token's projects, reading and writing
+// the record in one transaction (bbolt serialises them).
+func (s *Store) AddTokenProject(id string, project int64) error {
+	return storageErr(s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketTokens)
+		v := bk.Get([]byte(id))
+		if v == nil {
+			return report.Errorf(report.NotFound, "token %s not found", id)
+		}
+		var r tokens.Record
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("token %q: %w", id, err)
+		}
+		if slices.Contains(r.Projects, project) {
+			return nil
+		}
+		r.Projects = append(r.Projects, project)
+		slices.Sort(r.Projects)
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte(id), b)
 	}))
 }
 

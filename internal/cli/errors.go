@@ -71,6 +71,9 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 func errorMessage(err error) string {
 	switch exitCodeOf(err) {
 	case exitcode.Auth:
+		if strings.Contains(err.Error(), "REPORTCTL_TOKEN") {
+			return err.Error() // the client already said how to give one
+		}
 		return err.Error() + " (set --token or REPORTCTL_TOKEN)"
 	case exitcode.Forbidden:
 		return err.Error() + " (the token is valid but lacks the scope or project named; ask for one that has it)"

@@ -127,7 +127,12 @@ func TestErrorKindsAndRetries(t *testing.T) {
 			c, _ := New(fastOpts(srv.URL))
 			_, err := c.GetProject(t.Context(), 9)
 			var re *report.Error
-			if !errors.As(err, &re) || re.Kind != tt.kind || re.Message != "project 9 is gone" {
+			want := "project 9 is gone"
+			if tt.kind == report.Unauthorized { // told how to give a token
+				want += " - no token was sent, and this server now requires one: pass it with --token, REPORTCTL_TOKEN or token: in reportctl's config file; " +
+					"an administrator makes one with reportd token create"
+			}
+			if !errors.As(err, &re) || re.Kind != tt.kind || re.Message != want {
 				t.Fatalf("err = %#v", err)
 			}
 			if attempts.Load() != tt.attempts {

@@ -55,6 +55,9 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 		}
 		var apiErr *report.Error
 		isAPI := errors.As(err, &apiErr)
+		if isAPI && apiErr.Kind == report.Unauthorized {
+			return nil, c.tokenHint(apiErr)
+		}
 		if isAPI && !retryable(apiErr.Kind) {
 			return nil, apiErr
 		}
@@ -76,6 +79,18 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// tokenHint adds to a 401, which no retry fixes, how to give a token:
+// the usual way a client meets it is a server that has just got its first
+// token, and then what to do is the whole point of the message.
+func (c *Client) tokenHint(e *report.Error) *report.Error {
+	hint := "no token was sent, and this server now requires one: pass it with --token, REPORTCTL_TOKEN or token: in reportctl's config file; " +
+		"an administrator makes one with reportd token create"
+	if c.opts.Token != "" {
+		hint = "the token sent (--token, REPORTCTL_TOKEN or the config file) was refused: pass a valid one"
+	}
+	return &report.Error{Kind: e.Kind, Message: e.Message + " - " + hint, Err: e.Err}
 }
 
 // attempt sends the request once. The overall timeout covers the whole

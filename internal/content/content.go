@@ -40,7 +40,8 @@
 //
 // # Access control
 //
-// When Config.Protected says so (an auth token or scoped tokens exist),
+// When Config.Protected says so (reads need a token: auth.reads with
+// auth.token or scoped tokens; never merely because a token exists),
 // Origins.URL hands out signed, expiring links:
 // ?reportd_sig=<HMAC-SHA256(key, "id|exp")>&reportd_exp=<unix seconds>,
 // the key derived with HKDF from Config.Secret so every replica agrees.
@@ -101,6 +102,10 @@ type Config struct {
 	// auth.token, or a key kept in the data directory); "" with Protected:
 	// nothing can be signed, every request is refused.
 	Secret string
+	// APIURL is where the API is ({site_url}: public_url, else the API
+	// listener's address), named to a client that sent an API request
+	// here (reportctl --server pointed at the content origin).
+	APIURL string
 	// Protected tells whether access is controlled now (nil: never).
 	Protected func() bool
 	// URLTTL is how long a signed URL is valid (default 1h); SessionTTL

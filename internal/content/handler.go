@@ -64,6 +64,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd["X-Content-Type-Options"] = nosniffV
 	hd["Referrer-Policy"] = noReferrerV
 	hd["Cross-Origin-Resource-Policy"] = sameOriginV
+	if h.notTheAPI(w, r) {
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hd.Set("Allow", "GET, HEAD")
 		page(w, r, http.StatusMethodNotAllowed, "Method not allowed", "The content origin only serves GET and HEAD requests.")

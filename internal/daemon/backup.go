@@ -69,9 +69,9 @@ func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, erro
 }
 
 func backupOffline(cfg Config, w io.Writer) error {
-	dbPath := filepath.Join(cfg.DataDir, "reportd.db")
-	if _, err := os.Stat(dbPath); err != nil {
-		return fmt.Errorf("no store at %s: %w", dbPath, err)
+	dbPath, err := existingStore(cfg)
+	if err != nil {
+		return err
 	}
 	loc, err := cfg.location()
 	if err != nil {

@@ -49,9 +49,9 @@ func Check(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
 		return CheckReport{}, err
 	}
 	clock := report.Clock{Location: loc}
-	dbPath := filepath.Join(cfg.DataDir, "reportd.db")
-	if _, err := os.Stat(dbPath); err != nil {
-		return CheckReport{}, fmt.Errorf("no store at %s: %w", dbPath, err)
+	dbPath, err := existingStore(cfg)
+	if err != nil {
+		return CheckReport{}, err
 	}
 	var store *boltstore.Store
 	if repair {

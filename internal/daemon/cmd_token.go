@@ -49,11 +49,22 @@ type opsFunc func(*cobra.Command) (tokenOps, error)
 func newTokenCreateCommand(ops opsFunc, asJSON *bool) *cobra.Command {
 	var req tokenRequest
 	cmd := &cobra.Command{
-		Use:   "create --scope read|upload|admin [--project ID]... [--expires 90d] [--name NAME]",
+		Use:   "create --scope read|upload|admin [--project ID]... [--allow-create-projects [--project-prefix PREFIX]] [--expires 90d] [--name NAME]",
 		Short: "Create a token and print its secret once",
 		Long: `Create a token. The secret goes to stdout alone (TOKEN=$(reportd token create ...)),
-what it is to stderr; --json prints both as one object. The secret is never
-shown again: reportd keeps only its SHA-256.`,
+what it is and what its creation changes to stderr; --json prints both as
+one object. The secret is never shown again: reportd keeps only its SHA-256.
+
+An upload token made with --allow-create-projects may also create projects
+(reportctl upload --create-project), only with names starting with
+--project-prefix when given; each project it creates joins its projects.
+It is limited to its projects (those of --project, and those it creates)
+even while it has none: the narrowest token for a CI job that names its
+project itself.
+
+The first token of a server without auth.token changes it: from then on
+every change (uploads included) needs a token. Reads stay open unless
+auth.reads is true. The command says so when it happens.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := ops(cmd)
@@ -68,7 +79,10 @@ shown again: reportd keeps only its SHA-256.`,
 				return printJSON(cmd.OutOrStdout(), c)
 			}
 			errw := cmd.ErrOrStderr()
-			fmt.Fprintf(errw, "created %s: scope %s, %s, expires %s\n", c.Token.ID, c.Token.Scope, describeProjects(c.Token.Projects), when(c.Token.ExpiresAt, "never"))
+			fmt.Fprintf(errw, "created %s: scope %s, %s, expires %s\n", c.Token.ID, c.Token.Scope, describeProjects(c.Token), when(c.Token.ExpiresAt, "never"))
+			if ts, err := o.List(cmd.Context()); err == nil {
+				fmt.Fprintln(errw, wrap(explainCreated(o.cfg, c.Token, ts), 78))
+			}
 			fmt.Fprintln(errw, "The secret below is shown only this once: store it now (reportd keeps only its hash).")
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), c.Secret)
 			return err
@@ -77,6 +91,8 @@ shown again: reportd keeps only its SHA-256.`,
 	f := cmd.Flags()
 	f.StringVar(&req.Scope, "scope", "", "read, upload or admin (required)")
 	f.Int64SliceVar(&req.Projects, "project", nil, "limit the token to this project id (repeatable; not for admin)")
+	f.BoolVar(&req.CreateProjects, "allow-create-projects", false, "an upload token that may create projects; each one it creates joins its projects")
+	f.StringVar(&req.ProjectPrefix, "project-prefix", "", "with --allow-create-projects: the names of projects it creates must start with `PREFIX`")
 	f.StringVar(&req.Expires, "expires", "", "lifetime, e.g. 90d or 12h (default: never)")
 	f.StringVar(&req.Name, "name", "", "what the token is for, shown in lists")
 	cmd.MarkFlagRequired("scope")
@@ -173,16 +189,41 @@ func printTokens(w io.Writer, ts []tokens.Token, now time.Time) {
 		if len(t.Projects) > 0 {
 			projects = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(t.Projects)), ","), "[]")
 		}
+		if t.CreateProjects { // limited to its projects, and those it creates
+			if len(t.Projects) == 0 {
+				projects = "created"
+			} else {
+				projects += ",created"
+			}
+			if t.ProjectPrefix != "" {
+				projects += "(" + t.ProjectPrefix + "*)"
+			}
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Scope, projects, status, when(t.ExpiresAt, "never"), when(t.LastUsed, "-"), t.Name)
 	}
 	tw.Flush()
 }
 
-func describeProjects(ps []int64) string {
-	if len(ps) == 0 {
+func describeProjects(t tokens.Token) string {
+	ps := t.Projects
+	var d string
+	switch {
+	case len(ps) == 0 && !t.CreateProjects:
 		return "every project"
+	case len(ps) > 0:
+		d = "projects " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ps)), ", "), "[]")
 	}
-	return "projects " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ps)), ", "), "[]")
+	if !t.CreateProjects {
+		return d
+	}
+	if d != "" {
+		d += ", and "
+	}
+	d += "the projects it creates"
+	if t.ProjectPrefix != "" {
+		d += fmt.Sprintf(" (names starting with %q)", t.ProjectPrefix)
+	}
+	return d
 }
 
 func when(t *time.Time, none string) string {

@@ -187,7 +187,8 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		ExtraHosts:     extra,
 		FrameAncestors: frameAncestors(c, api),
 		Secret:         secret,
-		Protected:      func() bool { return c.Auth.Token != "" || m.tokens.Enabled() },
+		APIURL:         apiURL(c, api),
+		Protected:      m.readsProtected,
 		URLTTL:         c.Content.URLTTL,
 		SessionTTL:     c.Content.SessionTTL,
 		Log:            m.Log,
@@ -198,6 +199,28 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 	}
 	m.content, m.contentLn, m.origins = m.newHTTPServer(content.New(o, sites)), ln, o
 	return nil
+}
+
+// apiURL is where clients find the API, as the content origin tells one
+// that was pointed at it: public_url, else the API listener ("" on a unix
+// socket).
+func apiURL(c Config, api net.Addr) string {
+	if c.PublicURL != "" {
+		return c.PublicURL
+	}
+	if _, ok := api.(*net.TCPAddr); !ok {
+		return ""
+	}
+	return "http://" + loopbackAddr(api.String())
+}
+
+// readsProtected tells whether reads need a token now: auth.reads, and a
+// token to need (auth.token or a live scoped token). The content origin is
+// protected exactly then, so the first token created for uploads changes
+// nothing for readers: site links handed out while reads are open carry no
+// signature and keep working.
+func (m *Server) readsProtected() bool {
+	return m.Config.Auth.Reads && (m.Config.Auth.Token != "" || m.tokens.Enabled())
 }
 
 // newHTTPServer is an http.Server with the daemon's timeouts and limits.

@@ -17,13 +17,13 @@ import (
 )
 
 // TestContentOriginEndToEnd: a site uploaded through the API with a token
-// is opened from its siteUrl on the content origin: signature exchanged
+// protecting reads (auth.reads) is opened from its siteUrl on the content origin: signature exchanged
 // for the cookie, files served with their types, a precompressed variant,
 // and the API origin's preview redirects there. A single-file HTML report
 // is offered the same way.
 func TestContentOriginEndToEnd(t *testing.T) {
 	c := testConfig(t, t.TempDir())
-	c.Auth.Token = "e2e-token"
+	c.Auth.Token, c.Auth.Reads = "e2e-token", true
 	s, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true}})
 	api := "http://" + s.Addr()
 	call := func(method, path, ct string, body io.Reader) (*http.Response, []byte) {

@@ -16,7 +16,10 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
+	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
 // storeSites serves sites ingested with site.Ingest into a real local
@@ -72,7 +75,7 @@ func contentClient(t *testing.T, addr string) *http.Client {
 // answers only its own hosts, and stops it with the API.
 func TestContentOrigin(t *testing.T) {
 	c := testConfig(t, t.TempDir())
-	c.Auth.Token = "content-origin-token"
+	c.Auth.Token, c.Auth.Reads = "content-origin-token", true
 	sites := newStoreSites(t, 7, "index.html", "<script>document.title='ran'</script>", "app.js", "run()")
 	s, stop := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
 	addr := s.ContentAddr()
@@ -140,6 +143,23 @@ func TestContentOriginOpen(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("open content: %d", res.StatusCode)
+	}
+	// The first scoped token (an upload token) protects writes only: reads,
+	// the content origin included, stay open, and the link handed out
+	// before it keeps working.
+	if _, _, err := s.Tokens().Create(tokens.Spec{Name: "ci", Scope: tokens.Upload}); err != nil {
+		t.Fatal(err)
+	}
+	if u2 := s.ContentURL(3, "index.html"); u2 != u {
+		t.Errorf("after the first token the link changed: %s (was %s)", u2, u)
+	}
+	res, err = contentClient(t, s.ContentAddr()).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("the earlier link after the first token: %d", res.StatusCode)
 	}
 	if _, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil {
 		t.Errorf("no content key kept for scoped tokens: %v", err)
@@ -277,5 +297,37 @@ func TestContentSecret(t *testing.T) {
 	c.Content.SigningKey = "short"
 	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
 		t.Errorf("short signing_key: %v", err)
+	}
+}
+
+// TestContentOriginIsNotTheAPI: a client pointed at the content origin
+// (reportctl --server with the content port) is told, in the API's error
+// body, that this is the content origin and where the API is, for reads
+// and writes alike; a site's own files below /api/ are still served.
+func TestContentOriginIsNotTheAPI(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	sites := newStoreSites(t, 4, "index.html", "<p>x</p>", "api/data.json", `{"ok":true}`)
+	s, _ := startServerWith(t, &Server{Config: c, Hooks: Hooks{NoEngines: true, Sites: sites}})
+	cl, err := client.New(client.Options{Server: "http://" + s.ContentAddr(), Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "http://" + s.Addr()
+	_, err = cl.Ping(context.Background())
+	if !report.IsKind(err, report.NotFound) || !strings.Contains(err.Error(), "this is reportd's content origin") || !strings.Contains(err.Error(), api) {
+		t.Errorf("ping at the content origin: %v (API %s)", err, api)
+	}
+	_, err = cl.CreateProject(context.Background(), report.ProjectCreate{Name: "x"})
+	if !report.IsKind(err, report.NotFound) || !strings.Contains(err.Error(), "content origin") {
+		t.Errorf("a write at the content origin: %v", err)
+	}
+	res, err := contentClient(t, s.ContentAddr()).Get(s.ContentURL(4, "api/data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != `{"ok":true}` {
+		t.Errorf("the site's own api/data.json: %d %s", res.StatusCode, b)
 	}
 }

@@ -73,7 +73,7 @@ var settings = []setting{
 	{"content.enabled", "true", "", "serve report sites and HTML reports, scripts running, on the content origin (a second listener)", boolean(func(c *Config) *bool { return &c.Content.Enabled })},
 	{"content.addr", "127.0.0.1:8081", "", "listen address of the content origin", nonEmpty(func(c *Config) *string { return &c.Content.Addr })},
 	{"content.url", "", "", "origin of a report: a template with {id} in the host (one origin per report, e.g. https://{id}.reports-content.example.com), or without {id} one origin shared by all reports below /r/{id}/; empty: http://{id}.localhost:<port> on loopback, the shared origin on the listener's host beyond it", text(func(c *Config) *string { return &c.Content.URL })},
-	{"content.url_ttl", "1h", "", "how long a signed content URL is valid (when a token protects reportd)", duration(func(c *Config) *time.Duration { return &c.Content.URLTTL })},
+	{"content.url_ttl", "1h", "", "how long a signed content URL is valid (links are signed only while reads need a token: auth.reads)", duration(func(c *Config) *time.Duration { return &c.Content.URLTTL })},
 	{"content.signing_key", "", "", "secret content URLs are signed with (never logged); empty: derived from auth.token, else a key kept in data_dir/content.key. Set it alike on every replica that has no auth.token", text(func(c *Config) *string { return &c.Content.SigningKey })},
 	{"content.session_ttl", "12h", "", "how long the cookie a signed content URL is exchanged for lives", duration(func(c *Config) *time.Duration { return &c.Content.SessionTTL })},
 	{"read_header_timeout", "10s", "", "cut off clients slower than this to send headers", duration(func(c *Config) *time.Duration { return &c.HeaderTimeout })},

@@ -17,6 +17,10 @@ type tokenRequest struct {
 	Scope    string  `json:"scope"`
 	Projects []int64 `json:"projects"`
 	Expires  string  `json:"expires"` // "90d", "12h"; empty: never
+	// CreateProjects and ProjectPrefix: an upload token that may create
+	// projects (names starting with the prefix), each joining its set.
+	CreateProjects bool   `json:"createProjects,omitempty"`
+	ProjectPrefix  string `json:"projectPrefix,omitempty"`
 }
 
 // createdToken is the one answer that carries a secret.
@@ -35,7 +39,7 @@ func createToken(ctx context.Context, store report.MetaStore, set *tokens.Set, r
 	if err != nil {
 		return createdToken{}, report.Errorf(report.Validation, "%v", err)
 	}
-	sp := tokens.Spec{Name: req.Name, Scope: scope, Projects: req.Projects}
+	sp := tokens.Spec{Name: req.Name, Scope: scope, Projects: req.Projects, CreateProjects: req.CreateProjects, ProjectPrefix: req.ProjectPrefix}
 	if req.Expires != "" {
 		if sp.Expires, err = tokens.ParseExpiry(req.Expires); err != nil {
 			return createdToken{}, report.Errorf(report.Validation, "%v", err)

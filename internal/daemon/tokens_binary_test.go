@@ -47,7 +47,22 @@ func bearer(t *testing.T, method, url, token string, body string) int {
 // route, with the key from the serve file), and only hashes on disk.
 func TestTokenCommands(t *testing.T) {
 	dir := t.TempDir()
-	// Offline: an admin token before the daemon ever ran.
+	// An admin command never creates a store: run where there is none, it
+	// names the data directory it looked in and leaves nothing behind.
+	_, e := runReportd(t, false, "token", "create", "--scope", "admin", "--data-dir", dir)
+	if !strings.Contains(e, "no reportd store in the data directory "+dir) || !strings.Contains(e, "--data-dir") {
+		t.Errorf("token create without a store said %q", e)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Fatalf("token create without a store left %v in the data directory", names)
+	}
+	for _, cmd := range [][]string{{"token", "list"}, {"backup", "--out", filepath.Join(t.TempDir(), "b.tar")}, {"check"}} {
+		if _, e := runReportd(t, false, append(cmd, "--data-dir", dir)...); !strings.Contains(e, "no reportd store in the data directory "+dir) {
+			t.Errorf("%v without a store said %q", cmd, e)
+		}
+	}
+	// The daemon creates the store; offline, an admin token then.
+	stopWith(t, startReportd(t, dir), syscall.SIGTERM)
 	adminSecret, info := runReportd(t, true, "token", "create", "--scope", "admin", "--name", "ops", "--data-dir", dir)
 	adminSecret = strings.TrimSpace(adminSecret)
 	if !strings.HasPrefix(adminSecret, "rpt_") || !strings.Contains(info, "shown only this once") {
@@ -124,6 +139,11 @@ func TestTokenCommands(t *testing.T) {
 // the daemon refuses to revoke the last one (the API would open).
 func TestTokenAllowsServingBeyondLoopback(t *testing.T) {
 	dir := t.TempDir()
+	// The way the refusal says: serve beyond loopback is refused (the
+	// store is made), a token is created, and then serve starts.
+	if _, e := runReportd(t, false, "serve", "--addr", "0.0.0.0:0", "--data-dir", dir); !strings.Contains(e, "reportd token create") {
+		t.Fatalf("serving beyond loopback without a token said %q", e)
+	}
 	runReportd(t, true, "token", "create", "--scope", "admin", "--data-dir", dir)
 	p := testbin.StartT(t, bins.Path(t, "reportd"), testbin.Options{Addr: "0.0.0.0:0", DataDir: dir})
 	if !strings.Contains(p.Addr, ":") {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
@@ -28,23 +26,20 @@ type tokenOps struct {
 }
 
 // offline runs fn on the store if no daemon holds it; ok is false when one
-// does. create makes the data directory and store if they do not exist.
-func (o tokenOps) offline(ctx context.Context, create bool, fn func(report.MetaStore, *tokens.Set) error) (ok bool, err error) {
+// does. It never creates a store (existingStore says why).
+func (o tokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) (ok bool, err error) {
 	if o.server != "" {
 		return false, nil
 	}
 	if o.cfg.onPostgres() {
 		return true, o.onPostgres(ctx, fn)
 	}
-	dbPath := filepath.Join(o.cfg.DataDir, "reportd.db")
-	if _, err := os.Stat(dbPath); err != nil && !create {
-		return true, fmt.Errorf("no store at %s: %w", dbPath, err)
-	}
-	loc, err := o.cfg.location()
+	dbPath, err := existingStore(o.cfg)
 	if err != nil {
 		return true, err
 	}
-	if err := os.MkdirAll(o.cfg.DataDir, 0o750); err != nil {
+	loc, err := o.cfg.location()
+	if err != nil {
 		return true, err
 	}
 	store, err := boltstore.OpenWait(dbPath, report.Clock{Location: loc}, 300*time.Millisecond)
@@ -133,7 +128,7 @@ func (o tokenOps) online(ctx context.Context, method, path string, body, out any
 
 // Create creates a token (see tokenRequest).
 func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken, err error) {
-	ok, err := o.offline(ctx, true, func(st report.MetaStore, set *tokens.Set) error {
+	ok, err := o.offline(ctx, func(st report.MetaStore, set *tokens.Set) error {
 		c, err = createToken(ctx, st, set, req)
 		return err
 	})
@@ -145,7 +140,7 @@ func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken,
 
 // List lists every token.
 func (o tokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
-	ok, err := o.offline(ctx, false, func(_ report.MetaStore, set *tokens.Set) error {
+	ok, err := o.offline(ctx, func(_ report.MetaStore, set *tokens.Set) error {
 		ts = set.List()
 		return nil
 	})
@@ -161,7 +156,7 @@ func (o tokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err er
 	if !tokens.ValidID(id) {
 		return t, fmt.Errorf("%q is not a token id (tok_ and 16 hex digits; reportd token list shows them)", id)
 	}
-	ok, err := o.offline(ctx, false, func(_ report.MetaStore, set *tokens.Set) error {
+	ok, err := o.offline(ctx, func(_ report.MetaStore, set *tokens.Set) error {
 		t, err = revokeToken(set, id, false)
 		return err
 	})

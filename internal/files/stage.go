@@ -57,14 +57,14 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 		case errors.Is(err, errWrite):
 			return fail(report.Wrap(report.Storage, err, "cannot store the file"))
 		case errors.As(err, &tooBig):
-			return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
+			return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes (%.2f GiB, max_upload_bytes)", limit, float64(limit)/(1<<30)))
 		case errors.As(err, &rerr):
 			return fail(err)
 		}
 		return fail(report.Wrap(report.Validation, err, "upload was cut short"))
 	}
 	if limit > 0 && n > limit {
-		return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes", limit))
+		return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes (%.2f GiB, max_upload_bytes)", limit, float64(limit)/(1<<30)))
 	}
 	if err := f.Sync(); err != nil {
 		return fail(report.Wrap(report.Storage, err, "cannot store the file"))

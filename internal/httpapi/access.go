@@ -17,6 +17,7 @@ type need struct {
 	action  string       // named in a 403: "uploading a report needs scope upload"
 	project projectFrom  // where the project a limited token must cover comes from
 	global  bool         // refused to project-limited tokens
+	creator bool         // also open to an upload token that creates projects (creator.go)
 	anyone  bool         // unrouted paths: any valid token; none only where reads are open
 }
 
@@ -47,7 +48,7 @@ var (
 // live scoped token every route is open, as the API spec has it.
 var access = map[string]need{
 	"GET /api/projects":                read("listing projects", listFiltered),
-	"POST /api/projects":               admin("creating a project"),
+	"POST /api/projects":               {scope: tokens.Admin, action: "creating a project", creator: true},
 	"GET /api/projects/{id}":           read("reading a project", projectInPath),
 	"PUT /api/projects/{id}":           admin("changing a project"),
 	"DELETE /api/projects/{id}":        admin("deleting a project"),
@@ -139,12 +140,18 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 		return r, nil
 	}
 	if p == nil {
-		return r, report.Errorf(report.Unauthorized, "a valid bearer token is required")
+		return r, s.tokenRequired(reading)
 	}
 	if n.anyone {
 		return r, nil
 	}
 	if p.Scope < n.scope {
+		if n.creator && p.Creates {
+			return r, nil // the handler checks the name (creator.go)
+		}
+		if n.creator && p.Scope == tokens.Upload {
+			return r, report.Errorf(report.Forbidden, "token %s has scope %s; %s needs scope %s, or an upload token made with --allow-create-projects", p.ID, p.Scope, n.action, n.scope)
+		}
 		return r, report.Errorf(report.Forbidden, "token %s has scope %s; %s needs scope %s", p.ID, p.Scope, n.action, n.scope)
 	}
 	if p.Global() {
@@ -157,7 +164,21 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 	if err != nil || !known {
 		return r, err // unknown here: the handler answers (NotFound, Validation) or filters
 	}
-	return r, checkProject(p, id, n.action)
+	return r, s.checkProject(p, id, n.action)
+}
+
+// tokenRequired is the 401 of a request that carried no token, saying why
+// one is needed: a client (or person) that worked without one until a
+// token was created learns what changed, not just that it failed.
+func (s *Server) tokenRequired(reading bool) error {
+	if reading {
+		return report.Errorf(report.Unauthorized, "a valid bearer token is required: on this server reads need a token too (auth.reads); send Authorization: Bearer <token>")
+	}
+	why := "a valid bearer token is required: this server has tokens (auth.token or reportd token create), so every change, uploads included, needs one; send Authorization: Bearer <token>"
+	if !s.cfg.AuthReads {
+		why += " (reads stay open without one)"
+	}
+	return report.Errorf(report.Unauthorized, "%s", why)
 }
 
 // permitProject is the check of a project named inside a body (the
@@ -167,12 +188,20 @@ func (s *Server) permitProject(r *http.Request, project int64, action string) er
 	if p == nil || p.Global() || !s.authOn() {
 		return nil
 	}
-	return checkProject(p, project, action)
+	return s.checkProject(p, project, action)
 }
 
-func checkProject(p *tokens.Principal, project int64, action string) error {
+func (s *Server) checkProject(p *tokens.Principal, project int64, action string) error {
 	if p.Covers(project) {
 		return nil
+	}
+	// A project this token created on another replica joined its set
+	// after the set here was read.
+	if p.Creates && s.cfg.Tokens != nil && s.cfg.Tokens.Covers(p.ID, project) {
+		return nil
+	}
+	if p.Creates && len(p.Projects) == 0 {
+		return report.Errorf(report.Forbidden, "token %s may act only on the projects it creates, and has created none yet; %s in project %d is outside them", p.ID, action, project)
 	}
 	return report.Errorf(report.Forbidden, "token %s is limited to projects %s; %s in project %d is outside them", p.ID, projectList(p.Projects), action, project)
 }

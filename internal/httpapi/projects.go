@@ -45,8 +45,15 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	if body.Name == nil {
 		return report.Errorf(report.Validation, "name is required")
 	}
+	creator := s.creatorOf(r)
+	if err := creator.checkName(*body.Name); err != nil {
+		return err
+	}
 	p, err := s.svc.CreateProject(r.Context(), report.ProjectCreate{
 		Name: *body.Name, Description: body.Description, CoverImage: body.CoverImage})
+	if err == nil {
+		err = s.joinCreated(r.Context(), creator, p.ID)
+	}
 	if err == nil {
 		writeJSON(w, http.StatusCreated, p)
 	}

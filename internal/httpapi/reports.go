@@ -39,11 +39,10 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 // html; several file parts (relative names) are one site (sites.go).
 func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	upload, _ := s.svc.Limits()
-	limit := int64(0)
-	if upload > 0 {
-		limit = upload + 1<<20 // room for the other parts and boundaries
+	if err := refuseAnnounced(r, upload); err != nil {
+		return err
 	}
-	mr, err := multipartReader(w, r, limit)
+	mr, err := multipartReader(w, r, uploadBodyLimit(upload))
 	if err != nil {
 		return err
 	}

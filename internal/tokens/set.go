@@ -14,6 +14,11 @@ import (
 type Store interface {
 	PutToken(Record) error
 	Tokens() ([]Record, error)
+	// AddTokenProject adds project to token id's projects in one atomic
+	// step (no lost update when two creations race, on one process or on
+	// replicas sharing the store); adding one it has is a no-op.
+	// report.NotFound when there is no such token.
+	AddTokenProject(id string, project int64) error
 }
 
 // Set is every token, held in memory and written through to the store:
@@ -122,7 +127,7 @@ func (s *Set) Authenticate(secret string) (Principal, error) {
 		return Principal{}, report.Errorf(report.Unauthorized, "token %s expired on %s", r.ID, r.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	s.touch(id, now)
-	return Principal{ID: r.ID, Scope: r.Scope, Projects: r.Projects}, nil
+	return Principal{ID: r.ID, Scope: r.Scope, Projects: r.Projects, Creates: r.CreateProjects, Prefix: r.ProjectPrefix}, nil
 }
 
 // touch records the last use in memory only (a write per request would
@@ -144,6 +149,9 @@ type Spec struct {
 	Scope    Scope         `json:"scope"`
 	Projects []int64       `json:"projects"`
 	Expires  time.Duration `json:"-"` // 0: never
+	// CreateProjects and ProjectPrefix: see Token.
+	CreateProjects bool   `json:"createProjects"`
+	ProjectPrefix  string `json:"projectPrefix"`
 }
 
 // Create makes a token and returns it with its secret, which exists only
@@ -166,6 +174,15 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 	if sp.Expires < 0 {
 		return Token{}, "", report.Errorf(report.Validation, "expiry must be positive")
 	}
+	if sp.CreateProjects && sp.Scope != Upload {
+		return Token{}, "", report.Errorf(report.Validation, "only an upload token is given the right to create projects (--allow-create-projects): an admin token has it anyway, a read token cannot have it")
+	}
+	if sp.ProjectPrefix != "" && !sp.CreateProjects {
+		return Token{}, "", report.Errorf(report.Validation, "a project prefix (--project-prefix) limits the projects a token creates: it needs the right to create projects (--allow-create-projects)")
+	}
+	if len(sp.ProjectPrefix) > 200 || strings.ContainsFunc(sp.ProjectPrefix, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return Token{}, "", report.Errorf(report.Validation, "the project prefix must be at most 200 characters without control characters")
+	}
 	id, secret, hash := newSecret()
 	now := s.now().UTC().Truncate(time.Second)
 	projects := slices.Clone(sp.Projects)
@@ -174,7 +191,8 @@ func (s *Set) Create(sp Spec) (Token, string, error) {
 	if projects == nil {
 		projects = []int64{}
 	}
-	t := Token{ID: id, Name: sp.Name, Scope: sp.Scope, Projects: projects, CreatedAt: now}
+	t := Token{ID: id, Name: sp.Name, Scope: sp.Scope, Projects: projects, CreateProjects: sp.CreateProjects,
+		ProjectPrefix: sp.ProjectPrefix, CreatedAt: now}
 	if sp.Expires > 0 {
 		e := now.Add(sp.Expires)
 		t.ExpiresAt = &e
@@ -216,18 +234,14 @@ func (s *Set) List() []Token {
 
 // Revoke marks a token revoked; the row stays, so the token's holder is
 // told it was revoked and lists show when. Revoking twice is a no-op.
-// A token this set does not know yet (another process created it on a
-// shared store) is looked up with one Reload first.
+// The set is read again first: the token may be unknown here yet (another
+// process created it on a shared store), or have been given projects
+// since (AddProject there), which writing the row back must not drop.
 func (s *Set) Revoke(id string) (Token, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.mu.RLock()
-	_, ok := s.byID[id]
-	s.mu.RUnlock()
-	if !ok {
-		if err := s.reload(); err != nil {
-			return Token{}, err
-		}
+	if err := s.reload(); err != nil {
+		return Token{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,6 +260,51 @@ func (s *Set) Revoke(id string) (Token, error) {
 	s.byID[id] = r
 	s.live--
 	return r.Token, nil
+}
+
+// AddProject makes project one of token id's projects: the token created
+// it. The store changes first, in one atomic step, then this set.
+func (s *Set) AddProject(id string, project int64) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.store.AddTokenProject(id, project); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.byID[id]; ok && !slices.Contains(r.Projects, project) {
+		ps := append(slices.Clone(r.Projects), project)
+		slices.Sort(ps)
+		r.Projects = ps
+		s.byID[id] = r
+	}
+	return nil
+}
+
+// Covers reports whether token id may act on project now. A token that
+// creates projects may have been given one by another process sharing the
+// store (a replica) since this set last read it: on a miss the set is read
+// again once.
+func (s *Set) Covers(id string, project int64) bool {
+	has := func() bool {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		r, ok := s.byID[id]
+		return ok && slices.Contains(r.Projects, project)
+	}
+	if has() {
+		return true
+	}
+	s.mu.RLock()
+	r, ok := s.byID[id]
+	s.mu.RUnlock()
+	if !ok || !r.CreateProjects {
+		return false
+	}
+	if err := s.Reload(); err != nil {
+		return false
+	}
+	return has()
 }
 
 // ValidID reports whether v is a token id's shape (tok_ and 16 hex digits).

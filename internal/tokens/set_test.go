@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,15 @@ import (
 type memStore map[string]Record
 
 func (m memStore) PutToken(r Record) error { m[r.ID] = r; return nil }
+func (m memStore) AddTokenProject(id string, project int64) error {
+	r, ok := m[id]
+	if !ok {
+		return report.Errorf(report.NotFound, "token %s not found", id)
+	}
+	r.Projects = append(slices.Clone(r.Projects), project)
+	m[id] = r
+	return nil
+}
 func (m memStore) Tokens() ([]Record, error) {
 	var o []Record
 	for _, r := range m {
@@ -129,4 +139,10 @@ func (l *lockedStore) Tokens() ([]Record, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.m.Tokens()
+}
+
+func (l *lockedStore) AddTokenProject(id string, project int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.AddTokenProject(id, project)
 }

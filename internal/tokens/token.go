@@ -63,11 +63,19 @@ type Token struct {
 	ID        string     `json:"id"`
 	Name      string     `json:"name"`
 	Scope     Scope      `json:"scope"`
-	Projects  []int64    `json:"projects"` // empty: every project
+	Projects  []int64    `json:"projects"` // empty: every project, unless CreateProjects
 	CreatedAt time.Time  `json:"createdAt"`
 	ExpiresAt *time.Time `json:"expiresAt"`
 	RevokedAt *time.Time `json:"revokedAt"`
 	LastUsed  *time.Time `json:"lastUsed"`
+
+	// CreateProjects: an upload token that may create projects (whose
+	// names start with ProjectPrefix when it is set); each project it
+	// creates joins Projects. Such a token is limited to Projects even
+	// while that is empty. Stored as JSON in bbolt, where an absent field
+	// (a token made before these existed) reads as false and "".
+	CreateProjects bool   `json:"createProjects"`
+	ProjectPrefix  string `json:"projectPrefix"`
 }
 
 // Record is a token as stored: the token and the SHA-256 of its secret.
@@ -85,11 +93,19 @@ func (t Token) Live(now time.Time) bool {
 type Principal struct {
 	ID       string // token id, or "auth.token" for the configured token
 	Scope    Scope
-	Projects []int64 // empty: every project
+	Projects []int64 // empty: every project, unless Creates
+	// Creates: the token may create projects (Token.CreateProjects),
+	// whose names start with Prefix when it is not empty.
+	Creates bool
+	Prefix  string
 }
 
-// Global reports whether the principal is not limited to projects.
-func (p Principal) Global() bool { return len(p.Projects) == 0 }
+// Global reports whether the principal is not limited to projects. A
+// token that creates projects is limited to its set, even an empty one.
+func (p Principal) Global() bool { return len(p.Projects) == 0 && !p.Creates }
+
+// MayName reports whether a project the principal creates may have name.
+func (p Principal) MayName(name string) bool { return strings.HasPrefix(name, p.Prefix) }
 
 // Covers reports whether the principal may act on project.
 func (p Principal) Covers(project int64) bool {

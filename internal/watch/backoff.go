@@ -36,12 +36,16 @@ const (
 	// a health probe to succeed; no file is charged an attempt.
 	unreachable failure = iota
 	// transient: the server answered but could not take the file now
-	// (storage, conversion capacity, auth being fixed). Retried with
+	// (storage, conversion capacity, a token's scope being fixed). Retried with
 	// backoff for as long as it takes.
 	transient
 	// rejected: the server refused this file (validation, too large, no
 	// such project). Counts toward --max-attempts.
 	rejected
+	// unauthorized: the server wants a token it was not given (typically
+	// its first token was just created) or refused the one given. No
+	// retry can fix that: the run stops, files stay queued (auth.go).
+	unauthorized
 )
 
 func classify(err error) failure {
@@ -56,6 +60,8 @@ func classify(err error) failure {
 	switch re.Kind {
 	case report.Validation, report.PayloadTooLarge, report.NotFound, report.MethodNotAllowed:
 		return rejected
+	case report.Unauthorized:
+		return unauthorized
 	}
 	return transient
 }

@@ -39,7 +39,8 @@ func TestClassify(t *testing.T) {
 		{report.Errorf(report.NotFound, "no project"), rejected},
 		{report.Errorf(report.Storage, "disk"), transient},
 		{report.Errorf(report.Unavailable, "busy"), transient},
-		{report.Errorf(report.Unauthorized, "token"), transient},
+		{report.Errorf(report.Unauthorized, "token"), unauthorized}, // ends the run: no retry fixes it
+		{report.Errorf(report.Forbidden, "scope"), transient},
 	} {
 		if got := classify(tc.err); got != tc.want {
 			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)

@@ -82,6 +82,8 @@ EXIT STATUS (--once)
   0  every file found was published or was published before
   1  a file could not be published, or --project does not exist
   2  bad flags or arguments
+  3  an upload was refused for want of a valid token (also without --once:
+     watch stops instead of retrying; files stay queued for the next run)
   4  no report file found (--allow-empty makes this 0)
   5  the server could not be reached (files stay queued for the next run)
   130 interrupted

@@ -71,6 +71,10 @@ func (r *runner) result(res result) {
 		}
 		r.tracker.touch(res.path, now)
 	case resRetry:
+		if res.fail == unauthorized {
+			r.refused(res)
+			break
+		}
 		if res.fail == unreachable {
 			r.goDown(res.err)
 			r.retries[res.path] = retryWait{fail: unreachable}

@@ -41,6 +41,9 @@ wait:
 	if !r.opts.once || ctx.Err() != nil {
 		r.log.emit(Event{Event: evStopped})
 	}
+	if r.authErr != nil {
+		return r.authStopped()
+	}
 	if !r.opts.once {
 		return nil
 	}

@@ -43,6 +43,10 @@ type runner struct {
 
 	failures int // --once: files that could not be published this run
 	bg       sync.WaitGroup
+
+	// authErr is the 401 that ends the run (auth.go); nil while uploads
+	// are accepted.
+	authErr error
 }
 
 func newRunner(o *options, svc report.Service, st *store, flt *filter, log *eventLog) *runner {
@@ -155,6 +159,9 @@ loop:
 			rescan.Reset(r.rescanEvery())
 		}
 		if r.opts.once && (r.circuit.down() || r.idle()) {
+			break loop
+		}
+		if r.authErr != nil {
 			break loop
 		}
 		r.noteIdle()

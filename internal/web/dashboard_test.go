@@ -388,6 +388,8 @@ func TestDashboardToken(t *testing.T) {
 	b.do(chromedp.SendKeys(chromedp.CSS("dialog[open] input[name=name]"), "Locked"))
 	b.click("dialog[open] button[type=submit]")
 	b.waitText("dialog[open] .dialog-error", "a valid bearer token is required")
+	// Why it asks: a change needs a token here, viewing does not.
+	b.waitText("dialog[open] .dialog-error", "Changes on this reportd need a token since one was set up for it; viewing does not.")
 	b.waitFor("token button", `!document.getElementById('token-btn').hidden`, 10*time.Second)
 	b.click("dialog[open] .dialog-actions button:first-child")
 	b.waitFor("dialog closed", `document.querySelector('dialog') === null`, 10*time.Second)

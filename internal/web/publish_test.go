@@ -13,13 +13,16 @@ import (
 	"github.com/reportd/reportd/internal/cli"
 )
 
-// siteDaemon is the real reportd binary with an auth token, so every
-// content URL it hands out is signed and exchanged for a host-only cookie
-// of the report's origin (http://{id}.localhost:<port>), and the dashboard.
+// siteDaemon is the real reportd binary with an auth token and the
+// dashboard. With auth.reads every content URL it hands out is signed and
+// exchanged for a host-only cookie of the report's origin
+// (http://{id}.localhost:<port>); without, reads are public and so are
+// the content origin's plain URLs.
 type siteDaemon struct {
 	*daemon
 	token   string
 	project int64
+	reads   bool // auth.reads: only then are content URLs signed
 }
 
 // reads protects reads with the token too (auth.reads).
@@ -32,7 +35,7 @@ func startSiteDaemon(t *testing.T, reads bool) *siteDaemon {
 	if id == 0 {
 		t.Fatalf("create project: %v", p)
 	}
-	return &siteDaemon{daemon: d, token: token, project: int64(id)}
+	return &siteDaemon{daemon: d, token: token, project: int64(id), reads: reads}
 }
 
 // published is what `reportctl upload DIR --json` prints for one folder.
@@ -64,7 +67,8 @@ func reportctl(t *testing.T, args ...string) (int, string, string) {
 
 // publish uploads the folder dir as one site with `reportctl upload DIR
 // --json` and returns the report it printed; the site URL must be one of
-// the per-report origins, signed.
+// the per-report origins, signed exactly when reads are protected (with
+// public reads a token protects writes only: links are plain and permanent).
 func (d *siteDaemon) publish(t *testing.T, dir string, extra ...string) published {
 	t.Helper()
 	args := append([]string{"upload", dir, "--server", d.base, "--token", d.token, "--project", fmt.Sprint(d.project), "--json"}, extra...)
@@ -78,8 +82,8 @@ func (d *siteDaemon) publish(t *testing.T, dir string, extra ...string) publishe
 	}
 	p := out[0]
 	u, err := url.Parse(p.SiteURL)
-	if p.Kind != "site" || err != nil || u.Hostname() != fmt.Sprintf("%d.localhost", p.ID) || u.RawQuery == "" {
-		t.Fatalf("published %s: kind %q, siteUrl %q (want a signed URL on http://%d.localhost:<port>)", filepath.Base(dir), p.Kind, p.SiteURL, p.ID)
+	if p.Kind != "site" || err != nil || u.Hostname() != fmt.Sprintf("%d.localhost", p.ID) || u.Query().Has("reportd_sig") != d.reads {
+		t.Fatalf("published %s: kind %q, siteUrl %q (want a URL on http://%d.localhost:<port>, signed: %v)", filepath.Base(dir), p.Kind, p.SiteURL, p.ID, d.reads)
 	}
 	return p
 }

@@ -16,10 +16,11 @@ import (
 )
 
 // TestSiteFramedFromContentOrigin: with the daemon's own content origin
-// (wired as `reportd serve` wires it) and a token, so every content URL is
-// signed, the reader's frame really shows the site: the entry page loads,
-// its relative fetches work (the signed URL was exchanged for the
-// origin's cookie inside the sandboxed frame), a file from the tree opens,
+// (wired as `reportd serve` wires it) and a token for writes (reads stay
+// public, so content URLs are plain; signed links and their cookie are
+// TestHostileSiteIsolated's with auth.reads), the reader's frame
+// really shows the site: the entry page loads, its relative fetches work,
+// a file from the tree opens,
 // and the framed site can neither navigate the dashboard's tab nor read
 // its storage. It needs the content origin (internal/content); a daemon
 // without one hands out no siteUrl, and the test says so and skips.

@@ -25,6 +25,7 @@ func TestDashboardTokenPrompt(t *testing.T) {
 	b.do(chromedp.Navigate(d.base + "/"))
 	b.waitFor("token prompt", `document.activeElement?.name === 'token'`, 15*time.Second)
 	b.waitText("dialog[open]", "a valid bearer token is required")
+	b.waitText("dialog[open]", "asks for a token to view reports too (its administrator set auth.reads)")
 	if !eval[bool](b, `!document.getElementById('token-btn').hidden`) {
 		t.Error("token button hidden after a 401")
 	}

@@ -43,11 +43,18 @@ function authHeaders(h) {
 // the scope or project (403) keeps the daemon's message, which names what
 // is missing ("token tok_… has scope read; creating a project needs scope
 // admin"), and points at the token control.
-function noticeAuth(err) {
+// write says whether the refused request was a change (the prompt
+// explains why a token is asked for: writes need one once the daemon has
+// any token; reads only with auth.reads).
+function noticeAuth(err, write = false) {
   if (err.type === 'UnauthorizedError') {
     const reason = err.message;
-    err.message += ' Use “Enter API token” at the top of the page.';
-    window.dispatchEvent(new CustomEvent('reportd:unauthorized', { detail: { message: reason } }));
+    // The daemon goes on to tell API clients which header to send; a
+    // person needs what to do here instead.
+    err.message = reason.replace(/^(a valid bearer token is required):.*$/s, '$1.') +
+      (write ? ' Changes on this reportd need a token since one was set up for it; viewing does not.' : '') +
+      ' Use “Enter API token” at the top of the page.';
+    window.dispatchEvent(new CustomEvent('reportd:unauthorized', { detail: { message: reason, write } }));
   } else if (err.type === 'ForbiddenError') {
     const m = /needs scope (\w+)/.exec(err.message);
     err.message += m ? ` Enter a token with scope ${m[1]} under “API token set” at the top of the page.`
@@ -75,7 +82,7 @@ async function send(method, path, { json, form, signal } = {}) {
     throw unreachable();
   }
   const text = await res.text();
-  if (!res.ok) throw noticeAuth(errorFrom(res.status, text));
+  if (!res.ok) throw noticeAuth(errorFrom(res.status, text), method !== 'GET' && method !== 'HEAD');
   if (!text) return null;
   try {
     return JSON.parse(text);
@@ -142,7 +149,7 @@ export function uploadReport(file, projectId, fileType, onProgress) {
         onProgress(1);
         try { resolve(JSON.parse(xhr.responseText)); } catch { resolve(null); }
       } else {
-        reject(noticeAuth(errorFrom(xhr.status, xhr.responseText)));
+        reject(noticeAuth(errorFrom(xhr.status, xhr.responseText), true));
       }
     };
     xhr.onerror = () => reject(unreachable());

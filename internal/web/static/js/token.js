@@ -10,9 +10,27 @@ import { field, formDialog } from './dialog.js';
 
 let prompting = false;
 
+// why says why this daemon asks for a token: a change was refused (any
+// token on the daemon makes changes need one, reads stay open), or a read
+// was (auth.reads). Without a refusal (the button), both cases.
+function why(reason, write) {
+  // The daemon's "a valid bearer token is required: …" goes on to tell an
+  // API client which header to send; here its first clause is enough.
+  const said = reason ? reason.replace(/^(a valid bearer token is required):.*$/s, '$1.') + ' ' : '';
+  if (reason && write) {
+    return said + 'Changes on this reportd (uploading, editing, deleting) need a token since one was set up for it ' +
+      '(reportd token create or auth.token). Viewing reports does not need one.';
+  }
+  if (reason) {
+    return said + 'This reportd asks for a token to view reports too (its administrator set auth.reads).';
+  }
+  return 'Changes on this reportd (uploading, editing, deleting) need a token once one has been set up for it; ' +
+    'viewing reports needs one only where its administrator set auth.reads.';
+}
+
 // promptToken asks for a token; once saved, the current page reloads its
 // data (the 'reportd:token' event).
-export async function promptToken(reason) {
+export async function promptToken(reason, write = false) {
   if (prompting) return;
   prompting = true;
   try {
@@ -23,7 +41,7 @@ export async function promptToken(reason) {
       fields: [field({
         label: 'Bearer token',
         control: input,
-        hint: (reason ? reason + ' ' : '') + 'This reportd requires a token (rpt_…) for this. It is kept in this tab only. Leave empty to forget it.',
+        hint: why(reason, write) + ' Paste a token (rpt_…) from its administrator: it is kept in this tab only. Leave empty to forget it.',
       })],
       submit: async () => ({ token: input.value.trim() }),
     });
@@ -47,7 +65,7 @@ export function tokenButton() {
     btn.classList.add('attention');
     label();
     // Not over another dialog: its own error line already says why.
-    if (!document.querySelector('dialog[open]')) promptToken(e.detail?.message);
+    if (!document.querySelector('dialog[open]')) promptToken(e.detail?.message, e.detail?.write);
   });
   window.addEventListener('reportd:forbidden', () => {
     btn.hidden = false;
