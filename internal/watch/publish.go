@@ -138,6 +138,7 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		ProjectID: projectID,
 		FileType:  typ,
 		File:      report.Upload{FileName: filepath.Base(path), Open: src.open},
+		Meta:      p.opts.meta,
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {
