@@ -46,7 +46,8 @@ func fields(out string) map[string]string {
 // TestGlobOverAllureSite does what the CI examples used to: a glob over
 // build/reports/**/*.html with a real Allure 3 report in it. The glob gets
 // a warning naming the folder (with --strict an error, exit 2, nothing
-// stored); a one-page report beside it does not. Uploading the folder as
+// stored), and so does c8's istanbul tree beside it, named by its top
+// folder; a one-page report beside them does not. Uploading the folder as
 // told gives a report whose detected figures `reports get` and the
 // --summary table show, equal to what Allure's own results say.
 func TestGlobOverAllureSite(t *testing.T) {
@@ -55,10 +56,14 @@ func TestGlobOverAllureSite(t *testing.T) {
 	}
 	allure := sitegen.Allure(t)
 	gocover := sitegen.GoCoverOneFile(t)
+	c8 := sitegen.C8(t)
 	work := t.TempDir()
 	reports := filepath.Join(work, "build", "reports")
 	copyTree(t, allure.Dir, filepath.Join(reports, "allure-report"))
 	copyTree(t, gocover.Dir, filepath.Join(reports, "go"))
+	// istanbul writes an index.html in every folder of its tree: the
+	// folder to upload is the tree's top.
+	copyTree(t, c8.Dir, filepath.Join(reports, "coverage"))
 	d := testbin.StartT(t, filepath.Join(bins.Dir(t), "reportd"), testbin.Options{DataDir: filepath.Join(work, "data"), Env: []string{"REPORTD_LOG_LEVEL=warn"}})
 	srv := d.URL()
 	siteDir := filepath.Join("build", "reports", "allure-report")
@@ -73,6 +78,10 @@ func TestGlobOverAllureSite(t *testing.T) {
 	}
 	if strings.Contains(stderr, filepath.Join("build", "reports", "go")) {
 		t.Errorf("a one-page report is named as a site:\n%s", stderr)
+	}
+	c8Dir := filepath.Join("build", "reports", "coverage")
+	if !strings.Contains(stderr, "report site "+c8Dir+" (istanbul)") || strings.Count(stderr, "warning: ") != 2 {
+		t.Errorf("want one warning for %s and one for %s:\n%s", siteDir, c8Dir, stderr)
 	}
 
 	code, stdout, stderr := reportctlIn(t, work, srv, "upload", "build/reports/**/*.html", "--project-name", "web", "--create-project", "--strict")
