@@ -7,11 +7,8 @@ ldflags="-s -w -X github.com/reportd/reportd/internal/version.Version=${ver}"
 mkdir -p bin
 # The first build downloads the modules and compiles every dependency, which
 # takes minutes on a small machine: say so, and say when it is done.
-if [ -z "$(go env GOMODCACHE 2>/dev/null)" ] || ! go list -m -mod=readonly all >/dev/null 2>&1 </dev/null; then
-  echo "build: downloading Go modules (first run only)..." >&2
-  go mod download
-fi
-echo "build: compiling reportd and reportctl ($ver) into ./bin; the first build takes a few minutes, later ones seconds..." >&2
+echo "build: compiling reportd and reportctl ($ver) into ./bin; the first build downloads the Go modules" \
+  "and compiles every dependency (a few minutes), later ones take seconds..." >&2
 start=$SECONDS
 go build -trimpath -ldflags "$ldflags" -o bin/ ./cmd/reportd ./cmd/reportctl
 echo "build: done in $((SECONDS - start)) s: bin/reportd, bin/reportctl" >&2
