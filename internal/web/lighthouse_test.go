@@ -47,14 +47,20 @@ func TestLighthouse(t *testing.T) {
 		t.Fatalf("upload notes.md: exit %d: %s", code, stderr)
 	}
 
-	pages := []struct{ name, url string }{
-		{"home", d.base + "/"},
-		{"project", fmt.Sprintf("%s/#/projects/%d", d.base, d.project)},
-		{"site report", fmt.Sprintf("%s/#/reports/%d", d.base, site.ID)},
+	pages := []struct {
+		name, url string
+		frame     string // an origin the page must have loaded from (200)
+	}{
+		{"home", d.base + "/", ""},
+		{"project", fmt.Sprintf("%s/#/projects/%d", d.base, d.project), ""},
+		{"site report", fmt.Sprintf("%s/#/reports/%d", d.base, site.ID), origin(t, site.SiteURL)},
 	}
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
-			scores, failed := runLighthouse(t, lighthouse, p.url)
+			scores, failed, loaded := runLighthouse(t, lighthouse, p.url)
+			if p.frame != "" && !loaded[p.frame] {
+				t.Errorf("%s: the audit never loaded the report from %s (loaded: %v): the frame was not part of it", p.url, p.frame, loaded)
+			}
 			t.Logf("%s: accessibility %.2f, best practices %.2f", p.url, scores["accessibility"], scores["best-practices"])
 			if scores["accessibility"] < 0.98 || scores["best-practices"] < 1 {
 				t.Errorf("%s: accessibility %.2f (want >= 0.98), best practices %.2f (want 1); failed audits:\n%s",
@@ -81,10 +87,19 @@ type lhReport struct {
 	} `json:"audits"`
 }
 
+// lhRequests are the details of the network-requests audit.
+type lhRequests struct {
+	Items []struct {
+		URL        string `json:"url"`
+		StatusCode int    `json:"statusCode"`
+	} `json:"items"`
+}
+
 // runLighthouse audits url for accessibility and best practices and
-// returns the category scores and the audits that did not pass, with
-// their details (which elements, which console lines).
-func runLighthouse(t *testing.T, lighthouse, url string) (map[string]float64, []string) {
+// returns the category scores, the audits that did not pass, with their
+// details (which elements, which console lines), and the origins it
+// loaded something from with status 200.
+func runLighthouse(t *testing.T, lighthouse, url string) (map[string]float64, []string, map[string]bool) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "lighthouse.json")
 	// Generous: two cores shared with the rest of the suite.
@@ -92,10 +107,11 @@ func runLighthouse(t *testing.T, lighthouse, url string) (map[string]float64, []
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lighthouse, url,
 		"--only-categories=accessibility,best-practices",
+		"--only-audits=network-requests", // in addition to the categories' audits
 		"--output=json", "--output-path="+out, "--quiet",
 		"--max-wait-for-load=90000",
-		"--chrome-flags=--headless --no-sandbox --disable-gpu --disable-dev-shm-usage "+
-			"--host-resolver-rules=MAP\\ *.localhost\\ 127.0.0.1 --user-data-dir="+t.TempDir())
+		// Chromium resolves *.localhost (the report origins) to loopback itself.
+		"--chrome-flags=--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir="+t.TempDir())
 	cmd.Env = append(os.Environ(), "CHROME_PATH="+testbrowser.Chromium, "NO_COLOR=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("lighthouse %s: %v\n%s", url, err, b)
@@ -126,5 +142,15 @@ func runLighthouse(t *testing.T, lighthouse, url string) (map[string]float64, []
 		}
 	}
 	sort.Strings(failed)
-	return scores, failed
+	var reqs lhRequests
+	if err := json.Unmarshal(r.Audits["network-requests"].Details, &reqs); err != nil {
+		t.Fatalf("lighthouse network-requests: %v", err)
+	}
+	loaded := map[string]bool{}
+	for _, q := range reqs.Items {
+		if q.StatusCode == 200 && strings.HasPrefix(q.URL, "http") {
+			loaded[origin(t, q.URL)] = true
+		}
+	}
+	return scores, failed, loaded
 }
