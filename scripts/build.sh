@@ -5,4 +5,10 @@ cd "$(dirname "$0")/.."
 ver=$(git describe --tags --always --dirty 2>/dev/null || echo devel)
 ldflags="-s -w -X github.com/reportd/reportd/internal/version.Version=${ver}"
 mkdir -p bin
+# The first build downloads the modules and compiles every dependency, which
+# takes minutes on a small machine: say so, and say when it is done.
+echo "build: compiling reportd and reportctl ($ver) into ./bin; the first build downloads the Go modules" \
+  "and compiles every dependency (a few minutes), later ones take seconds..." >&2
+start=$SECONDS
 go build -trimpath -ldflags "$ldflags" -o bin/ ./cmd/reportd ./cmd/reportctl
+echo "build: done in $((SECONDS - start)) s: bin/reportd, bin/reportctl" >&2

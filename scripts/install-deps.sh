@@ -67,8 +67,11 @@ fi
 # folder outside the repository where internal/sitegen looks (REPORTD_NPM, else
 # ${XDG_CACHE_HOME:-$HOME/.cache}/reportd-npm). No browser is downloaded: the
 # generated Playwright tests use no page. Skipped when every pinned version is there.
+# Lighthouse audits the dashboard (internal/web, TestLighthouse) in the
+# chromium-headless-shell above; 12.x because 13.x needs Node.js 22.19+
+# (Debian 12 ships Node.js 18, CI images often 20), 12.8.2 runs on 18.16+.
 npmpkgs=(c8@12.0.0 mocha@12.0.3 mochawesome@8.1.1 mochawesome-report-generator@6.3.2
-  @playwright/test@1.65.1 allure@3.18.0 allure-playwright@3.12.2)
+  @playwright/test@1.65.1 allure@3.18.0 allure-playwright@3.12.2 lighthouse@12.8.2)
 if [ "${1:-run}" != run ]; then
   npmdir="${REPORTD_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/reportd-npm}"
   stale=()

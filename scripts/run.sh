@@ -6,6 +6,8 @@
 # for the names clients use; see docs/operations.md, "Exposing reportd").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "run: checking the system packages reportd needs (scripts/install-deps.sh run)..." >&2
 bash scripts/install-deps.sh run
 bash scripts/build.sh
+echo "run: starting ./bin/reportd serve $*" >&2
 exec ./bin/reportd serve "$@"

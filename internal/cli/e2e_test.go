@@ -44,6 +44,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testbin"
 )
 
@@ -52,7 +53,7 @@ import (
 var bins = testbin.NewLazy("reportctl-e2e-bin-", "reportctl", "reportd")
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := sitegen.Main(m)
 	bins.Remove()
 	os.Exit(code)
 }

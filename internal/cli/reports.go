@@ -35,23 +35,27 @@ func printReport(w io.Writer, tty bool, c *client.Client, r report.Report) error
 		site = append(site, "entry", orDash(&r.Entry), "files", itoa(int64(r.Files)), "bytes", sizeOf(r.Bytes, tty))
 	}
 	site = append(site, "siteUrl", orDash(&r.SiteURL))
-	return printFields(w, tty, append(append([]string{
+	fields := append([]string{
 		"id", itoa(r.ID),
 		"projectId", itoa(r.ProjectID),
 		"fileName", r.FileName,
-		"fileType", string(r.FileType)}, site...),
+		"fileType", string(r.FileType)}, site...)
+	fields = append(fields,
 		"filePath", r.FilePath,
 		"uploadTime", r.UploadTime.String(),
 		"name", r.Name,
 		"branch", orDash(r.Branch),
 		"commit", orDash(r.Commit),
 		"buildUrl", orDash(r.BuildURL),
-		"buildId", orDash(r.BuildID),
+		"buildId", orDash(r.BuildID))
+	fields = append(fields, figureFields(r)...)
+	fields = append(fields,
 		"dashboardUrl", r.DashboardURL,
 		"previewUrl", c.PreviewURL(r.ID),
 		"downloadUrl", c.DownloadURL(r.ID),
 		"pdfUrl", c.PDFURL(r.ID),
-	)...)
+	)
+	return printFields(w, tty, fields...)
 }
 
 // sizeOf is n bytes for people (1.2 MiB) on a terminal, the number when piped.

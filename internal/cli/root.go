@@ -61,7 +61,7 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		newReportsCmd(f),
 		newUploadCmd(f),
 		newPruneCmd(f),
-		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut}),
+		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Meta: &watchMeta{}}),
 	} {
 		c.GroupID = "api"
 		root.AddCommand(c)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reportd/reportd/internal/exitcode"
 )
@@ -207,5 +208,25 @@ func TestLocalCommands(t *testing.T) {
 	r = run(t, false, "upload", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "EXIT STATUS") || !strings.Contains(r.stdout, "130") {
 		t.Fatalf("help: %+v", r)
+	}
+}
+
+// TestHostTypoFailsFast: a server name that does not resolve ends at once
+// with exit status 5 and says which name, with the default retry settings
+// that would otherwise wait 16 s or more.
+func TestHostTypoFailsFast(t *testing.T) {
+	isolate(t)
+	start := time.Now()
+	r := run(t, false, "--server", "http://reportd.example.invalid:8080", "ping")
+	took := time.Since(start)
+	if r.code != exitcode.Unreachable {
+		t.Fatalf("exit %d, want %d: %+v", r.code, exitcode.Unreachable, r)
+	}
+	if !strings.Contains(r.stderr, `cannot resolve host name "reportd.example.invalid"`) || strings.Contains(r.stderr, "retrying") {
+		t.Fatalf("stderr %q: want the name that failed and no retry", r.stderr)
+	}
+	// The default retries wait 16 s at least; the bound leaves room for a busy machine.
+	if took > 5*time.Second {
+		t.Fatalf("took %v, want an immediate failure", took)
 	}
 }

@@ -28,6 +28,7 @@ type uploadOptions struct {
 	ciSystem      string
 	summary       string
 	entry         string
+	strict        bool
 }
 
 func newUploadCmd(f *Factory) *cobra.Command {
@@ -55,7 +56,12 @@ itself, so quote them; '**' matches any number of directories
 ('build/**/*.html'). Glob matches keep only supported extensions (.html .md
 .pdf .ppt .pptx); the report type comes from the extension unless --type is
 given. A pattern that matches no file is an error (exit status 4) before
-anything is uploaded, unless --allow-empty is given.
+anything is uploaded, unless --allow-empty is given. A glob that picks HTML
+pages of a report site (an index.html next to data/, static/, assets/ or
+scripts, or a generator reportd recognises) gets a warning naming the
+folder to upload instead, since the pages do not work apart from the rest
+of the site; with --strict that is an error (exit status 2) and nothing is
+uploaded.
 
 Each report carries build metadata: --name (default: the file name without
 its extension), --branch, --commit, --build-url and --build-id. Unless
@@ -74,7 +80,8 @@ the first failure.`,
 		Example: `  reportctl upload report.html --project 3
   reportctl upload htmlcov --project-name web --name coverage
   reportctl upload playwright-report --project 3 --entry index.html --json
-  reportctl upload 'build/reports/**/*.html' 'docs/*.md' --project-name nightly --create-project -j 4
+  reportctl upload build/reports/allure-report build/reports/htmlcov --project-name nightly --create-project
+  reportctl upload 'docs/*.md' --project-name nightly --strict -j 4
   reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json
   reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -123,6 +130,7 @@ the first failure.`,
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
 	fl.StringVar(&o.entry, "entry", "", "entry `PAGE` of the folders uploaded as sites, relative to the folder (default: chosen by the server: index.html, ...)")
+	fl.BoolVar(&o.strict, "strict", false, "fail (exit status 2) instead of warning when a glob picks pages of a report site")
 	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
 	o.metaFlags.register(fl)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
@@ -139,6 +147,14 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 	if o.entry != "" {
 		if err := checkEntry(o.entry, ex.files); err != nil {
 			return err
+		}
+	}
+	if sites := globbedSites(o.patterns, ex.files); len(sites) > 0 {
+		if o.strict {
+			return usageErrorf("--strict: %s", sites[0])
+		}
+		for _, s := range sites {
+			fmt.Fprintf(o.f.IO.ErrOut, "warning: %s\n", s)
 		}
 	}
 	if ex.skipped > 0 && !o.json {

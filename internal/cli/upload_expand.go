@@ -19,6 +19,8 @@ type localFile struct {
 	typ  report.FileType
 	size int64        // of the file, or of the folder's files together
 	tree *dirzip.Tree // a folder: sent as a zip made on the fly
+	// pattern is the glob that picked the file, "" for a literal argument.
+	pattern string
 }
 
 // expansion is the result of expanding the upload arguments.
@@ -39,7 +41,7 @@ type expansion struct {
 func expandPatterns(patterns []string, override report.FileType) (expansion, error) {
 	var ex expansion
 	seen := map[string]bool{}
-	add := func(path string, size int64, typ report.FileType) {
+	add := func(path string, size int64, typ report.FileType, pattern string) {
 		key, err := filepath.Abs(path)
 		if err != nil {
 			key = filepath.Clean(path)
@@ -48,7 +50,7 @@ func expandPatterns(patterns []string, override report.FileType) (expansion, err
 			return
 		}
 		seen[key] = true
-		ex.files = append(ex.files, localFile{path: path, name: filepath.Base(path), typ: typ, size: size})
+		ex.files = append(ex.files, localFile{path: path, name: filepath.Base(path), typ: typ, size: size, pattern: pattern})
 	}
 	for _, p := range patterns {
 		if st, err := os.Stat(p); err == nil {
@@ -72,7 +74,7 @@ func expandPatterns(patterns []string, override report.FileType) (expansion, err
 				}
 				typ = t
 			}
-			add(p, st.Size(), typ)
+			add(p, st.Size(), typ, "")
 			continue
 		}
 		matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
@@ -96,7 +98,7 @@ func expandPatterns(patterns []string, override report.FileType) (expansion, err
 			if err != nil {
 				return ex, err
 			}
-			add(m, st.Size(), t)
+			add(m, st.Size(), t, p)
 			n++
 		}
 		if n == 0 {

@@ -81,7 +81,7 @@ func isTrue(s string) bool {
 
 // writeCIHelp lists the metadata variables for `reportctl help environment`.
 func writeCIHelp(b io.Writer) {
-	fmt.Fprint(b, "\nBuild metadata of `reportctl upload` (flag > variable > CI environment):\n\n")
+	fmt.Fprint(b, "\nBuild metadata of `reportctl upload` and `reportctl watch` (flag > variable > CI environment):\n\n")
 	for _, s := range metaSettings {
 		fmt.Fprintf(b, "%s\n    Same as upload --%s.\n\n", EnvName(s.flag), s.flag)
 	}
@@ -101,3 +101,13 @@ Woodpecker CI_PIPELINE_URL; Drone DRONE_BUILD_LINK. Detection: GITHUB_ACTIONS=tr
 JENKINS_URL set, BUILDKITE=true, CIRCLECI=true, TF_BUILD=True, CI=woodpecker, DRONE=true.
 
 `
+
+// watchMeta gives `reportctl watch` upload's metadata flags, variables and
+// CI detection (watch.MetaFlags).
+type watchMeta struct{ mf metaFlags }
+
+func (w *watchMeta) Register(fl *pflag.FlagSet) { w.mf.register(fl) }
+
+func (w *watchMeta) Resolve(fl *pflag.FlagSet) (report.BuildMeta, string) {
+	return w.mf.resolve(fl, osEnv)
+}

@@ -76,6 +76,9 @@ func printUploadResults(o *uploadOptions, results []uploadResult) error {
 		if r.SiteURL != "" {
 			fmt.Fprintf(w, "  site:     %s\n", r.SiteURL)
 		}
+		if fig := figuresText(r.Generator, r.Summary); fig != "" {
+			fmt.Fprintf(w, "  results:  %s\n", fig)
+		}
 		fmt.Fprintf(w, "  download: %s\n  pdf:      %s\n", r.DownloadURL, r.PDFURL)
 		if r.LatestURL != "" {
 			fmt.Fprintf(w, "  latest:   %s\n", r.LatestURL)

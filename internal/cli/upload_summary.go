@@ -40,15 +40,19 @@ func summaryMarkdown(p report.Project, results []uploadResult) string {
 	}
 	fmt.Fprintf(&b, "### %d report(s) published to %s\n\n", ok, target)
 	if ok > 0 {
-		b.WriteString("| Report | File | Branch | Commit | Build | Size |\n|---|---|---|---|---|---|\n")
+		b.WriteString("| Report | File | Branch | Commit | Build | Size | Results |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			if r.Report == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| [%s](%s) | %s (%s) | %s | %s | %s | %s |\n",
+			var fig *string
+			if f := figuresText(r.Generator, r.Summary); f != "" {
+				fig = &f
+			}
+			fmt.Fprintf(&b, "| [%s](%s) | %s (%s) | %s | %s | %s | %s | %s |\n",
 				mdEscape(r.Name), r.DashboardURL, mdEscape(r.FileName), r.FileType,
 				mdOpt(r.Branch), mdCode(shortCommit(r.Commit)), mdBuild(r.BuildID, r.BuildURL),
-				sizeIEC(r.Size))
+				sizeIEC(r.Size), mdOpt(fig))
 		}
 	}
 	for _, r := range results {

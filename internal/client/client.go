@@ -88,7 +88,7 @@ func New(opts Options) (*Client, error) {
 	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         dialer.DialContext,
+		DialContext:         dialReserved(dialer.DialContext),
 		TLSHandshakeTimeout: opts.ConnectTimeout,
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     90 * time.Second,

@@ -61,6 +61,9 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 		if isAPI && !retryable(apiErr.Kind) {
 			return nil, apiErr
 		}
+		if why := permanentFailure(err); why != "" && !isAPI {
+			return nil, &UnreachableError{Server: c.site, Attempts: attempt, Err: err, Permanent: why}
+		}
 		if !safeToRepeat(cl, err) {
 			// Not "unreachable": the request may well have arrived.
 			return nil, fmt.Errorf("%s %s: %w (not repeated: the server may have acted on it before the connection failed)", cl.method, cl.path, err)

@@ -11,14 +11,21 @@ import (
 )
 
 // UnreachableError means no attempt got an HTTP response: the server was
-// down, refused the connection, or timed out, every time.
+// down, refused the connection, or timed out, every time; or the first
+// attempt failed in a way no retry can fix (Permanent says how).
 type UnreachableError struct {
 	Server   string
 	Attempts int
 	Err      error
+	// Permanent, when set, is why the request was not retried: the host
+	// name does not resolve or the TLS certificate does not verify.
+	Permanent string
 }
 
 func (e *UnreachableError) Error() string {
+	if e.Permanent != "" {
+		return fmt.Sprintf("server %s unreachable, not retried: %s", e.Server, e.Permanent)
+	}
 	return fmt.Sprintf("server %s unreachable after %d attempt(s): %v", e.Server, e.Attempts, e.Err)
 }
 

@@ -89,9 +89,12 @@ func contentOrigin(c Config, api, ln net.Addr, log *slog.Logger) (tmpl string, e
 
 // frameAncestors are the dashboard's origins, which may frame reports:
 // public_url's, and the API listener's as a browser on this machine names it.
+// Only valid CSP host sources are listed: the grammar has no IPv6 literal
+// (Chromium rejects "http://[::1]:8080" and logs it on every framed
+// report), so a dashboard opened at an IPv6 address is not one of them.
 func frameAncestors(c Config, api net.Addr) []string {
 	var out []string
-	if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" {
+	if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" && cspHost(u.Hostname()) {
 		out = append(out, u.Scheme+"://"+u.Host)
 	}
 	tcp, ok := api.(*net.TCPAddr)
@@ -100,12 +103,31 @@ func frameAncestors(c Config, api net.Addr) []string {
 	}
 	port := strconv.Itoa(tcp.Port)
 	if tcp.IP == nil || tcp.IP.IsUnspecified() || tcp.IP.IsLoopback() {
-		out = append(out, "http://localhost:"+port, "http://127.0.0.1:"+port, "http://[::1]:"+port)
+		out = append(out, "http://localhost:"+port, "http://127.0.0.1:"+port)
 	}
-	if tcp.IP != nil && !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() {
+	if tcp.IP != nil && !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() && cspHost(tcp.IP.String()) {
 		out = append(out, "http://"+net.JoinHostPort(tcp.IP.String(), port))
 	}
 	return out
+}
+
+// cspHost says whether host is a host-part of a CSP source expression
+// (CSP3 §2.3.1): labels of ASCII letters, digits and "-" joined by ".".
+func cspHost(host string) bool {
+	if host == "" {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // contentKeyFile holds the secret content URLs are signed with when no

@@ -12,8 +12,9 @@
 //	mochawesome   inline HTML: the stats of the JSON in <body data-raw="…">
 //	pytest-html   summary: <span class="passed">3 Passed,</span> and friends
 //	playwright    index.html: report.json's stats in the base64 zip at its end
-//	go-cover      `go tool cover -html`: the file chooser's "name (75.0%)" options
-//	              (a figure only for a page of one file; Site adds the profile)
+//	go-cover      `go tool cover -html`: the total over the embedded sources, their
+//	              statements counted as cmd/cover does (checked against the file
+//	              chooser's "name (75.0%)" options); Site prefers a profile beside it
 //	allure        sites only (Site): Allure 3's summary.json, Allure 2's widgets/summary.json
 //
 // Detect and File look at one file; Site looks at a whole report site.

@@ -20,10 +20,10 @@ import (
 //	<option value="file1">example.com/calc/mul.go (57.1%)</option>
 //
 // and the styles .cov0 … .cov10. The page has no total and no statement
-// counts, so the percentages of several files cannot be combined: a page
-// of one file gives that file's figure, a page of several files only the
-// generator. A site that also holds the coverage profile the page was
-// made from (a text file starting "mode: set|count|atomic", e.g.
+// counts, so the percentages of several files cannot simply be combined:
+// the total comes from the sources the page embeds, parsed again and
+// their statements counted as cmd/cover does (gocover_total.go). A site
+// that also holds the coverage profile the page was made from (a text file starting "mode: set|count|atomic", e.g.
 // coverage.out) gets the total from the profile, computed as
 // `go tool cover -func` does (see profileTotal).
 var (
@@ -43,7 +43,12 @@ func goCoverFiles(t string) (names []string, pcts []*float64) {
 	return names, pcts
 }
 
+// goCover is the page's total: computed from the sources it holds
+// (pageTotal), else, for a page of one file, that file's figure.
 func goCover(t string) *report.Summary {
+	if total := pageTotal(t); total != nil {
+		return &report.Summary{Lines: total}
+	}
 	_, pcts := goCoverFiles(t)
 	if len(pcts) != 1 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,18 +137,43 @@ func TestEntryPageAlone(t *testing.T) {
 	}
 }
 
-// TestGoCoverWithoutProfile: a page of several files carries no total and
-// no statement counts, so without the profile only the generator is
-// known, never an average of the files' figures.
-func TestGoCoverWithoutProfile(t *testing.T) {
-	s := sitegen.GoCover(t)
-	files := slices.DeleteFunc(slices.Clone(s.Files), func(f string) bool { return strings.HasSuffix(f, ".out") })
-	gen, sum := detect.Site(files, s.Open)
-	if gen != detect.GoCover || sum != nil {
-		t.Fatalf("got %q %+v, want %q and no summary", gen, sum, detect.GoCover)
-	}
-	if gen, sum, _ := detect.File(filepath.Join(s.Dir, s.Entry)); gen != detect.GoCover || sum != nil {
-		t.Fatalf("page alone: got %q %+v, want %q and no summary", gen, sum, detect.GoCover)
+// TestGoCoverPageAloneHasTotal: `go tool cover -html` of a real module
+// (go test -coverprofile, made by sitegen), without the profile beside it,
+// gives the total `go tool cover -func` printed for that profile: the
+// page's embedded sources are parsed and their statements counted as
+// cmd/cover does. A page whose file figures do not match what the sources
+// give (edited here) gets no total rather than a guess.
+func TestGoCoverPageAloneHasTotal(t *testing.T) {
+	for _, site := range []func(testing.TB) sitegen.Site{sitegen.GoCover, sitegen.GoCoverPage} {
+		s := site(t)
+		files := slices.DeleteFunc(slices.Clone(s.Files), func(f string) bool { return strings.HasSuffix(f, ".out") })
+		gen, sum := detect.Site(files, s.Open)
+		if gen != detect.GoCover || sum == nil || sum.Lines == nil {
+			t.Fatalf("%s: got %q %+v, want %q with a total", s.Dir, gen, sum, detect.GoCover)
+		}
+		t.Logf("%s: the page alone gives %v%%, go tool cover -func %v%%", filepath.Base(filepath.Dir(s.Dir)), *sum.Lines, *s.Want.Lines)
+		// Within 1 percentage point is the promise; equal is what cmd/cover's rules give.
+		if d := *sum.Lines - *s.Want.Lines; d > 1 || d < -1 {
+			t.Errorf("%s: total %v%%, go tool cover -func says %v%%", s.Dir, *sum.Lines, *s.Want.Lines)
+		}
+		same(t, sum, s.Want)
+		gen, sum, err := detect.File(filepath.Join(s.Dir, s.Entry))
+		if err != nil || gen != detect.GoCover {
+			t.Fatalf("page alone: %q %v", gen, err)
+		}
+		same(t, sum, s.Want)
+
+		b, err := os.ReadFile(filepath.Join(s.Dir, s.Entry))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := regexp.MustCompile(`\(([0-9]+)\.([0-9])%\)</option>`).ReplaceAllString(string(b), "(1$1.$2%)</option>")
+		if edited == string(b) {
+			t.Fatal("no file figure to edit")
+		}
+		if gen, sum := detect.Detect([]byte(edited)); gen != detect.GoCover || sum != nil {
+			t.Errorf("%s: a page whose figures do not match its sources gave %+v", s.Dir, sum)
+		}
 	}
 }
 

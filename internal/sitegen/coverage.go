@@ -98,6 +98,119 @@ func GoCoverOneFile(t testing.TB) Site {
 	})
 }
 
+// GoCoverPage is `go tool cover -html` alone (one cover.html, as people
+// make it; no profile in the site) of a module of two packages written to
+// exercise how cmd/cover counts statements: switch and type switch
+// clauses, select, else-if chains, function literals, labeled loops,
+// defer and go statements, some never run.
+func GoCoverPage(t testing.TB) Site {
+	t.Helper()
+	return site(t, "gocoverpage", func(_ *gen, dir string) (Site, error) {
+		return goCover(dir, "example.com/shapes", map[string]string{
+			"shapes.go": `package shapes
+
+import "fmt"
+
+type Shape interface{ Area() float64 }
+
+type Rect struct{ W, H float64 }
+
+func (r Rect) Area() float64 { return r.W * r.H }
+
+type Circle struct{ R float64 }
+
+func (c Circle) Area() float64 { return 3.14159 * c.R * c.R }
+
+func Describe(s any) string {
+	switch v := s.(type) {
+	case Rect:
+		if v.W == v.H {
+			return "square"
+		} else if v.W > v.H {
+			return "wide"
+		} else {
+			return "tall"
+		}
+	case Circle:
+		return fmt.Sprintf("circle %.1f", v.R)
+	default:
+		return "unknown"
+	}
+}
+
+func Sum(shapes []Shape) (total float64) {
+	defer func() {
+		if total < 0 {
+			total = 0
+		}
+	}()
+outer:
+	for i, s := range shapes {
+		for j := 0; j < i; j++ {
+			if shapes[j] == s {
+				continue outer
+			}
+		}
+		total += s.Area()
+	}
+	return total
+}
+`,
+			"shapes_test.go": `package shapes
+
+import "testing"
+
+func TestShapes(t *testing.T) {
+	if Describe(Rect{2, 2}) != "square" || Describe(Rect{3, 1}) != "wide" {
+		t.Fatal("describe")
+	}
+	if Sum([]Shape{Rect{1, 2}, Rect{1, 2}, Circle{1}}) <= 2 {
+		t.Fatal("sum")
+	}
+}
+`,
+			"work/work.go": `package work
+
+// Fan runs f on each item in its own goroutine and collects the results.
+func Fan(items []int, f func(int) int) []int {
+	out := make(chan int)
+	for _, it := range items {
+		go func(x int) { out <- f(x) }(it)
+	}
+	res := make([]int, 0, len(items))
+	for range items {
+		select {
+		case v := <-out:
+			res = append(res, v)
+		}
+	}
+	return res
+}
+
+// Wait gives up when done closes first.
+func Wait(c, done chan int) (int, bool) {
+	select {
+	case v := <-c:
+		return v, true
+	case <-done:
+		return 0, false
+	}
+}
+`,
+			"work/work_test.go": `package work
+
+import "testing"
+
+func TestFan(t *testing.T) {
+	if len(Fan([]int{1, 2, 3}, func(x int) int { return x * x })) != 3 {
+		t.Fatal("fan")
+	}
+}
+`,
+		}, false)
+	})
+}
+
 func goCover(dir, module string, files map[string]string, withProfile bool) (Site, error) {
 	src := filepath.Join(dir, "src")
 	files["go.mod"] = "module " + module + "\n\ngo 1.22\n"

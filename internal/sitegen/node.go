@@ -149,3 +149,8 @@ func Mochawesome(t testing.TB) Site {
 		}}, exists(filepath.Join(out, "mochawesome.html"))
 	})
 }
+
+// Tool is the executable of an npm tool installed where the generators
+// are (NPMDir), or an error saying how to install it: tests that run one
+// (Lighthouse) fail rather than skip without it.
+func Tool(name string) (string, error) { return npmBin(name) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/report"
@@ -25,6 +26,19 @@ import (
 type Deps struct {
 	Client         func() (report.Service, error) // the configured API client
 	Stdout, Stderr io.Writer
+	// Meta, when set, gives watch upload's build metadata flags (--name,
+	// --branch, --commit, --build-url, --build-id, --no-ci-metadata) and
+	// their REPORTCTL_* variables and CI environment detection.
+	Meta MetaFlags
+}
+
+// MetaFlags are upload's build metadata flags, shared with watch.
+type MetaFlags interface {
+	// Register adds the flags to fl.
+	Register(fl *pflag.FlagSet)
+	// Resolve applies flag > REPORTCTL_* > CI environment; system is the
+	// CI system the values came from, "" when none.
+	Resolve(fl *pflag.FlagSet) (m report.BuildMeta, system string)
 }
 
 // flags holds the raw flag values; options is their parsed form.
@@ -78,6 +92,15 @@ twice, and a folder whose content changes is published again (--replace
 deletes the previous report). --include/--exclude then match the site
 folders' paths; loose files beside them are not published.
 
+BUILD METADATA
+Every report gets upload's build metadata: --name (a stable name, so that
+the reports of a folder per run group for latest links, badges and
+retention; default: from the file or folder name), --branch, --commit,
+--build-url and --build-id, else REPORTCTL_NAME, REPORTCTL_BRANCH, ..., else
+(unless --no-ci-metadata) the CI environment, as 'reportctl upload' reads it
+(see 'reportctl help environment'). They apply to every report this watch
+publishes.
+
 EXIT STATUS (--once)
   0  every file found was published or was published before
   1  a file could not be published, or --project does not exist
@@ -92,13 +115,17 @@ exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 		Example: `  reportctl watch /srv/drop --project 3 --state /var/lib/reportctl/watch.db
   reportctl watch /srv/drop --project-from-dir --create-project --on-success move:/srv/done
   reportctl watch ./out --project 3 --once --include '**/*.pdf'
-  reportctl watch /srv/sites --project 3 --sites --marker .done`,
+  reportctl watch /srv/sites --project 3 --sites --marker .done
+  reportctl watch ./runs --project 3 --sites --name e2e --branch main`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			jsonOut, _ := cmd.Flags().GetBool("json")
 			opts, err := f.parse(args, jsonOut)
 			if err != nil {
 				return exitcode.With(exitcode.Usage, err)
+			}
+			if deps.Meta != nil {
+				opts.meta, opts.ciSystem = deps.Meta.Resolve(cmd.Flags())
 			}
 			return run(cmd.Context(), deps, opts)
 		},
@@ -130,6 +157,9 @@ exits 0; SIGINT does the same and exits 130. See docs/watch.md.`,
 	fl.BoolVar(&f.sites, "sites", false, "publish each folder inside DIR (inside each project folder with --project-from-dir) as one site, once finished")
 	fl.StringVar(&f.marker, "marker", "", "with --sites: a folder is finished when a file `NAME` (such as .done) appears in it (implies --sites)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "say why a file is skipped (ignored, unsupported type, excluded) or not sent yet (settling, open for writing)")
+	if deps.Meta != nil {
+		deps.Meta.Register(fl)
+	}
 	return cmd
 }
 
@@ -269,7 +299,7 @@ func run(parent context.Context, deps Deps, o *options) error {
 		mode = "poll"
 	}
 	if !o.once {
-		log.emit(Event{Event: evStart, Message: mode + " state=" + o.statePath, Count: len(o.roots)})
+		log.emit(Event{Event: evStart, Message: mode + " state=" + o.statePath + describeMeta(o.meta, o.ciSystem), Count: len(o.roots)})
 	}
 	err = r.run(ctx)
 	interrupted := ctx.Err() != nil

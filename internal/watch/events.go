@@ -88,10 +88,15 @@ func (l *eventLog) emit(e Event) {
 	_, _ = l.w.Write(line)
 }
 
+// textTime is the text lines' timestamp: date, time to the millisecond and
+// UTC offset (RFC 3339), so a log kept in a file or shipped elsewhere
+// says when, not only at what time of some day.
+const textTime = "2006-01-02T15:04:05.000Z07:00"
+
 // textLine is the human form: time, event, then the fields that are set.
 func textLine(e Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %-10s", e.Time.Format("15:04:05.000"), e.Event)
+	fmt.Fprintf(&b, "%s %-10s", e.Time.Format(textTime), e.Event)
 	add := func(k string, v any) { fmt.Fprintf(&b, " %s=%v", k, v) }
 	if e.Path != "" {
 		b.WriteString(" " + e.Path)

@@ -23,3 +23,12 @@ func indexPageMeta(path string) report.BuildMeta {
 	name := report.NameFromFolder(dir)
 	return report.BuildMeta{Name: &name}
 }
+
+// fileMeta is the metadata of one published file: watch's own (flags and
+// CI), with an index page named after its folder unless --name gave one.
+func fileMeta(meta report.BuildMeta, path string) report.BuildMeta {
+	if meta.Name == nil {
+		meta.Name = indexPageMeta(path).Name
+	}
+	return meta
+}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // options are the parsed flags of one `reportctl watch` run.
@@ -41,6 +43,27 @@ type options struct {
 	verbose        bool   // -v: say why files are skipped or not sent yet
 	sites          bool   // --sites: each site folder is one unit (sites.go)
 	marker         string // --marker: a site is finished when this file is in it
+	// meta is the build metadata every report gets (--name, --branch, ...);
+	// ciSystem the CI system some of it came from, "" when none.
+	meta     report.BuildMeta
+	ciSystem string
+}
+
+// describeMeta is " name=… branch=… commit=… (from CI)" for the start line, or "".
+func describeMeta(m report.BuildMeta, system string) string {
+	var b strings.Builder
+	for _, f := range []struct {
+		k string
+		v *string
+	}{{"name", m.Name}, {"branch", m.Branch}, {"commit", m.Commit}, {"build_id", m.BuildID}, {"build_url", m.BuildURL}} {
+		if f.v != nil {
+			fmt.Fprintf(&b, " %s=%s", f.k, *f.v)
+		}
+	}
+	if system != "" {
+		b.WriteString(" (build metadata from " + system + ")")
+	}
+	return b.String()
 }
 
 // action is what --on-success / --on-failure do with a file.

@@ -138,7 +138,7 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		ProjectID: projectID,
 		FileType:  typ,
 		File:      report.Upload{FileName: filepath.Base(path), Open: src.open},
-		Meta:      indexPageMeta(path),
+		Meta:      fileMeta(p.opts.meta, path),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {

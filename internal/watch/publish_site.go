@@ -80,6 +80,7 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 		FileType:  report.HTML,
 		File:      report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
 		Root:      ".",
+		Meta:      p.opts.meta,
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {

@@ -66,6 +66,11 @@ func TestDashboardBuildMetadata(t *testing.T) {
 		t.Errorf("build link %q", got)
 	}
 	checkContrast(t, b, "reports with build metadata")
+	for sel, want := range map[string]string{"#filter-name": "All names", "#filter-branch": "All branches"} {
+		if got := eval[string](b, `document.querySelector(`+jsString(sel)+`).options[0].textContent`); got != want {
+			t.Errorf("%s offers %q first, want %q", sel, got, want)
+		}
+	}
 
 	choose(b, "#filter-name", "coverage")
 	b.waitFor("name filter", `document.querySelectorAll('.report').length === 2`, 10*time.Second)

@@ -79,18 +79,18 @@ export function summaryLine(r) {
 // filterBar offers a select per field (name, branch) with the values the
 // reports have; onchange(key, value) gets each choice ('' is all).
 export function filterBar(reports, chosen, onchange) {
-  const select = (key, label, values) => {
+  const select = (key, label, plural, values) => {
     const id = `filter-${key}`;
     const sel = h('select', { id, name: key, onchange: () => onchange(key, sel.value) },
-      h('option', { value: '' }, `All ${label}s`),
+      h('option', { value: '' }, `All ${plural}`),
       ...values.map((v) => h('option', { value: v }, v)));
     sel.value = values.includes(chosen[key]) ? chosen[key] : '';
     return h('label', { class: 'filter', for: id }, h('span', { class: 'filter-label' }, `${label[0].toUpperCase()}${label.slice(1)}`), sel);
   };
   const uniq = (f) => [...new Set(reports.map(f).filter(Boolean))].sort();
   return h('div', { class: 'report-filters', role: 'group', 'aria-label': 'Filter reports' },
-    select('name', 'name', uniq((r) => r.name)),
-    select('branch', 'branch', uniq((r) => r.branch)));
+    select('name', 'name', 'names', uniq((r) => r.name)),
+    select('branch', 'branch', 'branches', uniq((r) => r.branch)));
 }
 
 // matches says whether r passes the chosen filters.

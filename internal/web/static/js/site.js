@@ -57,7 +57,8 @@ const count = (node) => node.files.length + [...node.dirs.values()].reduce((n, d
 // shown. open(f) shows a file in the frame.
 function fileTree(listing, open) {
   const entryDir = listing.entry.includes('/') ? listing.entry.slice(0, listing.entry.lastIndexOf('/')) : '';
-  const list = (node) => h('ul', { class: 'tree', role: 'group' },
+  // Plain list markup: a folder's entries are a nested list.
+  const list = (node) => h('ul', { class: 'tree' },
     [...node.dirs.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, d]) => {
       const body = h('details', { class: 'tree-dir', 'data-path': d.path },
         h('summary', {}, h('span', { class: 'tree-name' }, name + '/'), h('span', { class: 'tree-size' }, String(count(d)))));
@@ -80,6 +81,7 @@ function fileTree(listing, open) {
         : h('span', { class: 'tree-file', 'data-path': f.path }, h('span', { class: 'tree-name' }, f.name), h('span', { class: 'tree-size' }, formatSize(f.size))))));
   const root = tree(listing.files);
   const top = list(root);
+  top.setAttribute('aria-label', 'Site files');
   // Folders open lazily; the ones open from the start are drawn now.
   for (const d of top.querySelectorAll('details[open]')) d.dispatchEvent(new Event('toggle'));
   return top;

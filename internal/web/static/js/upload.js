@@ -53,7 +53,7 @@ window.addEventListener('beforeunload', (e) => { if (inFlight > 0) e.preventDefa
 const PARALLEL = 2;
 
 export function uploader(projectId, onUploaded) {
-  const input = h('input', { type: 'file', multiple: true, accept: ACCEPT, class: 'sr-only', id: 'upload-input', tabindex: -1 });
+  const input = h('input', { type: 'file', multiple: true, accept: ACCEPT, class: 'sr-only', id: 'upload-input', tabindex: -1, 'aria-label': 'Report files to upload' });
   const pick = h('button', { type: 'button', class: 'btn btn-primary', id: 'upload-pick', onclick: () => input.click() }, 'Choose files');
   const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
   const clearDone = h('button', {
