@@ -131,9 +131,9 @@ func TestOutagesUnderReplicas(t *testing.T) {
 
 	for _, o := range []struct {
 		dep, kind, what string
-		down        func()
-		up          func() error
-		probe       func() answer // an API call the outage fails
+		down            func()
+		up              func() error
+		probe           func() answer // an API call the outage fails
 	}{
 		{"store", "postgres", "PostgreSQL", pg.Down, pg.Up, func() answer {
 			return call(t, "GET", lb.URL+"/api/projects", "", nil)
