@@ -57,6 +57,9 @@ func (s *Store) diagnose(ctx context.Context, err error, serverTime func(context
 	if r.StatusCode == 0 || Unreachable(err) {
 		p.Unreachable = true
 		p.msg = fmt.Sprintf("cannot reach %s: %v (check s3.endpoint, s3.tls and that the S3 server runs)", at, err)
+		if r.StatusCode != 0 {
+			p.msg = fmt.Sprintf("the S3 server is failing for %s: %s (%s, HTTP %d); it may pass", at, r.Message, r.Code, r.StatusCode)
+		}
 		return p
 	}
 	skew := func() time.Duration {
