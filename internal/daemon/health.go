@@ -70,9 +70,6 @@ func (r *readiness) check(ctx context.Context) []httpapi.Dependency {
 			if err != nil && out[i].Error == "" {
 				out[i].Error = "check failed"
 			}
-			if err != nil {
-				out[i].Up = false
-			}
 			r.note(d, err)
 		})
 	}
