@@ -74,7 +74,7 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 			}
 			return nil, &UnreachableError{Server: c.site, Attempts: attempt, Err: err}
 		}
-		wait := c.backoff(attempt - 1)
+		wait := c.waitFor(attempt-1, err)
 		if c.opts.OnRetry != nil {
 			c.opts.OnRetry(Retry{Attempt: attempt + 1, Attempts: attempts, Wait: wait, Err: err})
 		}
@@ -156,14 +156,14 @@ func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, erro
 			b, _ := io.ReadAll(io.LimitReader(raw, 1<<20))
 			raw.Close()
 			cancel()
-			return nil, decodeError(resp.StatusCode(), b)
+			return nil, withRetryAfter(decodeError(resp.StatusCode(), b), resp.Header())
 		}
 		resp.RawResponse.Body = &cancelOnClose{ReadCloser: raw, cancel: cancel}
 		return resp, nil
 	}
 	defer done()
 	if resp.StatusCode() >= 300 {
-		return nil, decodeError(resp.StatusCode(), resp.Body())
+		return nil, withRetryAfter(decodeError(resp.StatusCode(), resp.Body()), resp.Header())
 	}
 	if cl.out != nil {
 		if err := json.Unmarshal(resp.Body(), cl.out); err != nil {

@@ -120,3 +120,45 @@ func deadAddr(t *testing.T) string {
 	ln.Close()
 	return addr
 }
+
+// TestRetryAfterHonoured: a 503 ServiceUnavailableError with Retry-After
+// (reportd's answer while its database is down) is retried after the wait
+// the server asked for, capped by RetryMaxWait, and the request succeeds
+// once the server is back.
+func TestRetryAfterHonoured(t *testing.T) {
+	var attempts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if attempts.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":"ServiceUnavailableError: the metadata store (PostgreSQL) is unavailable; try again shortly","type":"ServiceUnavailableError"}`)
+			return
+		}
+		fmt.Fprint(w, `{"version":"v","timestamp":"2026-03-02T08:30:00Z"}`)
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	o := fastOpts(srv.URL)
+	o.RetryMaxWait = 5 * time.Second
+	o.OnRetry = func(r Retry) {
+		waits = append(waits, r.Wait)
+		if !strings.Contains(r.Reason(), "ServiceUnavailableError") {
+			t.Errorf("reason %q", r.Reason())
+		}
+	}
+	c, _ := New(o)
+	if _, err := c.Ping(t.Context()); err != nil {
+		t.Fatalf("ping after two 503s: %v", err)
+	}
+	if len(waits) != 2 || waits[0] < time.Second || waits[1] < time.Second {
+		t.Errorf("waits %v, want two of at least the 1s Retry-After", waits)
+	}
+
+	// Never longer than RetryMaxWait, whatever the server asks.
+	c, _ = New(fastOpts(srv.URL))
+	err := &retryAfterError{err: report.Errorf(report.Unavailable, "x"), after: time.Hour}
+	if d := c.waitFor(0, err); d > c.opts.RetryMaxWait {
+		t.Errorf("wait %v beyond RetryMaxWait %v", d, c.opts.RetryMaxWait)
+	}
+}

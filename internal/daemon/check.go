@@ -18,15 +18,20 @@ import (
 
 // CheckReport is what `reportd check` found and, with --repair, did.
 type CheckReport struct {
-	MissingFiles []boltstore.Ref   `json:"missingFiles"` // rows whose file is gone
-	Orphans      []string          `json:"orphans"`      // files below uploads/ (and tmp/) no row refers to
-	Drift        []boltstore.Drift `json:"drift"`        // counters and index vs the rows
-	Repaired     []string          `json:"repaired"`     // what --repair did, one line each
-	Counts       map[string]int64  `json:"counts"`       // projects, reports, files
-	Unfixable    []string          `json:"unfixable"`    // what --repair could not fix
+	MissingFiles []boltstore.Ref `json:"missingFiles"` // rows whose file is gone
+	Orphans      []string        `json:"orphans"`      // files below uploads/ no row refers to
+	// Staged are leftovers in tmp/ of a daemon that stopped mid-upload
+	// (a crash, a kill): never acknowledged, removed by the next start or
+	// --repair, so they are reported apart and never make the store unclean.
+	Staged    []string          `json:"staged"`
+	Drift     []boltstore.Drift `json:"drift"`     // counters and index vs the rows
+	Repaired  []string          `json:"repaired"`  // what --repair did, one line each
+	Counts    map[string]int64  `json:"counts"`    // projects, reports, files
+	Unfixable []string          `json:"unfixable"` // what --repair could not fix
 }
 
-// Clean reports whether nothing is wrong (after repair, if it ran).
+// Clean reports whether nothing is wrong (after repair, if it ran). Staged
+// files are not wrong: the next start clears them.
 func (r CheckReport) Clean(repaired bool) bool {
 	if repaired {
 		return len(r.Unfixable) == 0
@@ -72,7 +77,7 @@ func Check(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
 }
 
 func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, repair bool) (CheckReport, error) {
-	rep := CheckReport{MissingFiles: []boltstore.Ref{}, Orphans: []string{}, Drift: []boltstore.Drift{}, Repaired: []string{}, Unfixable: []string{}}
+	rep := CheckReport{MissingFiles: []boltstore.Ref{}, Orphans: []string{}, Staged: []string{}, Drift: []boltstore.Drift{}, Repaired: []string{}, Unfixable: []string{}}
 	refs, err := store.Refs(ctx)
 	if err != nil {
 		return rep, err
@@ -86,7 +91,7 @@ func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, rep
 			f.Close()
 		}
 	}
-	if rep.Orphans, err = orphans(dir.Base(), refSet); err != nil {
+	if rep.Orphans, rep.Staged, err = orphans(dir.Base(), refSet); err != nil {
 		return rep, err
 	}
 	if rep.Drift, err = store.CounterDrift(ctx); err != nil {
@@ -132,8 +137,12 @@ func checkStore(ctx context.Context, store *boltstore.Store, dir *files.Dir, rep
 	}
 	removed, err := dir.Sweep(func(p string) bool { return keep[p] || isSiteObject(p) })
 	for _, p := range removed {
-		rel, _ := filepath.Rel(dir.Base(), p)
-		rep.Repaired = append(rep.Repaired, "removed orphan "+filepath.ToSlash(rel))
+		r := rel(dir.Base(), p)
+		what := "removed orphan "
+		if strings.HasPrefix(r, "tmp/") {
+			what = "removed staged file "
+		}
+		rep.Repaired = append(rep.Repaired, what+r)
 	}
 	if err != nil {
 		rep.Unfixable = append(rep.Unfixable, "sweep: "+err.Error())
@@ -162,12 +171,16 @@ func (rep *CheckReport) verified(again CheckReport, missing string) {
 	rep.Counts = again.Counts
 }
 
-// orphans lists files below uploads/ that no row refers to, and anything
-// left in tmp/ (staged uploads of a crashed daemon), as data-dir-relative
-// slash paths.
-func orphans(base string, refs map[string]bool) ([]string, error) {
-	out := []string{}
+// orphans lists files below uploads/ that no row refers to, and apart
+// from them anything left in tmp/ (staged uploads of a crashed daemon), as
+// data-dir-relative slash paths.
+func orphans(base string, refs map[string]bool) (orphaned, staged []string, err error) {
+	orphaned, staged = []string{}, []string{}
 	for _, sub := range []string{"uploads", "tmp"} {
+		out := &orphaned
+		if sub == "tmp" {
+			out = &staged
+		}
 		root := filepath.Join(base, sub)
 		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -178,23 +191,24 @@ func orphans(base string, refs map[string]bool) ([]string, error) {
 			}
 			if e.IsDir() {
 				if sub == "tmp" && p != root {
-					out = append(out, rel(base, p)+"/")
+					*out = append(*out, rel(base, p)+"/")
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			r := rel(base, p)
 			if sub == "tmp" || !refs["/"+r] && !isSiteObject("/"+r) {
-				out = append(out, r)
+				*out = append(*out, r)
 			}
 			return nil
 		})
 		if err != nil {
-			return out, err
+			return orphaned, staged, err
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(orphaned)
+	sort.Strings(staged)
+	return orphaned, staged, nil
 }
 
 // isSiteObject tells whether an API path is a content object of the

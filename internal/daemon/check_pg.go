@@ -90,7 +90,7 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 var checkedPrefixes = []string{"reports/", "covers/"}
 
 func checkPostgresStores(ctx context.Context, store *pgstore.Store, blobs blob.Store, now time.Time) (CheckReport, error) {
-	rep := CheckReport{MissingFiles: []boltstore.Ref{}, Orphans: []string{}, Drift: []boltstore.Drift{}, Repaired: []string{}, Unfixable: []string{}}
+	rep := CheckReport{MissingFiles: []boltstore.Ref{}, Orphans: []string{}, Staged: []string{}, Drift: []boltstore.Drift{}, Repaired: []string{}, Unfixable: []string{}}
 	var refs []boltstore.Ref
 	projects, err := store.Projects(ctx)
 	if err != nil {

@@ -78,8 +78,8 @@ func TestCheckAndRepair(t *testing.T) {
 	if len(rep.MissingFiles) != 1 || rep.MissingFiles[0].Report != ids[0] {
 		t.Errorf("missing files: %+v", rep.MissingFiles)
 	}
-	if strings.Join(rep.Orphans, ",") != "tmp/upload-123,uploads/reports/999.md" {
-		t.Errorf("orphans: %v", rep.Orphans)
+	if strings.Join(rep.Orphans, ",") != "uploads/reports/999.md" || strings.Join(rep.Staged, ",") != "tmp/upload-123" {
+		t.Errorf("orphans: %v, staged: %v", rep.Orphans, rep.Staged)
 	}
 	drift := fmt.Sprint(rep.Drift)
 	if !strings.Contains(drift, fmt.Sprintf("project %d: reportCount is 42, real count 1", p2.ID)) ||
@@ -92,7 +92,7 @@ func TestCheckAndRepair(t *testing.T) {
 	}
 
 	out = runCLI(t, 0, "check", "--repair", "--data-dir", dir)
-	for _, want := range []string{"dropped report", "removed orphan uploads/reports/999.md", "removed orphan tmp/upload-123", "fixed: project"} {
+	for _, want := range []string{"dropped report", "removed orphan uploads/reports/999.md", "removed staged file tmp/upload-123", "fixed: project"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("repair output lacks %q:\n%s", want, out)
 		}

@@ -14,12 +14,14 @@ func newCheckCommand() *cobra.Command {
 		Use:   "check [--repair]",
 		Short: "Verify the store against its files (daemon stopped)",
 		Long: `Compare the metadata store with the data directory: rows whose file is missing,
-files no row refers to (orphans, including leftovers in tmp/), and counters
-(reportCount, the per-day counts behind todayNewReports) or index entries that
-disagree with the rows.
+files no row refers to (orphans), and counters (reportCount, the per-day
+counts behind todayNewReports) or index entries that disagree with the rows.
+Files left in tmp/ by a daemon that stopped mid-upload (a crash, a kill) are
+listed apart as staged: no upload they belonged to was acknowledged, and the
+next start removes them, so they do not make the check fail.
 
 --repair drops rows whose file is gone (unsets covers), rebuilds counters and
-the index from the rows, removes orphans, and checks again.
+the index from the rows, removes orphans and staged files, and checks again.
 
 With storage: bolt the daemon must be stopped: bbolt's lock enforces it.
 With storage: postgres and postgres+s3 the daemons may keep serving: rows
@@ -72,6 +74,9 @@ func printCheck(w io.Writer, r CheckReport) {
 	for _, o := range r.Orphans {
 		fmt.Fprintf(w, "orphan: %s\n", o)
 	}
+	for _, s := range r.Staged {
+		fmt.Fprintf(w, "staged: %s (left by a daemon that stopped mid-upload; the next start removes it)\n", s)
+	}
 	for _, d := range r.Drift {
 		fmt.Fprintf(w, "drift: %s\n", d)
 	}
@@ -81,6 +86,6 @@ func printCheck(w io.Writer, r CheckReport) {
 	for _, s := range r.Unfixable {
 		fmt.Fprintf(w, "not fixed: %s\n", s)
 	}
-	fmt.Fprintf(w, "checked: %d reports, %d covers; %d missing files, %d orphans, %d counter/index drifts\n",
-		r.Counts["reports"], r.Counts["covers"], len(r.MissingFiles), len(r.Orphans), len(r.Drift))
+	fmt.Fprintf(w, "checked: %d reports, %d covers; %d missing files, %d orphans, %d counter/index drifts; %d staged files\n",
+		r.Counts["reports"], r.Counts["covers"], len(r.MissingFiles), len(r.Orphans), len(r.Drift), len(r.Staged))
 }

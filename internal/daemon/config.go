@@ -21,6 +21,7 @@ type Config struct {
 	MaxCoverBytes   ByteSize
 	ErrorStatus     string
 	ShutdownTimeout time.Duration
+	StartupWait     time.Duration
 	HeaderTimeout   time.Duration
 	IdleTimeout     time.Duration
 	Dashboard       bool

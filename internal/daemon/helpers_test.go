@@ -73,6 +73,7 @@ func testConfig(t testing.TB, dataDir string) Config {
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
 	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
+	c.StartupWait = 0             // a dependency that is down fails Open at once; tests of the wait set it
 	return c
 }
 

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
+	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/bucketsweep"
 	"github.com/reportd/reportd/internal/content"
@@ -59,6 +61,8 @@ type Server struct {
 	origins   *content.Origins
 
 	retention *retentionMetrics
+	// ready checks the dependencies for /readyz and reportd_dependency_up.
+	ready *readiness
 	// bucketSweep cleans the bucket of storage: postgres+s3 (nil otherwise).
 	bucketSweep *bucketsweep.Sweeper
 	// presign signs download redirects (storage: postgres+s3 with
@@ -110,8 +114,14 @@ func (m *Server) Open(ctx context.Context) error {
 		conv = engines{m.conv}
 	}
 	clock := report.Clock{Location: loc}
+	// PostgreSQL and the bucket may still be starting (a host booting, a
+	// database failing over): wait for them, within startup_wait.
+	until := time.Now().Add(c.StartupWait)
 	if c.onPostgres() {
-		if m.pg, err = openPostgres(ctx, c, clock); err != nil {
+		if err := m.waitFor(ctx, until, "PostgreSQL", func() (err error) {
+			m.pg, err = openPostgres(ctx, c, clock)
+			return err
+		}); err != nil {
 			return err
 		}
 		m.store = m.pg
@@ -136,11 +146,15 @@ func (m *Server) Open(ctx context.Context) error {
 		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
 			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
 	}
+	var bucket *s3store.Store
 	if c.onS3() {
-		st, err := openS3(ctx, c)
-		if err != nil {
+		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
+			bucket, err = openS3(ctx, c)
+			return err
+		}); err != nil {
 			return err
 		}
+		st := bucket
 		if c.S3.PresignDownloads {
 			m.presign = presignDownloads(st, c)
 		}
@@ -218,6 +232,8 @@ func (m *Server) Open(ctx context.Context) error {
 	if c.Metrics.Enabled {
 		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
 	}
+	m.ready = newReadiness(m.Metrics.Registry, m.Log, m.dependencies(bucket))
+	hc.Health = httpapi.Health{Live: m.live, Ready: m.ready.current}
 	if m.Hooks.HTTP != nil {
 		m.Hooks.HTTP(&hc)
 	}
@@ -267,6 +283,7 @@ func (m *Server) Run(ctx context.Context) error {
 	wctx, stopWatchdog := context.WithCancel(ctx)
 	defer stopWatchdog()
 	go m.watchdog(wctx)
+	go func() { m.ready.check(wctx); m.ready.run(wctx) }()
 	// The sweeper stops with ctx; a pass in progress ends after the report
 	// it is deleting, and Run waits for it before returning.
 	swept := make(chan struct{})

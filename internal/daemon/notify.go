@@ -3,10 +3,8 @@ package daemon
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
-	bolt "go.etcd.io/bbolt"
 )
 
 // notify tells systemd (Type=notify) about a state change. Outside systemd
@@ -21,9 +19,10 @@ func notify(log *slog.Logger, state string) {
 	}
 }
 
-// watchdog pings systemd at half the WatchdogSec interval while the store
-// still answers, so a wedged daemon (a stuck bbolt lock, a full stall) is
-// restarted by systemd instead of hanging silently.
+// watchdog pings systemd at half the WatchdogSec interval while the
+// process serves (live: never PostgreSQL or the bucket, whose outage must
+// not get every replica killed at once), so a wedged daemon (a stuck bbolt
+// lock, a full stall) is restarted by systemd instead of hanging silently.
 func (m *Server) watchdog(ctx context.Context) {
 	interval, err := sd.SdWatchdogEnabled(false)
 	if err != nil {
@@ -35,20 +34,10 @@ func (m *Server) watchdog(ctx context.Context) {
 	}
 	m.Log.Info("systemd watchdog enabled", "interval", interval)
 	every(ctx, interval/2, func() {
-		if err := m.healthy(); err != nil {
-			m.Log.Error("health check failed; withholding the watchdog ping", "err", err)
+		if err := m.live(ctx); err != nil {
+			m.Log.Error("liveness check failed; withholding the watchdog ping", "err", err)
 			return
 		}
 		notify(m.Log, sd.SdNotifyWatchdog)
 	})
-}
-
-// healthy is what the watchdog vouches for: the metadata store answers.
-func (m *Server) healthy() error {
-	if m.pg != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return m.pg.Pool().Ping(ctx)
-	}
-	return m.bolt.DB().View(func(*bolt.Tx) error { return nil })
 }

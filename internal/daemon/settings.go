@@ -78,6 +78,7 @@ var settings = []setting{
 	{"content.session_ttl", "12h", "", "how long the cookie a signed content URL is exchanged for lives", duration(func(c *Config) *time.Duration { return &c.Content.SessionTTL })},
 	{"read_header_timeout", "10s", "", "cut off clients slower than this to send headers", duration(func(c *Config) *time.Duration { return &c.HeaderTimeout })},
 	{"idle_timeout", "2m", "", "close idle keep-alive connections after this", duration(func(c *Config) *time.Duration { return &c.IdleTimeout })},
+	{"startup_wait", "2m", "", "at start, wait this long for PostgreSQL and the S3 bucket to answer (retrying with backoff, logged) before giving up; a wrong password, key or bucket fails at once; 0: do not wait", duration(func(c *Config) *time.Duration { return &c.StartupWait })},
 	{"shutdown_timeout", "25s", "", "on SIGTERM, let requests in flight finish for this long", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"log.level", "info", "", "debug, info, warn or error", oneOf(func(c *Config) *string { return &c.Log.Level }, "debug", "info", "warn", "error")},
 	{"log.format", "text", "", "text or json", oneOf(func(c *Config) *string { return &c.Log.Format }, "text", "json")},

@@ -124,7 +124,8 @@ func (c *Config) awsCredentials(environ []string) {
 
 // openS3 opens the file store of storage: postgres+s3 and checks that the
 // bucket answers. Errors name keys and the endpoint and bucket, never the
-// secret key.
+// secret key; one that may pass on its own (no answer) is a transient
+// dependencyError, which start-up waits out.
 func openS3(ctx context.Context, c Config) (*s3store.Store, error) {
 	secret := c.S3.SecretKey
 	if c.S3.SecretKeyFile != "" {
@@ -148,12 +149,12 @@ func openS3(ctx context.Context, c Config) (*s3store.Store, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ok, err := st.Client().BucketExists(cctx, c.S3.Bucket)
-	switch {
-	case err != nil:
-		return nil, scrub(fmt.Errorf("storage: postgres+s3: cannot reach bucket %q at s3.endpoint %s (check s3.endpoint, s3.tls, s3.region and the credentials): %w", c.S3.Bucket, c.S3.Endpoint, err))
-	case !ok:
-		return nil, fmt.Errorf("storage: postgres+s3: s3.bucket %q does not exist at %s (reportd does not create it)", c.S3.Bucket, c.S3.Endpoint)
+	if err := st.Probe(cctx); err != nil {
+		// The S3 error code tells a wrong key, a wrong secret, a clock
+		// that is off and a missing bucket apart (s3store.Problem).
+		var p *s3store.Problem
+		transient := !errors.As(err, &p) || p.Unreachable
+		return nil, &dependencyError{err: scrub(fmt.Errorf("storage: postgres+s3: %w", err)), transient: transient}
 	}
 	return st, nil
 }
@@ -189,7 +190,8 @@ func openPostgres(ctx context.Context, c Config, clock report.Clock) (*pgstore.S
 			key = "postgres.dsn_file"
 		}
 		msg := strings.TrimPrefix(err.Error(), "postgres: ")
-		return nil, errors.New(scrubDSN(fmt.Sprintf("storage: postgres: cannot open the database of %s: %s", key, msg), dsn))
+		return nil, &dependencyError{err: errors.New(scrubDSN(fmt.Sprintf("storage: postgres: cannot open the database of %s: %s", key, msg), dsn)),
+			transient: pgstore.Unreachable(err)}
 	}
 	return s, nil
 }

@@ -53,6 +53,8 @@ var access = map[string]need{
 	"PUT /api/projects/{id}":           admin("changing a project"),
 	"DELETE /api/projects/{id}":        admin("deleting a project"),
 	"GET /api/reports/ping":            open,
+	"GET /livez":                       open, // probes: no token, even with auth.reads (health.go)
+	"GET /readyz":                      open,
 	"PUT /api/reports/ping":            anyone,
 	"DELETE /api/reports/ping":         anyone,
 	"GET /api/reports":                 read("listing reports", projectQuery),
@@ -76,6 +78,8 @@ var access = map[string]need{
 	"GET /p/{project}":                 read("reading a project's reports", noProject),
 	"/p/":                              anyone,
 	"/metrics":                         anyone,
+	"/livez":                           anyone,
+	"/readyz":                          anyone,
 	"/api/":                            anyone,
 	"/uploads/":                        anyone,
 	"/":                                open, // the dashboard's own files: no data in them

@@ -420,6 +420,18 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		t.Fatalf("ping version %v", ping["version"])
 	}
 
+	// Probes: open, and beside ping.
+	if r := e.do(apiCall{method: "GET", path: "/livez"}); r.status != 200 || !bytes.Contains(r.body, []byte(`"status":"live"`)) {
+		t.Fatalf("livez: %s", r)
+	}
+	if r := e.do(apiCall{method: "GET", path: "/readyz"}); r.status != 200 && r.status != 503 {
+		t.Fatalf("readyz: %s", r)
+	}
+	// Every engine excluded: what is left (the store) is up.
+	if r := e.do(apiCall{method: "GET", path: "/readyz?exclude=chromium&exclude=office"}); r.status != 200 {
+		t.Fatalf("readyz without the engines: %s", r)
+	}
+
 	if r := e.do(apiCall{method: "GET", path: "/api/projects"}); string(bytes.TrimSpace(r.body)) != "[]" {
 		t.Fatalf("empty list must be [], got %s", r)
 	}

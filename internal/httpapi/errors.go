@@ -30,6 +30,12 @@ var conventional = map[report.Kind]int{
 	report.Unavailable:      http.StatusServiceUnavailable,
 }
 
+// retryAfter is the Retry-After (seconds) of a 503: an outage of the
+// database or bucket, a full conversion queue. Short: clients back off
+// on their own (reportctl doubles its wait), and a replica that recovered
+// should get its traffic back soon.
+const retryAfter = "5"
+
 // ErrorBody is the spec's error object.
 type ErrorBody struct {
 	Error string `json:"error"`
@@ -45,6 +51,11 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 // writeError is the one place error kinds become HTTP. The client sees the
 // kind and its message; wrapped internal detail goes to the log only.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if k := report.KindOf(err); k == report.Storage || k == report.Internal {
+		if out := report.Outage(err); out != nil {
+			err = out // the database or bucket is down: say so, not "storage failed"
+		}
+	}
 	kind := report.KindOf(err)
 	noteError(r.Context(), kind)
 	status := http.StatusInternalServerError
@@ -72,6 +83,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case report.Forbidden: // RFC 6750 §3.1
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd", error="insufficient_scope"`)
 	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	// Headers for a file that was about to be served must not leak into the error.
 	for _, h := range []string{"Content-Disposition", "Content-Security-Policy", "Etag", "Last-Modified", "Content-Encoding", "Content-Length"} {
 		w.Header().Del(h)
@@ -88,6 +102,9 @@ func isStableLink(r *http.Request) bool {
 func logLevel(k report.Kind) slog.Level {
 	if k == report.Internal || k == report.Storage {
 		return slog.LevelError
+	}
+	if k == report.Unavailable {
+		return slog.LevelWarn // an outage, a full queue: passes, but worth seeing
 	}
 	return slog.LevelInfo
 }

@@ -26,6 +26,8 @@ type Config struct {
 	Dashboard        http.Handler // nil: none; served at "/"
 	Metrics          http.Handler // nil: none; served at "/metrics"
 	Observer         Observer     // nil: none
+	// Health answers GET /livez and GET /readyz (health.go).
+	Health Health
 
 	// AllowedHosts are the Host names served besides the loopback ones
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
@@ -100,7 +102,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag, Last-Modified, X-Request-Id")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if !s.hosts.allows(r.Host) {
+	if !s.hosts.allows(r.Host) && !probePath(r.URL.Path) {
 		s.writeError(w, r, s.hostError(r))
 		return
 	}
@@ -168,6 +170,8 @@ func (s *Server) routes() {
 	h("POST", "/api/prune", s.pruneAll)
 
 	h("GET", "/api/reports/ping", s.ping)
+	h("GET", "/livez", s.livez)
+	h("GET", "/readyz", s.readyz)
 	s.refuse("PUT", "/api/reports/ping")    // not PUT /api/reports/{id}
 	s.refuse("DELETE", "/api/reports/ping") // not DELETE /api/reports/{id}
 	h("GET", "/api/reports", s.listReports)
@@ -189,6 +193,8 @@ func (s *Server) routes() {
 	s.mux.Handle("/api/", s.guard("/api/", http.HandlerFunc(s.unrouted)))
 	s.mux.Handle("/uploads/", s.guard("/uploads/", http.HandlerFunc(s.unrouted)))
 	s.mux.Handle("/p/", s.guard("/p/", http.HandlerFunc(s.unrouted)))
+	s.mux.Handle("/livez", s.guard("/livez", http.HandlerFunc(s.unrouted)))   // other methods: 405 with Allow
+	s.mux.Handle("/readyz", s.guard("/readyz", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow
 	if s.cfg.Metrics != nil {
 		s.mux.Handle("GET /metrics", s.guard("GET /metrics", s.cfg.Metrics))
 		s.mux.Handle("/metrics", s.guard("/metrics", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow

@@ -143,6 +143,8 @@ var tokenRoutes = []route{
 	{method: "POST", path: "/api/projects/1/prune?dryRun=true", scope: tokens.Admin},
 	{method: "POST", path: "/api/prune?dryRun=true", scope: tokens.Admin},
 	{method: "GET", path: "/api/reports/ping"},
+	{method: "GET", path: "/livez"},  // probes: open even with auth.reads
+	{method: "GET", path: "/readyz"}, // (a bad token is not even looked at)
 	{method: "GET", path: "/api/reports", scope: tokens.Read},
 	{method: "GET", path: "/api/reports?projectId=1", scope: tokens.Read, project: true},
 	{method: "POST", path: "/api/reports", scope: tokens.Upload, project: true, body: func(*tokenEnv) (io.Reader, string) {
@@ -166,6 +168,8 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/uploads/covers/1/x.png", scope: tokens.Read, project: true},
 	{method: "GET", path: "/metrics", scope: tokens.Read, global: true},
 	{method: "POST", path: "/metrics", anyone: true},
+	{method: "POST", path: "/livez", anyone: true},
+	{method: "POST", path: "/readyz", anyone: true},
 	{method: "GET", path: "/p/1/latest", scope: tokens.Read, project: true},
 	{method: "GET", path: "/p/1/badge.svg", scope: tokens.Read, project: true},
 	{method: "GET", path: "/p/A/latest/pdf", scope: tokens.Read}, // by name: another project's name is not found for a limited token (TestLinksWithScopedTokensOnly), not refused
@@ -240,8 +244,8 @@ func (rt route) patternOf() string {
 		return "/api/"
 	case p == "/":
 		return "/"
-	case p == "/metrics" && m != "GET":
-		return "/metrics"
+	case (p == "/metrics" || p == "/livez" || p == "/readyz") && m != "GET":
+		return p
 	case strings.HasPrefix(p, "/p/") && m != "GET":
 		return "/p/"
 	case strings.HasPrefix(p, "/p/") && strings.Count(p, "/") == 2:

@@ -76,7 +76,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func storageErr(err error) error { return report.StoreError(err) }
+func storageErr(err error) error { return storeErr(err) }
 
 func notFound(what string, id int64) error { return report.NoSuch(what, id) }
 

@@ -47,6 +47,9 @@ type Server struct {
 	Startup time.Duration
 
 	proc  *testserver.Proc
+	bin   string // for Up
+	data  string
+	cred  *syscall.Credential
 	mu    sync.Mutex // serialises admin
 	admin *pgx.Conn
 	n     atomic.Int64
@@ -164,6 +167,7 @@ func Start() (*Server, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	s.bin, s.data, s.cred = bin, data, cred
 	if err := testserver.OnFreePort(func(port int) error {
 		s.Port = port
 		return s.run(bin, data, cred)
@@ -236,6 +240,25 @@ func (s *Server) CreateDatabase(ctx context.Context) (string, error) {
 	}
 	return s.dsn(name), nil
 }
+
+// Down stops the server (fast shutdown, as `pg_ctl stop -m fast`: every
+// client is cut off), keeping its data, for outage tests; Up starts it
+// again on the same port. Not an immediate shutdown: this server runs with
+// synchronous_commit=off, so that would lose the last commits, which a
+// production server does not. Use a server of your own (Start), never the
+// shared one (Get, DSN).
+func (s *Server) Down() {
+	s.mu.Lock()
+	if s.admin != nil {
+		s.admin.Close(context.Background())
+		s.admin = nil
+	}
+	s.mu.Unlock()
+	s.proc.Stop(syscall.SIGINT)
+}
+
+// Up restarts a server that is Down, on the same port with the same data.
+func (s *Server) Up() error { return s.run(s.bin, s.data, s.cred) }
 
 // Stop ends the server at once (nothing in it is meant to last) and
 // removes its directory.

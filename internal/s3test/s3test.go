@@ -56,6 +56,7 @@ type Server struct {
 	Startup time.Duration
 
 	proc   *testserver.Proc
+	bin    string // for Up
 	client *minio.Client
 	n      atomic.Int64
 }
@@ -187,6 +188,7 @@ func Start() (*Server, error) {
 	if err := os.Mkdir(filepath.Join(dir, "root"), 0o755); err != nil {
 		return nil, err
 	}
+	s.bin = bin
 	if err := testserver.OnFreePort(func(port int) error {
 		s.Endpoint = "127.0.0.1:" + strconv.Itoa(port)
 		return s.run(bin)
@@ -236,6 +238,14 @@ func (s *Server) CreateBucket(ctx context.Context) (s3store.Config, error) {
 	return s3store.Config{Endpoint: s.Endpoint, Bucket: name, Region: "us-east-1",
 		AccessKey: s.AccessKey, SecretKey: s.SecretKey}, nil
 }
+
+// Down stops the server, keeping its buckets, for outage tests; Up starts
+// it again on the same address. Use a server of your own (Start), never
+// the shared one (Get, Bucket).
+func (s *Server) Down() { s.proc.Stop(syscall.SIGTERM) }
+
+// Up restarts a server that is Down, on the same address with the same data.
+func (s *Server) Up() error { return s.run(s.bin) }
 
 // Stop ends the server (nothing in it is meant to last) and removes its
 // directory.

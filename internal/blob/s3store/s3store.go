@@ -62,6 +62,9 @@ const (
 // Store is the S3 blob.Store.
 type Store struct {
 	client   *minio.Client
+	probe    *minio.Client // the same, without retries: Probe and Diagnose
+	endpoint string
+	access   string
 	core     minio.Core
 	bucket   string
 	prefix   string
@@ -101,7 +104,17 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3store: %w", err)
 	}
-	return &Store{client: c, core: minio.Core{Client: c}, bucket: cfg.Bucket, prefix: prefix, partSize: ps}, nil
+	p, err := minio.New(cfg.Endpoint, &minio.Options{
+		Creds:      credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure:     cfg.UseTLS,
+		Region:     cfg.Region,
+		MaxRetries: 1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3store: %w", err)
+	}
+	return &Store{client: c, probe: p, endpoint: cfg.Endpoint, access: cfg.AccessKey, core: minio.Core{Client: c},
+		bucket: cfg.Bucket, prefix: prefix, partSize: ps}, nil
 }
 
 // Client is the underlying minio client (for tests and admin tools).
@@ -120,6 +133,9 @@ func mapErr(err error, key, msg string) error {
 		return blob.NotFound(key)
 	case r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed:
 		return blob.Exists(key)
+	}
+	if out := outageErr(err, key); out != nil {
+		return out
 	}
 	return blob.StorageErr(fmt.Errorf("s3 %s: %w", key, err), msg)
 }
