@@ -170,6 +170,12 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			return fmt.Errorf("content origin (content.addr): %w", err)
 		}
 	}
+	if !loopbackOnly(ln.Addr()) {
+		if err := checkTokenStrength(c, ln.Addr(), "serve the content origin on", m.Log); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if !loopbackOnly(ln.Addr()) && c.Auth.Token == "" && !m.tokens.Enabled() && !c.Auth.Anonymous {
 		ln.Close()
 		return fmt.Errorf("refusing to serve the content origin on %s without a token: anyone who can reach it could read every report site. "+
