@@ -152,6 +152,17 @@ func (o *Origins) Resolve(host, cleanPath string) (id int64, rest string, redire
 	return id, rest, ok && !slash, ok
 }
 
+// ReportHost tells whether host (a Host header) is one report's own
+// origin: always false for the shared origin, whose host is not a
+// report's. The API refuses such hosts.
+func (o *Origins) ReportHost(host string) bool {
+	if o.shared {
+		return false
+	}
+	_, _, _, ok := o.Resolve(host, "/")
+	return ok
+}
+
 // sharedHost tells whether the shared origin answers host: the template's
 // host or an extra one ("name", "*.domain", or "*" for any).
 func (o *Origins) sharedHost(host string) bool {

@@ -201,6 +201,7 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	if m.origins != nil {
 		hc.ContentURL = m.origins.URL
+		hc.ReportHost = m.origins.ReportHost
 	}
 	hc.PresignDownload = m.presign
 	if c.Dashboard {

@@ -31,6 +31,10 @@ type Config struct {
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
 	// "*" for any.
 	AllowedHosts []string
+	// ReportHost, if set, tells whether a Host names one report's own
+	// content origin ({id}.localhost:port and the like); the API and the
+	// dashboard refuse those, whatever AllowedHosts says. nil: none.
+	ReportHost func(host string) bool
 	// PublicURL is the daemon's public base URL (config public_url); every
 	// report's dashboardUrl starts with it. Empty: the request's host.
 	PublicURL string
@@ -100,7 +104,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag, Last-Modified, X-Request-Id")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if !s.hosts.allows(r.Host) {
+	if !s.hostServed(r.Host) {
 		s.writeError(w, r, s.hostError(r))
 		return
 	}
