@@ -119,8 +119,9 @@ func Authenticate(header, legacy string, set *tokens.Set) (*tokens.Principal, er
 // permit decides one request against its route's row. A request without a
 // token is refused (401) where a token is required; a token that is
 // presented is always checked, and a bad one is a 401 even where none is
-// needed. A valid token whose scope or projects fall short is a 403
-// (ForbiddenError) that says what is missing. Where reads are open
+// needed. A valid token whose scope falls short is a 403
+// (ForbiddenError) that says what is missing; a project or report outside
+// a project-limited token's projects is a 404 (outside). Where reads are open
 // (auth.reads false) a token never narrows them.
 func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 	if n == open || !s.authOn() {
@@ -157,24 +158,37 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 	if err != nil || !known {
 		return r, err // unknown here: the handler answers (NotFound, Validation) or filters
 	}
-	return r, checkProject(p, id, n.action)
+	if p.Covers(id) {
+		return r, nil
+	}
+	return r, s.outside(r, n.project, id)
+}
+
+// outside is the answer to a project-limited token about a project or
+// report beyond its projects: the NotFoundError a missing one gets, word
+// for word, so the token learns nothing of what exists elsewhere (401 is
+// a bad or missing token, 403 a missing scope, 404 this).
+func (s *Server) outside(r *http.Request, from projectFrom, project int64) error {
+	switch from {
+	case reportInPath:
+		if id, err := pathID(r); err == nil {
+			return report.NoSuch("report", id)
+		}
+	case uploadsPath:
+		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
+	}
+	return report.NoSuch("project", project)
 }
 
 // permitProject is the check of a project named inside a body (the
-// upload's projectId), for the handler to call as soon as it knows it.
-func (s *Server) permitProject(r *http.Request, project int64, action string) error {
+// upload's projectId) or resolved from a name, for the handler to call as
+// soon as it knows it: a project outside a limited token's is not found.
+func (s *Server) permitProject(r *http.Request, project int64) error {
 	p := principalOf(r.Context())
-	if p == nil || p.Global() || !s.authOn() {
+	if p == nil || p.Global() || !s.authOn() || p.Covers(project) {
 		return nil
 	}
-	return checkProject(p, project, action)
-}
-
-func checkProject(p *tokens.Principal, project int64, action string) error {
-	if p.Covers(project) {
-		return nil
-	}
-	return report.Errorf(report.Forbidden, "token %s is limited to projects %s; %s in project %d is outside them", p.ID, projectList(p.Projects), action, project)
+	return s.outside(r, projectForm, project)
 }
 
 // visible is the filter for lists: nil when the caller sees everything.

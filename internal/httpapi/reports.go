@@ -76,7 +76,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 			// Refuse a project the token does not cover before the file
 			// part (if it comes later) is even read.
 			if id, err := report.ParseID("projectId", v); err == nil {
-				if err := s.permitProject(r, id, "uploading a report"); err != nil {
+				if err := s.permitProject(r, id); err != nil {
 					return err
 				}
 			}
@@ -120,7 +120,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.permitProject(r, project, "uploading a report"); err != nil {
+	if err := s.permitProject(r, project); err != nil {
 		return err // the staged file is discarded: nothing was stored
 	}
 	if typeRaw == nil {

@@ -17,9 +17,10 @@ const (
 	Unavailable     Kind = "ServiceUnavailableError"
 	Storage         Kind = "StorageError"
 	Unauthorized    Kind = "UnauthorizedError"
-	// Forbidden: the bearer token is valid but its scope or projects do
-	// not cover the request (Unauthorized is for no, bad, expired or
-	// revoked tokens).
+	// Forbidden: the bearer token is valid but its scope (or, on a route
+	// about every project, its project limit) does not cover the request
+	// (Unauthorized is for no, bad, expired or revoked tokens; a project
+	// outside a limited token's is NotFound, as a missing one).
 	Forbidden        Kind = "ForbiddenError"
 	MethodNotAllowed Kind = "MethodNotAllowedError"
 	Internal         Kind = "InternalError"
