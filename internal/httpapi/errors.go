@@ -65,6 +65,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case report.Unauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
 	case report.Forbidden: // RFC 6750 §3.1
+		if isCrossOrigin(err) {
+			break
+		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd", error="insufficient_scope"`)
 	}
 	// Headers for a file that was about to be served must not leak into the error.

@@ -95,14 +95,19 @@ func (s *Server) hostError(r *http.Request) error {
 		http.StatusMisdirectedRequest}
 }
 
-// HostGuard refuses requests whose Host the allow-list does not know,
-// before next sees them (the daemon wraps its admin endpoints with it; the
+// HostGuard refuses requests whose Host the allow-list does not know, and
+// cross-origin changes (origin.go), before next sees them (the daemon wraps its admin endpoints with it; the
 // API routes check the same in ServeHTTP).
 func (s *Server) HostGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostServed(r.Host) {
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			s.writeError(w, r, s.hostError(r))
+			return
+		}
+		if err := s.crossOrigin(r); err != nil {
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			s.writeError(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -93,7 +93,7 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 }
 
 // ServeHTTP runs the middleware chain: request id and log line, CORS and
-// security headers, preflight, then the routes, each behind its row of
+// security headers, preflight, cross-origin refusal (origin.go), then the routes, each behind its row of
 // the access matrix (access.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
@@ -111,6 +111,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
 		s.preflight(w, r)
+		return
+	}
+	if err := s.crossOrigin(r); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if !canonicalPath(r.URL.Path) {
