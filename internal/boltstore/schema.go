@@ -23,7 +23,7 @@ var (
 	bucketProjectDays = []byte("project_days")
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
-		bucketTokens, bucketLatestName, bucketLatestBranch}
+		bucketTokens, bucketLatestName, bucketLatestBranch, bucketSecrets}
 )
 
 var keyStorageVersion = []byte("storage_version")
@@ -35,8 +35,10 @@ var keyStorageVersion = []byte("storage_version")
 // version 5 site reports (report rows with kind, entry, files and bytes:
 // the rows of older versions are all single files and read unchanged, but
 // an older build must not open a store with sites, which it would serve as
-// files).
-const storageVersion uint64 = 5
+// files), version 7 bucketSecrets (secrets.go: the content signing key).
+// (Version 6 is another change's; until it lands here its step is a
+// placeholder that does nothing.)
+const storageVersion uint64 = 7
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -47,6 +49,8 @@ var upgrades = map[uint64]struct {
 	2: {"the tokens bucket", tokensUpgrade},
 	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
 	4: {"site reports (new optional report fields)", func(*bolt.Tx) error { return nil }},
+	5: {"(version 6: placeholder for another change's step)", func(*bolt.Tx) error { return nil }},
+	6: {"the secrets bucket (content signing key)", func(*bolt.Tx) error { return nil }},
 }
 
 func initSchema(tx *bolt.Tx) error {
