@@ -23,7 +23,7 @@ var (
 	bucketProjectDays = []byte("project_days")
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
-		bucketTokens, bucketLatestName, bucketLatestBranch, bucketSecrets}
+		bucketTokens, bucketLatestName, bucketLatestBranch, bucketSecrets, bucketIdempotency}
 )
 
 var keyStorageVersion = []byte("storage_version")
@@ -35,7 +35,8 @@ var keyStorageVersion = []byte("storage_version")
 // version 5 site reports (report rows with kind, entry, files and bytes:
 // the rows of older versions are all single files and read unchanged, but
 // an older build must not open a store with sites, which it would serve as
-// files), version 7 bucketSecrets (secrets.go: the content signing key).
+// files), version 7 bucketSecrets (secrets.go: the content signing key)
+// and bucketIdempotency (idempotency.go: Idempotency-Key of uploads).
 // (Version 6 is another change's; until it lands here its step is a
 // placeholder that does nothing.)
 const storageVersion uint64 = 7
@@ -50,7 +51,7 @@ var upgrades = map[uint64]struct {
 	3: {"build the latest-by-name and latest-by-branch indexes", buildLatestBy},
 	4: {"site reports (new optional report fields)", func(*bolt.Tx) error { return nil }},
 	5: {"(version 6: placeholder for another change's step)", func(*bolt.Tx) error { return nil }},
-	6: {"the secrets bucket (content signing key)", func(*bolt.Tx) error { return nil }},
+	6: {"the secrets and idempotency buckets", func(*bolt.Tx) error { return nil }},
 }
 
 func initSchema(tx *bolt.Tx) error {
