@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
@@ -31,6 +32,9 @@ type Config struct {
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
 	// "*" for any.
 	AllowedHosts []string
+	// Idempotency keeps the Idempotency-Key of uploads (nil: the header
+	// is validated but not honoured; the daemon always sets it).
+	Idempotency *idempotency.Keys
 	// ReportHost, if set, tells whether a Host names one report's own
 	// content origin ({id}.localhost:port and the like); the API and the
 	// dashboard refuse those, whatever AllowedHosts says. nil: none.

@@ -23,11 +23,14 @@ const (
 	// outside a limited token's is NotFound, as a missing one).
 	Forbidden        Kind = "ForbiddenError"
 	MethodNotAllowed Kind = "MethodNotAllowedError"
-	Internal         Kind = "InternalError"
+	// Conflict: an Idempotency-Key reused with another request, or whose
+	// first request is still in flight.
+	Conflict Kind = "ConflictError"
+	Internal Kind = "InternalError"
 )
 
 // Kinds lists every kind, for documentation and the OpenAPI enum.
-var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, Forbidden, MethodNotAllowed, Internal}
+var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, Forbidden, MethodNotAllowed, Conflict, Internal}
 
 // Error is the one error type that crosses package boundaries. Message is
 // safe to show to a client; Err carries internal detail for logs only.
