@@ -112,6 +112,9 @@ type bodyRecorder struct {
 	body   []byte
 }
 
-func (b *bodyRecorder) Header() http.Header         { return b.header }
-func (b *bodyRecorder) WriteHeader(status int)      { b.status = status }
-func (b *bodyRecorder) Write(p []byte) (int, error) { b.body = append(b.body, p...); return len(p), nil }
+func (b *bodyRecorder) Header() http.Header    { return b.header }
+func (b *bodyRecorder) WriteHeader(status int) { b.status = status }
+func (b *bodyRecorder) Write(p []byte) (int, error) {
+	b.body = append(b.body, p...)
+	return len(p), nil
+}

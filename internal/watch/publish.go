@@ -135,9 +135,10 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	}
 	src := &hashingSource{path: path}
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
-		ProjectID: projectID,
-		FileType:  typ,
-		File:      report.Upload{FileName: filepath.Base(path), Open: src.open},
+		ProjectID:      projectID,
+		FileType:       typ,
+		File:           report.Upload{FileName: filepath.Base(path), Open: src.open},
+		IdempotencyKey: idempotencyKey(projectID, path, sum),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {
