@@ -2,7 +2,8 @@
 # Installs what is missing, builds reportd and reportctl into ./bin, and
 # starts reportd with the embedded defaults: bbolt + ./data on 127.0.0.1:8080.
 # Extra arguments go to `reportd serve` (e.g. --addr 0.0.0.0:8080, which also
-# needs REPORTD_AUTH_TOKEN or REPORTD_AUTH_ANONYMOUS=true, and REPORTD_ALLOWED_HOSTS
+# needs REPORTD_AUTH_TOKEN (24+ characters: openssl rand -base64 32) or
+# REPORTD_AUTH_ANONYMOUS=true, and REPORTD_ALLOWED_HOSTS
 # for the names clients use; see docs/operations.md, "Exposing reportd").
 set -euo pipefail
 cd "$(dirname "$0")/.."

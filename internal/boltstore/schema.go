@@ -23,7 +23,8 @@ var (
 	bucketProjectDays = []byte("project_days")
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
-		bucketTokens, bucketLatestName, bucketLatestBranch, bucketLatestNameType, bucketLatestNameTypeBranch, bucketProjectSlugs}
+		bucketTokens, bucketLatestName, bucketLatestBranch, bucketLatestNameType, bucketLatestNameTypeBranch, bucketProjectSlugs,
+		bucketSecrets, bucketIdempotency}
 )
 
 var keyStorageVersion = []byte("storage_version")
@@ -36,8 +37,10 @@ var keyStorageVersion = []byte("storage_version")
 // the rows of older versions are all single files and read unchanged, but
 // an older build must not open a store with sites, which it would serve as
 // files), version 6 the name + type latest indexes (latest_by.go) and
-// project slugs (slugs.go), both back-filled from the rows.
-const storageVersion uint64 = 6
+// project slugs (slugs.go), both back-filled from the rows, version 7
+// bucketSecrets (secrets.go: the content signing key) and bucketIdempotency
+// (idempotency.go: Idempotency-Key of uploads).
+const storageVersion uint64 = 7
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -54,6 +57,7 @@ var upgrades = map[uint64]struct {
 		}
 		return buildSlugs(tx)
 	}},
+	6: {"the secrets and idempotency buckets", func(*bolt.Tx) error { return nil }},
 }
 
 func initSchema(tx *bolt.Tx) error {

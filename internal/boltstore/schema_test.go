@@ -183,3 +183,27 @@ func TestVersion5GetsSlugsAndNameTypeIndexes(t *testing.T) {
 		t.Fatalf("new project after the upgrade: %+v %v", p, err)
 	}
 }
+
+// A version 5 store (before the secrets bucket) is upgraded on open to
+// the current version, and the content signing key can be made.
+func TestVersion5GetsTheSecretsBucket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reportd.db")
+	s, err := Open(path, report.Clock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = reopenAs(t, s, path, 5, bucketSecrets)
+	defer s.Close()
+	s.DB().View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketSecrets) == nil {
+			t.Error("no secrets bucket after the upgrade")
+		}
+		if v := tx.Bucket(bucketMeta).Get(keyStorageVersion); string(v) != string(u64(storageVersion)) || storageVersion < 7 {
+			t.Errorf("storage version %x, want %d", v, storageVersion)
+		}
+		return nil
+	})
+	if k, _, err := s.ContentKey(t.Context()); err != nil || len(k) != 64 {
+		t.Errorf("content key after the upgrade: %q %v", k, err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/reportd/reportd/internal/content"
+	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/storetest"
 	"github.com/reportd/reportd/internal/tokens"
@@ -81,6 +83,44 @@ func TestTokenStoreConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { cur.Close() })
 		return cur, func() tokens.Store {
+			cur.Close()
+			if cur, err = Open(path, report.Clock{}); err != nil {
+				t.Fatal(err)
+			}
+			return cur
+		}
+	})
+}
+
+// The content signing key conformance suite (also run on PostgreSQL).
+func TestContentKeyConformance(t *testing.T) {
+	storetest.ContentKey(t, func(t *testing.T) (content.KeyStore, content.KeyStore, func() content.KeyStore) {
+		path := filepath.Join(t.TempDir(), "reportd.db")
+		cur, err := Open(path, report.Clock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cur.Close() })
+		return cur, cur, func() content.KeyStore {
+			cur.Close()
+			if cur, err = Open(path, report.Clock{}); err != nil {
+				t.Fatal(err)
+			}
+			return cur
+		}
+	})
+}
+
+// The Idempotency-Key conformance suite (also run on PostgreSQL).
+func TestIdempotencyConformance(t *testing.T) {
+	storetest.Idempotency(t, func(t *testing.T) (idempotency.Store, idempotency.Store, func() idempotency.Store) {
+		path := filepath.Join(t.TempDir(), "reportd.db")
+		cur, err := Open(path, report.Clock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cur.Close() })
+		return cur, cur, func() idempotency.Store {
 			cur.Close()
 			if cur, err = Open(path, report.Clock{}); err != nil {
 				t.Fatal(err)

@@ -76,7 +76,7 @@ func errorMessage(err error) string {
 		}
 		return err.Error() + " (set --token or REPORTCTL_TOKEN)"
 	case exitcode.Forbidden:
-		return err.Error() + " (the token is valid but lacks the scope or project named; ask for one that has it)"
+		return err.Error() + " (the token is valid but lacks the scope named; ask for one that has it)"
 	case exitcode.Interrupted:
 		return "interrupted"
 	}

@@ -16,7 +16,7 @@ const exitStatusHelp = `EXIT STATUS
   3    the server refused the credentials (set --token / REPORTCTL_TOKEN)
   4    upload: a pattern matched no file (--allow-empty makes this 0)
   5    the server could not be reached after retries
-  6    the token is valid but lacks the scope or project (HTTP 403, ForbiddenError)
+  6    the token is valid but lacks the scope (HTTP 403, ForbiddenError)
   130  interrupted (Ctrl-C)
 `
 

@@ -26,8 +26,11 @@ type call struct {
 	out    any  // decoded from a 2xx JSON body
 	stream bool // hand the raw body to the caller instead of decoding it
 	// retryPost marks a POST that may be repeated after a dropped
-	// connection (an upload: a duplicate report is better than a lost one).
+	// connection (an upload, sent with an Idempotency-Key: the server
+	// answers a repeat with the first answer instead of a second report).
 	retryPost bool
+	// idemKey is sent as Idempotency-Key when set.
+	idemKey string
 }
 
 // errFinal marks an error that retrying cannot fix (a file that failed to
@@ -58,7 +61,8 @@ func (c *Client) do(ctx context.Context, cl call) (*resty.Response, error) {
 		if isAPI && apiErr.Kind == report.Unauthorized {
 			return nil, c.tokenHint(apiErr)
 		}
-		if isAPI && !retryable(apiErr.Kind) {
+		var later inFlight
+		if isAPI && !retryable(apiErr.Kind) && !errors.As(err, &later) {
 			return nil, apiErr
 		}
 		if why := permanentFailure(err); why != "" && !isAPI {
@@ -118,6 +122,9 @@ func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, erro
 	if cl.json != nil {
 		req.SetHeader("Content-Type", "application/json").SetBody(cl.json)
 	}
+	if cl.idemKey != "" {
+		req.SetHeader("Idempotency-Key", cl.idemKey)
+	}
 	var body io.ReadCloser
 	if cl.body != nil {
 		r, ctype, err := cl.body()
@@ -163,7 +170,11 @@ func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, erro
 	}
 	defer done()
 	if resp.StatusCode() >= 300 {
-		return nil, withRetryAfter(decodeError(resp.StatusCode(), resp.Body()), resp.Header())
+		apiErr := decodeError(resp.StatusCode(), resp.Body())
+		if apiErr.Kind == report.Conflict && resp.Header().Get("Retry-After") != "" {
+			return nil, inFlight{apiErr} // the first upload under the key is still being stored
+		}
+		return nil, withRetryAfter(apiErr, resp.Header())
 	}
 	if cl.out != nil {
 		if err := json.Unmarshal(resp.Body(), cl.out); err != nil {
@@ -172,6 +183,14 @@ func (c *Client) attempt(parent context.Context, cl call) (*resty.Response, erro
 	}
 	return resp, nil
 }
+
+// inFlight is a ConflictError with Retry-After: the request's
+// Idempotency-Key is held by an earlier attempt the server is still
+// storing; asking again later gets that attempt's answer.
+type inFlight struct{ err *report.Error }
+
+func (e inFlight) Error() string { return e.err.Error() }
+func (e inFlight) Unwrap() error { return e.err }
 
 // producer is a streamed body that knows whether producing it failed (the
 // local file could not be read), which no retry can fix.

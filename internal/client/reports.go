@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 
@@ -73,9 +75,20 @@ func (c *Client) UploadReport(ctx context.Context, in report.ReportUpload) (repo
 		ctype = in.FileType.ContentType()
 	}
 	parts = append(parts, part{name: "file", up: &in.File, ctype: ctype})
+	key := in.IdempotencyKey
+	if key == "" {
+		key = newIdempotencyKey() // one per file per run, the same on every retry
+	}
 	var out report.Report
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out, retryPost: true})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/reports", body: multipartBody(parts), out: &out, retryPost: true, idemKey: key})
 	return out, err
+}
+
+// newIdempotencyKey is a random Idempotency-Key: "reportctl-" and 32 hex digits.
+func newIdempotencyKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "reportctl-" + hex.EncodeToString(b)
 }
 
 func (c *Client) UpdateReport(ctx context.Context, id int64, in report.ReportUpdate) (report.Report, error) {

@@ -99,13 +99,19 @@ type Config struct {
 	// dashboard's); 'self' is always allowed.
 	FrameAncestors []string
 	// Secret is what the signing keys are derived from (content.signing_key,
-	// auth.token, or a key kept in the data directory); "" with Protected:
-	// nothing can be signed, every request is refused.
+	// or the key the store keeps: KeyStore); "" with Protected: nothing can
+	// be signed, every request is refused.
 	Secret string
 	// APIURL is where the API is ({site_url}: public_url, else the API
 	// listener's address), named to a client that sent an API request
 	// here (reportctl --server pointed at the content origin).
 	APIURL string
+	// Legacy are secrets that signed links before Secret did (an earlier
+	// release derived them from auth.token or data_dir/content.key): links
+	// and cookies they signed are still accepted until LegacyUntil, never
+	// after; nothing new is signed with them.
+	Legacy      []string
+	LegacyUntil time.Time
 	// Protected tells whether access is controlled now (nil: never).
 	Protected func() bool
 	// URLTTL is how long a signed URL is valid (default 1h); SessionTTL

@@ -25,7 +25,7 @@ type Origins struct {
 	host   string // lower-case host name, no port
 	port   string
 	hosts  map[string]bool // shared: names answered (template host, ExtraHosts)
-	keys   keys
+	keys   signer
 }
 
 // NewOrigins checks cfg.URL and derives the signing keys.
@@ -50,7 +50,7 @@ func NewOrigins(cfg Config) (*Origins, error) {
 	if u.Path != "" && u.Path != "/" {
 		return nil, bad("a path is not supported (reports are served at the root of their origin, or below /r/{id}/)")
 	}
-	o := &Origins{cfg: cfg, scheme: u.Scheme, port: u.Port(), keys: deriveKeys(cfg.Secret)}
+	o := &Origins{cfg: cfg, scheme: u.Scheme, port: u.Port(), keys: newSigner(cfg)}
 	host := strings.ToLower(u.Hostname())
 	if i := strings.Index(host, placeholder); i >= 0 {
 		o.prefix, o.suffix = host[:i], host[i+len(placeholder):]
@@ -150,6 +150,17 @@ func (o *Origins) Resolve(host, cleanPath string) (id int64, rest string, redire
 	num, rest, slash := strings.Cut(after, "/")
 	id, ok = parseID(num)
 	return id, rest, ok && !slash, ok
+}
+
+// ReportHost tells whether host (a Host header) is one report's own
+// origin: always false for the shared origin, whose host is not a
+// report's. The API refuses such hosts.
+func (o *Origins) ReportHost(host string) bool {
+	if o.shared {
+		return false
+	}
+	_, _, _, ok := o.Resolve(host, "/")
+	return ok
 }
 
 // sharedHost tells whether the shared origin answers host: the template's

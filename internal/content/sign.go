@@ -1,12 +1,16 @@
 package content
 
 import (
+	"context"
 	"crypto/hkdf"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Query parameters of a signed URL and the session cookie's name.
@@ -49,6 +53,71 @@ func check(key []byte, id, exp int64, sig string) bool {
 		return false
 	}
 	return hmac.Equal([]byte(mac(key, id, exp)), []byte(sig))
+}
+
+// KeyStore keeps the content signing key (boltstore, pgstore): made on
+// first use, the same for every replica sharing the store, and when it
+// was made (the switch from keys derived from auth.token).
+type KeyStore interface {
+	ContentKey(ctx context.Context) (secret string, made time.Time, err error)
+}
+
+// NewKey is a fresh random signing key: 32 bytes in hex.
+func NewKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// signer checks signatures with its keys and, until legacyUntil, with
+// legacy ones; it signs with keys only.
+type signer struct {
+	keys
+	legacy      []keys
+	legacyUntil time.Time
+	now         func() time.Time
+}
+
+func newSigner(c Config) signer {
+	s := signer{keys: deriveKeys(c.Secret), legacyUntil: c.LegacyUntil, now: c.Now}
+	for _, l := range c.Legacy {
+		if l != "" && l != c.Secret {
+			s.legacy = append(s.legacy, deriveKeys(l))
+		}
+	}
+	return s
+}
+
+// stillLegacy are the legacy keys while they are accepted.
+func (s signer) stillLegacy() []keys {
+	if len(s.legacy) == 0 || !s.now().Before(s.legacyUntil) {
+		return nil
+	}
+	return s.legacy
+}
+
+func (s signer) verifyURL(id, exp int64, sig string) bool {
+	if s.keys.verifyURL(id, exp, sig) {
+		return true
+	}
+	for _, k := range s.stillLegacy() {
+		if k.verifyURL(id, exp, sig) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s signer) verifySession(id int64, v string) (int64, bool) {
+	if exp, ok := s.keys.verifySession(id, v); ok {
+		return exp, true
+	}
+	for _, k := range s.stillLegacy() {
+		if exp, ok := k.verifySession(id, v); ok {
+			return exp, true
+		}
+	}
+	return 0, false
 }
 
 // sign is the URL signature of report id until exp (unix seconds).

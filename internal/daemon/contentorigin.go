@@ -1,8 +1,7 @@
 package daemon
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reportd/reportd/internal/content"
 )
@@ -130,43 +130,50 @@ func cspHost(host string) bool {
 	return true
 }
 
-// contentKeyFile holds the secret content URLs are signed with when no
-// auth.token is set (scoped tokens only), so links survive restarts.
+// contentKeyFile held the secret content URLs were signed with when no
+// auth.token was set, before the store kept the key; its links are
+// accepted for one content.url_ttl after the switch, like the token's.
 const contentKeyFile = "content.key"
 
-// contentSecret is content.signing_key, else auth.token, else the data
-// directory's content key, made on first use (one daemon's own: replicas
-// sharing PostgreSQL's scoped tokens need content.signing_key).
-func contentSecret(c Config, log *slog.Logger) (string, error) {
+// contentKeys are what content URLs are signed and checked with.
+type contentKeys struct {
+	secret      string    // signs and checks
+	legacy      []string  // only check, until legacyUntil
+	legacyUntil time.Time //
+}
+
+// contentSecret is content.signing_key, else the key the store keeps
+// (made on first use; one for all replicas on PostgreSQL). Never
+// auth.token: a signed siteUrl handed to readers would be an offline
+// oracle for guessing it. What earlier releases signed with (a key derived
+// from auth.token, or data_dir/content.key) is still accepted for one
+// content.url_ttl after the store's key was made, then never.
+func contentSecret(ctx context.Context, c Config, store content.KeyStore, log *slog.Logger) (contentKeys, error) {
 	if c.Content.SigningKey != "" {
-		return c.Content.SigningKey, nil
+		return contentKeys{secret: c.Content.SigningKey}, nil
 	}
+	secret, made, err := store.ContentKey(ctx)
+	if err != nil {
+		return contentKeys{}, fmt.Errorf("content origin signing key: %w", err)
+	}
+	k := contentKeys{secret: secret, legacyUntil: made.Add(c.Content.URLTTL)}
 	if c.Auth.Token != "" {
-		return c.Auth.Token, nil
+		k.legacy = append(k.legacy, c.Auth.Token)
 	}
-	if c.onPostgres() {
-		log.Warn("content links are signed with a key of this daemon's own (data_dir/content.key): with several replicas and scoped tokens, " +
-			"a link one replica hands out fails on another; set content.signing_key (REPORTD_CONTENT_SIGNING_KEY) to the same secret on every replica")
-	}
-	p := filepath.Join(c.DataDir, contentKeyFile)
-	b, err := os.ReadFile(p)
-	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
-		return strings.TrimSpace(string(b)), nil
-	}
+	b, err := os.ReadFile(filepath.Join(c.DataDir, contentKeyFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("content origin key: %w", err)
+		return contentKeys{}, fmt.Errorf("content origin key: %w", err)
 	}
-	k := make([]byte, 32)
-	rand.Read(k)
-	secret := hex.EncodeToString(k)
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, []byte(secret+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("content origin key: %w", err)
+	if old := strings.TrimSpace(string(b)); len(old) >= 32 {
+		k.legacy = append(k.legacy, old)
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		return "", fmt.Errorf("content origin key: %w", err)
+	if len(k.legacy) > 0 && time.Now().Before(k.legacyUntil) {
+		log.Info("content links signed before this release (with a key derived from auth.token or data_dir/content.key) are accepted until the new key is content.url_ttl old",
+			"until", k.legacyUntil.Format(time.RFC3339))
+	} else {
+		k.legacy = nil
 	}
-	return secret, nil
+	return k, nil
 }
 
 // openContent binds the content listener (the second socket systemd
@@ -192,6 +199,12 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			return fmt.Errorf("content origin (content.addr): %w", err)
 		}
 	}
+	if !loopbackOnly(ln.Addr()) {
+		if err := checkTokenStrength(c, ln.Addr(), "serve the content origin on", m.Log); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if !loopbackOnly(ln.Addr()) && c.Auth.Token == "" && !m.tokens.Enabled() && !c.Auth.Anonymous {
 		ln.Close()
 		return fmt.Errorf("refusing to serve the content origin on %s without a token: anyone who can reach it could read every report site. "+
@@ -199,7 +212,13 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			"or set auth.anonymous: true to serve without authentication on purpose", ln.Addr())
 	}
 	tmpl, extra := contentOrigin(c, api, ln.Addr(), m.Log)
-	secret, err := contentSecret(c, m.Log)
+	var ks content.KeyStore = m.pg
+	if m.bolt != nil {
+		ks = m.bolt
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	keys, err := contentSecret(ctx, c, ks, m.Log)
+	cancel()
 	if err != nil {
 		ln.Close()
 		return err
@@ -208,7 +227,9 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		URL:            tmpl,
 		ExtraHosts:     extra,
 		FrameAncestors: frameAncestors(c, api),
-		Secret:         secret,
+		Secret:         keys.secret,
+		Legacy:         keys.legacy,
+		LegacyUntil:    keys.legacyUntil,
 		APIURL:         apiURL(c, api),
 		Protected:      m.readsProtected,
 		URLTTL:         c.Content.URLTTL,

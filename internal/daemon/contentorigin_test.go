@@ -10,13 +10,16 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/tokens"
@@ -161,8 +164,8 @@ func TestContentOriginOpen(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Errorf("the earlier link after the first token: %d", res.StatusCode)
 	}
-	if _, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil {
-		t.Errorf("no content key kept for scoped tokens: %v", err)
+	if _, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err == nil {
+		t.Errorf("a content key file was made: the store keeps the key")
 	}
 
 	c2 := testConfig(t, t.TempDir())
@@ -263,40 +266,53 @@ func TestContentOriginExposure(t *testing.T) {
 	}
 }
 
-// TestContentSecret: content.signing_key, else auth.token, else a key
-// made once in the data directory (0600) and reused; on PostgreSQL the
-// last one is logged as not shared by replicas.
+// TestContentSecret: content.signing_key, else a key the store makes once
+// and keeps (never auth.token); what earlier releases signed with
+// (auth.token, data_dir/content.key) is accepted only for one url_ttl
+// after the store's key was made.
 func TestContentSecret(t *testing.T) {
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
+	log := slog.New(slog.DiscardHandler)
 	c := DefaultConfig()
 	c.DataDir = t.TempDir()
-	c.Content.SigningKey, c.Auth.Token = "0123456789abcdef-signing", "tok"
-	if k, err := contentSecret(c, log); err != nil || k != c.Content.SigningKey {
-		t.Errorf("with signing_key: %q %v", k, err)
+	c.Content.SigningKey, c.Auth.Token = "0123456789abcdef-signing", strongToken
+	openStore := func(at time.Time) *boltstore.Store {
+		st, err := boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), report.Clock{Now: func() time.Time { return at }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	now := time.Now()
+	st := openStore(now)
+	if k, err := contentSecret(t.Context(), c, st, log); err != nil || k.secret != c.Content.SigningKey || k.legacy != nil {
+		t.Errorf("with signing_key: %+v %v", k, err)
 	}
 	c.Content.SigningKey = ""
-	if k, err := contentSecret(c, log); err != nil || k != "tok" {
-		t.Errorf("with auth.token: %q %v", k, err)
+	oldFile := strings.Repeat("ab", 32)
+	os.WriteFile(filepath.Join(c.DataDir, contentKeyFile), []byte(oldFile+"\n"), 0o600)
+	k1, err := contentSecret(t.Context(), c, st, log)
+	if err != nil || len(k1.secret) != 64 || k1.secret == strongToken || k1.secret == oldFile {
+		t.Fatalf("store key: %+v %v", k1, err)
 	}
-	c.Auth.Token = ""
-	k1, err := contentSecret(c, log)
-	if err != nil || len(k1) != 64 {
-		t.Fatalf("kept key: %q %v", k1, err)
+	if !slices.Equal(k1.legacy, []string{strongToken, oldFile}) || !k1.legacyUntil.Equal(now.Truncate(time.Second).Add(c.Content.URLTTL)) {
+		t.Errorf("legacy: %q until %v, want the token and content.key until %v", k1.legacy, k1.legacyUntil, now.Add(c.Content.URLTTL))
 	}
-	if fi, err := os.Stat(filepath.Join(c.DataDir, contentKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("content.key: %v %v", fi, err)
+	if k2, _ := contentSecret(t.Context(), c, st, log); k2.secret != k1.secret {
+		t.Errorf("the kept key changed: %q -> %q", k1.secret, k2.secret)
 	}
-	if k2, _ := contentSecret(c, log); k2 != k1 {
-		t.Errorf("the kept key changed: %q -> %q", k1, k2)
+	st.Close()
+	st = openStore(now.Add(time.Hour))
+	if k, _ := contentSecret(t.Context(), c, st, log); k.secret != k1.secret || !k.legacyUntil.Equal(k1.legacyUntil) {
+		t.Errorf("reopened: %+v, want the same key and window", k)
 	}
-	if logs.Len() != 0 {
-		t.Errorf("bolt logged: %s", logs.String())
-	}
-	c.Storage = storagePostgres
-	contentSecret(c, log)
-	if !strings.Contains(logs.String(), "content.signing_key") {
-		t.Errorf("no advice for replicas: %s", logs.String())
+	st.Close()
+	// A store whose key was made more than url_ttl ago: no legacy secret.
+	c.DataDir = t.TempDir()
+	os.WriteFile(filepath.Join(c.DataDir, contentKeyFile), []byte(oldFile+"\n"), 0o600)
+	st = openStore(now.Add(-c.Content.URLTTL - time.Minute))
+	defer st.Close()
+	if k, err := contentSecret(t.Context(), c, st, log); err != nil || len(k.secret) != 64 || k.legacy != nil {
+		t.Errorf("after the window: %+v %v", k, err)
 	}
 	c.Content.SigningKey = "short"
 	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {

@@ -69,6 +69,9 @@ func loopbackOnly(a net.Addr) bool {
 // auth.anonymous says that is meant, and says in the log what is exposed.
 // A live scoped token (reportd token create) counts as a token.
 func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
+	if err := checkTokenStrength(c, ln, "listen on", log); err != nil {
+		return err
+	}
 	if loopbackOnly(ln) || c.Auth.Token != "" || scoped {
 		return nil
 	}
@@ -79,6 +82,28 @@ func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
 	}
 	log.Warn("serving without authentication beyond loopback (auth.anonymous: true): anyone who can reach this address can read, upload, change and delete every project and report",
 		"addr", ln.String(), "allowed_hosts", c.allowedHosts(ln))
+	return nil
+}
+
+// minTokenLen is the shortest auth.token served beyond loopback: a token
+// that short could be guessed (24 characters of openssl rand -base64 are
+// 144 bits; a word or a name is not).
+const minTokenLen = 24
+
+// checkTokenStrength refuses an auth.token shorter than minTokenLen on a
+// listener beyond loopback and warns about it on loopback, saying how to
+// make a strong one. what names the listener in the refusal ("listen on").
+func checkTokenStrength(c Config, ln net.Addr, what string, log *slog.Logger) error {
+	n := len(c.Auth.Token)
+	if n == 0 || n >= minTokenLen {
+		return nil
+	}
+	if !loopbackOnly(ln) {
+		return fmt.Errorf("refusing to %s %s with an auth.token of %d characters: a token shorter than %d characters can be guessed. "+
+			"Make a strong one with openssl rand -base64 32 and set it as auth.token (REPORTD_AUTH_TOKEN)", what, ln, n, minTokenLen)
+	}
+	log.Warn(fmt.Sprintf("auth.token is only %d characters: a token shorter than %d characters can be guessed, and reportd refuses it beyond loopback; "+
+		"make a strong one with openssl rand -base64 32", n, minTokenLen), "addr", ln.String())
 	return nil
 }
 

@@ -33,8 +33,8 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 
 	for name, env := range map[string][]string{
 		"anonymous":  {"REPORTD_AUTH_ANONYMOUS=true"},
-		"token":      {"REPORTD_AUTH_TOKEN=s3cret"},
-		"public_url": {"REPORTD_AUTH_TOKEN=s3cret", "REPORTD_PUBLIC_URL=https://reports.example.com"},
+		"token":      {"REPORTD_AUTH_TOKEN=" + strongToken},
+		"public_url": {"REPORTD_AUTH_TOKEN=" + strongToken, "REPORTD_PUBLIC_URL=https://reports.example.com"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := testbin.StartT(t, bin, testbin.Options{Addr: "0.0.0.0:0", DataDir: t.TempDir(), Env: env})
@@ -59,6 +59,34 @@ func TestServeBeyondLoopbackNeedsTokenOrAnonymous(t *testing.T) {
 				t.Fatalf("public_url warning logged: %v, want %v\n%s", noted, name != "public_url", p.Log())
 			}
 		})
+	}
+}
+
+// strongToken is an auth.token long enough to serve beyond loopback.
+const strongToken = "k7Qe2vX9pL4mN8rT1wY6zB3c"
+
+// An auth.token shorter than 24 characters is refused beyond loopback and
+// warned about on loopback, both saying how to make a strong one.
+func TestShortTokenRefusedBeyondLoopback(t *testing.T) {
+	bin := bins.Path(t, "reportd")
+	short := []string{"REPORTD_AUTH_TOKEN=" + strongToken[:23]}
+	d, err := testbin.Start(bin, testbin.Options{Addr: "0.0.0.0:0", DataDir: t.TempDir(), Env: short})
+	if err == nil {
+		d.Stop()
+		t.Fatalf("reportd served on 0.0.0.0 with a 23-character token:\n%s", d.Log())
+	}
+	for _, want := range []string{"23 characters", "openssl rand -base64 32", "auth.token"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not mention %q:\n%s", want, err)
+		}
+	}
+	p := testbin.StartT(t, bin, testbin.Options{DataDir: t.TempDir(), Env: short})
+	if log := p.Log(); !strings.Contains(log, "auth.token is only 23 characters") || !strings.Contains(log, "openssl rand -base64 32") {
+		t.Errorf("no warning about the short token on loopback:\n%s", log)
+	}
+	p2 := testbin.StartT(t, bin, testbin.Options{DataDir: t.TempDir(), Env: []string{"REPORTD_AUTH_TOKEN=" + strongToken}})
+	if strings.Contains(p2.Log(), "auth.token is only") {
+		t.Errorf("a 24-character token was warned about:\n%s", p2.Log())
 	}
 }
 

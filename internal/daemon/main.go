@@ -24,6 +24,7 @@ import (
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -213,8 +214,14 @@ func (m *Server) Open(ctx context.Context) error {
 		Pace:             c.pace(),
 		Badges:           c.Badges.http(),
 	}
+	var idem idempotency.Store = m.pg
+	if m.bolt != nil {
+		idem = m.bolt
+	}
+	hc.Idempotency = &idempotency.Keys{Store: idem}
 	if m.origins != nil {
 		hc.ContentURL = m.origins.URL
+		hc.ReportHost = m.origins.ReportHost
 	}
 	hc.PresignDownload = m.presign
 	if c.Dashboard {

@@ -15,7 +15,7 @@ const (
 	Auth        = 3   // the server refused the credentials
 	NoMatch     = 4   // nothing matched an upload pattern (--allow-empty makes it 0)
 	Unreachable = 5   // the server could not be reached after retries
-	Forbidden   = 6   // the token is valid but its scope or projects do not cover the request
+	Forbidden   = 6   // the token is valid but its scope does not cover the request
 	Interrupted = 130 // Ctrl-C / SIGINT
 )
 

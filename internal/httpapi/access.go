@@ -124,8 +124,9 @@ func Authenticate(header, legacy string, set *tokens.Set) (*tokens.Principal, er
 // permit decides one request against its route's row. A request without a
 // token is refused (401) where a token is required; a token that is
 // presented is always checked, and a bad one is a 401 even where none is
-// needed. A valid token whose scope or projects fall short is a 403
-// (ForbiddenError) that says what is missing. Where reads are open
+// needed. A valid token whose scope falls short is a 403
+// (ForbiddenError) that says what is missing; a project or report outside
+// a project-limited token's projects is a 404 (outside). Where reads are open
 // (auth.reads false) a token never narrows them.
 func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 	if n == open || !s.authOn() {
@@ -168,7 +169,19 @@ func (s *Server) permit(r *http.Request, n need) (*http.Request, error) {
 	if err != nil || !known {
 		return r, err // unknown here: the handler answers (NotFound, Validation) or filters
 	}
-	return r, s.checkProject(p, id, n.action)
+	if s.covers(p, id) {
+		return r, nil
+	}
+	return r, s.outside(r, n.project, id)
+}
+
+// covers says whether p may act on project: one of its projects, or one
+// this token created on another replica after the set here was read.
+func (s *Server) covers(p *tokens.Principal, project int64) bool {
+	if p.Covers(project) {
+		return true
+	}
+	return p.Creates && s.cfg.Tokens != nil && s.cfg.Tokens.Covers(p.ID, project)
 }
 
 // tokenRequired is the 401 of a request that carried no token, saying why
@@ -185,29 +198,31 @@ func (s *Server) tokenRequired(reading bool) error {
 	return report.Errorf(report.Unauthorized, "%s", why)
 }
 
-// permitProject is the check of a project named inside a body (the
-// upload's projectId), for the handler to call as soon as it knows it.
-func (s *Server) permitProject(r *http.Request, project int64, action string) error {
-	p := principalOf(r.Context())
-	if p == nil || p.Global() || !s.authOn() {
-		return nil
+// outside is the answer to a project-limited token about a project or
+// report beyond its projects: the NotFoundError a missing one gets, word
+// for word, so the token learns nothing of what exists elsewhere (401 is
+// a bad or missing token, 403 a missing scope, 404 this).
+func (s *Server) outside(r *http.Request, from projectFrom, project int64) error {
+	switch from {
+	case reportInPath:
+		if id, err := pathID(r); err == nil {
+			return report.NoSuch("report", id)
+		}
+	case uploadsPath:
+		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
 	}
-	return s.checkProject(p, project, action)
+	return report.NoSuch("project", project)
 }
 
-func (s *Server) checkProject(p *tokens.Principal, project int64, action string) error {
-	if p.Covers(project) {
+// permitProject is the check of a project named inside a body (the
+// upload's projectId) or resolved from a name, for the handler to call as
+// soon as it knows it: a project outside a limited token's is not found.
+func (s *Server) permitProject(r *http.Request, project int64) error {
+	p := principalOf(r.Context())
+	if p == nil || p.Global() || !s.authOn() || s.covers(p, project) {
 		return nil
 	}
-	// A project this token created on another replica joined its set
-	// after the set here was read.
-	if p.Creates && s.cfg.Tokens != nil && s.cfg.Tokens.Covers(p.ID, project) {
-		return nil
-	}
-	if p.Creates && len(p.Projects) == 0 {
-		return report.Errorf(report.Forbidden, "token %s may act only on the projects it creates, and has created none yet; %s in project %d is outside them", p.ID, action, project)
-	}
-	return report.Errorf(report.Forbidden, "token %s is limited to projects %s; %s in project %d is outside them", p.ID, projectList(p.Projects), action, project)
+	return s.outside(r, projectForm, project)
 }
 
 // visible is the filter for lists: nil when the caller sees everything.

@@ -15,7 +15,7 @@ type StatusMode string
 const (
 	// StatusSpec answers every error with 500, as api-spec.md §7 says.
 	StatusSpec StatusMode = "spec"
-	// StatusConventional uses 400/401/403/404/405/408/413/421/502/503 for monitoring that counts 5xx.
+	// StatusConventional uses 400/401/403/404/405/408/409/413/421/502/503 for monitoring that counts 5xx.
 	StatusConventional StatusMode = "conventional"
 )
 
@@ -26,6 +26,7 @@ var conventional = map[report.Kind]int{
 	report.Unauthorized:     http.StatusUnauthorized,
 	report.Forbidden:        http.StatusForbidden,
 	report.MethodNotAllowed: http.StatusMethodNotAllowed,
+	report.Conflict:         http.StatusConflict,
 	report.Conversion:       http.StatusBadGateway,
 	report.Unavailable:      http.StatusServiceUnavailable,
 }
@@ -81,6 +82,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case report.Unauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd"`)
 	case report.Forbidden: // RFC 6750 §3.1
+		if isCrossOrigin(err) {
+			break
+		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="reportd", error="insufficient_scope"`)
 	}
 	if status == http.StatusServiceUnavailable {

@@ -74,22 +74,40 @@ func (p *hostPolicy) allows(host string) bool {
 	return false
 }
 
-// hostError refuses an unknown Host: 421 Misdirected Request in
-// conventional mode, 500 like every error in spec mode.
+// hostServed reports whether the API answers this Host: one the
+// allow-list knows and not a report's own origin ({id}.localhost and the
+// like, which Config.ReportHost recognises), so the dashboard never
+// appears on a name that belongs to a report.
+func (s *Server) hostServed(host string) bool {
+	return s.hosts.allows(host) && (s.cfg.ReportHost == nil || !s.cfg.ReportHost(host))
+}
+
+// hostError refuses an unknown Host, or a report's: 421 Misdirected
+// Request in conventional mode, 500 like every error in spec mode.
 func (s *Server) hostError(r *http.Request) error {
+	if s.cfg.ReportHost != nil && s.cfg.ReportHost(r.Host) {
+		return withStatus{report.Errorf(report.Validation,
+			"Host %q is a report's content origin (content.url), not the API: open reports through the links the API gives (siteUrl)", r.Host),
+			http.StatusMisdirectedRequest}
+	}
 	return withStatus{report.Errorf(report.Validation,
 		"Host %q is not served here; add it to allowed_hosts (or set public_url) in the reportd configuration", r.Host),
 		http.StatusMisdirectedRequest}
 }
 
-// HostGuard refuses requests whose Host the allow-list does not know,
-// before next sees them (the daemon wraps its admin endpoints with it; the
+// HostGuard refuses requests whose Host the allow-list does not know, and
+// cross-origin changes (origin.go), before next sees them (the daemon wraps its admin endpoints with it; the
 // API routes check the same in ServeHTTP).
 func (s *Server) HostGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hosts.allows(r.Host) {
+		if !s.hostServed(r.Host) {
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			s.writeError(w, r, s.hostError(r))
+			return
+		}
+		if err := s.crossOrigin(r); err != nil {
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			s.writeError(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)

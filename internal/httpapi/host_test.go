@@ -107,3 +107,30 @@ func TestHostMissingRefused(t *testing.T) {
 		t.Fatalf("%s %+v %v", resp.Status, body, err)
 	}
 }
+
+// A report's own origin ({id}.localhost) is the content origin's, not the
+// API's: the API, the dashboard and the admin endpoints refuse it on the
+// API port, even with allowed_hosts "*"; other *.localhost names still work.
+func TestReportHostRefusedOnAPI(t *testing.T) {
+	dashboard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dashboard")) })
+	e := apitest.Start(t, apitest.Options{
+		Config: func(c *daemon.Config) { c.ErrorStatus, c.AllowedHosts = "conventional", []string{"*"} },
+		HTTP:   func(h *httpapi.Config) { h.Dashboard = dashboard },
+	})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(e.URL, "http://"))
+	for _, host := range []string{"7.localhost:" + port, "7.localhost", "123.LOCALHOST.:" + port} {
+		for _, path := range []string{"/", "/api/reports/ping", "/api/projects", "/admin/backup"} {
+			r := hostGet(e, "GET", path, host)
+			var body httpapi.ErrorBody
+			r.JSON(t, &body)
+			if r.StatusCode != http.StatusMisdirectedRequest || body.Type != string(report.Validation) || !strings.Contains(body.Error, "content origin") {
+				t.Errorf("Host %s %s: %d %s", host, path, r.StatusCode, r.Body)
+			}
+		}
+	}
+	for _, host := range []string{"localhost:" + port, "app.localhost:" + port, "07.localhost:" + port} {
+		if r := hostGet(e, "GET", "/", host); r.StatusCode != 200 || string(r.Body) != "dashboard" {
+			t.Errorf("Host %s: %d %s", host, r.StatusCode, r.Body)
+		}
+	}
+}

@@ -138,7 +138,7 @@ func (s *Server) linkProject(r *http.Request, l link) (int64, error) {
 	// checked here, once it is known which project the link means (where
 	// reads need a token at all: a token never narrows open reads).
 	if s.cfg.AuthReads {
-		if err := s.permitProject(r, id, "reading a project's reports"); err != nil {
+		if err := s.permitProject(r, id); err != nil {
 			return 0, err
 		}
 	}

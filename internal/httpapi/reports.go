@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reportd/reportd/internal/report"
@@ -38,6 +39,10 @@ func (s *Server) listReports(w http.ResponseWriter, r *http.Request) error {
 // file part is a single file, or a site when it is an archive declared
 // html; several file parts (relative names) are one site (sites.go).
 func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
+	key, err := idemKey(r)
+	if err != nil {
+		return err
+	}
 	upload, _ := s.svc.Limits()
 	if err := refuseAnnounced(r, upload); err != nil {
 		return err
@@ -75,7 +80,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 			// Refuse a project the token does not cover before the file
 			// part (if it comes later) is even read.
 			if id, err := report.ParseID("projectId", v); err == nil {
-				if err := s.permitProject(r, id, "uploading a report"); err != nil {
+				if err := s.permitProject(r, id); err != nil {
 					return err
 				}
 			}
@@ -119,7 +124,7 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.permitProject(r, project, "uploading a report"); err != nil {
+	if err := s.permitProject(r, project); err != nil {
 		return err // the staged file is discarded: nothing was stored
 	}
 	if typeRaw == nil {
@@ -129,15 +134,48 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	req := uploadRequest{ProjectID: project, FileType: t, Meta: meta, Entry: entry, Root: root}
+	if len(up.parts) == 1 {
+		req.FileName = up.fileName
+	}
+	for i, p := range up.parts {
+		sum := up.first.SHA256
+		if i > 0 {
+			sum = up.staged[i-1].SHA256
+		}
+		req.Files = append(req.Files, [2]string{p.Name, sum})
+	}
+	answered, finish, err := s.idemClaim(w, r, key, req)
+	if answered || err != nil {
+		return err
+	}
+	status, body, err := s.commitUpload(r, &up, req)
+	if err != nil {
+		finish(0, nil)
+		return err
+	}
+	finish(status, body)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+	return nil
+}
+
+// commitUpload stores a parsed upload: a single file, or a site (one
+// archive, or several parts). It returns the answer to send.
+func (s *Server) commitUpload(r *http.Request, up *siteParts, req uploadRequest) (int, []byte, error) {
+	project, t, meta, entry, root := req.ProjectID, req.FileType, req.Meta, req.Entry, req.Root
 	var rep report.Report
 	if len(up.parts) == 1 {
 		format, err := service.IsSiteArchive(up.first, t, up.fileName)
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		if format == "" {
 			if entry != "" || root != "" {
-				return report.Errorf(report.Validation, "entry and root are for sites (an archive or several file parts), not a single file")
+				return 0, nil, report.Errorf(report.Validation, "entry and root are for sites (an archive or several file parts), not a single file")
 			}
 			rep, err = s.svc.Commit(r.Context(), up.first, project, t, up.fileName, meta)
 		} else {
@@ -145,18 +183,19 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format})
 		}
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 	} else {
+		var err error
 		rep, err = s.svc.CommitSite(r.Context(), service.SiteUpload{ProjectID: project, FileType: t,
 			Entry: entry, Root: root, Meta: meta, Parts: up.parts})
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 	}
 	s.withReportLinks(r, &rep)
-	writeJSON(w, http.StatusCreated, rep)
-	return nil
+	status, b := jsonBytes(http.StatusCreated, rep)
+	return status, b, nil
 }
 
 func (s *Server) updateReport(w http.ResponseWriter, r *http.Request) error {

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
@@ -33,6 +34,13 @@ type Config struct {
 	// (localhost, *.localhost, 127.0.0.0/8, ::1): "name", "*.domain", or
 	// "*" for any.
 	AllowedHosts []string
+	// Idempotency keeps the Idempotency-Key of uploads (nil: the header
+	// is validated but not honoured; the daemon always sets it).
+	Idempotency *idempotency.Keys
+	// ReportHost, if set, tells whether a Host names one report's own
+	// content origin ({id}.localhost:port and the like); the API and the
+	// dashboard refuse those, whatever AllowedHosts says. nil: none.
+	ReportHost func(host string) bool
 	// PublicURL is the daemon's public base URL (config public_url); every
 	// report's dashboardUrl starts with it. Empty: the request's host.
 	PublicURL string
@@ -91,7 +99,7 @@ func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
 }
 
 // ServeHTTP runs the middleware chain: request id and log line, CORS and
-// security headers, preflight, then the routes, each behind its row of
+// security headers, preflight, cross-origin refusal (origin.go), then the routes, each behind its row of
 // the access matrix (access.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logged(http.HandlerFunc(s.serve)).ServeHTTP(w, r)
@@ -102,13 +110,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "Content-Disposition, Content-Length, Content-Range, Accept-Ranges, ETag, Last-Modified, X-Request-Id")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if !s.hosts.allows(r.Host) && !probePath(r.URL.Path) {
+	if !s.hostServed(r.Host) && !probePath(r.URL.Path) {
 		s.writeError(w, r, s.hostError(r))
 		return
 	}
 	paced(w, r, s.cfg.Pace)
 	if r.Method == http.MethodOptions {
 		s.preflight(w, r)
+		return
+	}
+	if err := s.crossOrigin(r); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if !canonicalPath(r.URL.Path) {

@@ -129,6 +129,8 @@ func TestSiteHostileArchives(t *testing.T) {
 		{"backslash", "a.zip", rawZip(t, ok, zfile(`..\..\evil.html`, []byte("pwned"))), report.Validation, "backslash", nil},
 		{"drive letter", "a.zip", rawZip(t, ok, zfile("C:/evil.html", []byte("pwned"))), report.Validation, "drive letter", nil},
 		{"NUL", "a.zip", rawZip(t, ok, zfile("a\x00.html", []byte("pwned"))), report.Validation, "control character", nil},
+		{"bidi override", "a.zip", rawZip(t, ok, zfile("rep\u202elmth.pdf.html", []byte("x"))), report.Validation, "invisible format character U+202E RIGHT-TO-LEFT OVERRIDE", nil},
+		{"zero-width folder", "a.tar", rawTar(t, reg("index.html", 3), reg("css\u200b/a.css", 1)), report.Validation, "invisible format character U+200B ZERO WIDTH SPACE", nil},
 		{"zip symlink", "a.zip", rawZip(t, ok, zsymlink("link.html", "/etc/passwd")), report.Validation, "symbolic link", nil},
 		{"tar symlink", "a.tar", rawTar(t, reg("index.html", 3), &tar.Header{Name: "link", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}), report.Validation, "symbolic link", nil},
 		{"tar hardlink", "a.tar", rawTar(t, reg("index.html", 3), &tar.Header{Name: "hard", Typeflag: tar.TypeLink, Linkname: "index.html"}), report.Validation, "hard link", nil},

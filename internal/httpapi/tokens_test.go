@@ -221,8 +221,14 @@ func (rt route) want(scope tokens.Scope, presents bool, limit int64, reads bool)
 	if rt.anyone {
 		return ""
 	}
-	if scope < rt.scope || (limit != 0 && rt.global) || (limit != 0 && rt.project && limit != 1) {
+	if scope < rt.scope || (limit != 0 && rt.global) {
 		return report.Forbidden
+	}
+	if limit != 0 && rt.project && limit != 1 {
+		if strings.Contains(rt.path, "/badge.") {
+			return "" // a badge answers as for a missing project, whatever that answer is
+		}
+		return report.NotFound // outside the token's projects: as if it did not exist
 	}
 	return ""
 }
@@ -308,7 +314,7 @@ func stableLink(r *apitest.Response) bool { return strings.HasPrefix(r.Request.U
 func checkCell(t *testing.T, mode httpapi.StatusMode, cell string, r *apitest.Response, want report.Kind) {
 	t.Helper()
 	if r.Request.Method == "HEAD" { // no body: the status must tell
-		status := map[report.Kind]int{"": 200, report.Unauthorized: 401, report.Forbidden: 403}[want]
+		status := map[report.Kind]int{"": 200, report.Unauthorized: 401, report.Forbidden: 403, report.NotFound: 404}[want]
 		if mode == httpapi.StatusSpec && want != "" && !stableLink(r) {
 			status = 500
 		}
@@ -320,8 +326,8 @@ func checkCell(t *testing.T, mode httpapi.StatusMode, cell string, r *apitest.Re
 	var body struct{ Error, Type string }
 	json.Unmarshal(r.Body, &body)
 	got := report.Kind(body.Type)
-	if got != report.Unauthorized && got != report.Forbidden {
-		got = ""
+	if got != report.Unauthorized && got != report.Forbidden && (got != report.NotFound || want != report.NotFound) {
+		got = "" // let in: the handler's own answer (a 404 of a path that names nothing) is not the matrix's
 	}
 	if got != want {
 		t.Errorf("%s: got %d %q, want %q: %s", cell, r.StatusCode, got, want, r.Body)
@@ -330,7 +336,7 @@ func checkCell(t *testing.T, mode httpapi.StatusMode, cell string, r *apitest.Re
 	if want == "" {
 		return
 	}
-	status := map[report.Kind]int{report.Unauthorized: 401, report.Forbidden: 403}[want]
+	status := map[report.Kind]int{report.Unauthorized: 401, report.Forbidden: 403, report.NotFound: 404}[want]
 	if mode == httpapi.StatusSpec && !stableLink(r) { // links: conventional in every mode
 		status = 500
 	}
@@ -346,11 +352,15 @@ func checkCell(t *testing.T, mode httpapi.StatusMode, cell string, r *apitest.Re
 	if want == report.Forbidden && !strings.Contains(body.Error, "scope") && !strings.Contains(body.Error, "limited to projects") {
 		t.Errorf("%s: the 403 does not say what is missing: %s", cell, body.Error)
 	}
+	if want == report.NotFound && (strings.Contains(body.Error, "token") || strings.Contains(body.Error, "limited")) {
+		t.Errorf("%s: the 404 says more than a missing one would: %s", cell, body.Error)
+	}
 }
 
 // An upload token limited to project 2 cannot publish into project 1,
-// whichever part comes first, and nothing of the refused upload stays:
-// no row, no file, no temp file.
+// whichever part comes first: it is told what a missing project gets (404
+// "project 1 not found"), and nothing of the refused upload stays: no row,
+// no file, no temp file.
 func TestTokenForeignUploadStoresNothing(t *testing.T) {
 	te := startTokenEnv(t, httpapi.StatusConventional, false)
 	before := te.Tree()
@@ -358,8 +368,10 @@ func TestTokenForeignUploadStoresNothing(t *testing.T) {
 	te.call("admin", "GET", "/api/reports", nil, "").JSON(t, &list)
 	for _, idFirst := range []bool{true, false} {
 		r := te.upload("uploadB", "1", idFirst)
-		if r.StatusCode != http.StatusForbidden || !strings.Contains(string(r.Body), "limited to projects 2") {
-			t.Fatalf("idFirst=%v: %d %s", idFirst, r.StatusCode, r.Body)
+		missing := te.upload("uploadB", "99", idFirst)
+		if r.StatusCode != http.StatusNotFound || missing.StatusCode != http.StatusNotFound ||
+			!strings.Contains(string(r.Body), "NotFoundError: project 1 not found") || !strings.Contains(string(missing.Body), "NotFoundError: project 99 not found") {
+			t.Fatalf("idFirst=%v: %d %s (a missing project: %d %s)", idFirst, r.StatusCode, r.Body, missing.StatusCode, missing.Body)
 		}
 	}
 	var after []report.Report
@@ -378,7 +390,7 @@ func TestTokenForeignUploadStoresNothing(t *testing.T) {
 }
 
 // With auth.reads a project-limited token lists only its projects and
-// their reports, and naming another project is a 403.
+// their reports, and naming another project is a 404, as a missing one.
 func TestTokenListsAreFiltered(t *testing.T) {
 	te := startTokenEnv(t, httpapi.StatusConventional, true)
 	var ps []report.Project
@@ -391,8 +403,23 @@ func TestTokenListsAreFiltered(t *testing.T) {
 	if len(rs) != 1 || rs[0].ProjectID != 2 {
 		t.Errorf("uploadB sees reports %+v", rs)
 	}
-	if r := te.call("readA", "GET", "/api/reports?projectId=2", nil, ""); r.StatusCode != http.StatusForbidden {
+	if r := te.call("readA", "GET", "/api/reports?projectId=2", nil, ""); r.StatusCode != http.StatusNotFound {
 		t.Errorf("readA listing project 2: %d %s", r.StatusCode, r.Body)
+	}
+	// A report or project outside the token's projects answers exactly what
+	// a missing one answers: the existence of report 2 is not given away.
+	for _, c := range [][2]string{{"/api/reports/2", "/api/reports/999"}, {"/api/projects/2", "/api/projects/999"},
+		{"/api/reports/2/download", "/api/reports/999/download"}} {
+		there, missing := te.call("readA", "GET", c[0], nil, ""), te.call("readA", "GET", c[1], nil, "")
+		norm := func(b []byte, id string) string { return strings.ReplaceAll(string(b), id, "N") }
+		if there.StatusCode != http.StatusNotFound || missing.StatusCode != http.StatusNotFound ||
+			norm(there.Body, "2") != norm(missing.Body, "999") {
+			t.Errorf("readA %s: %d %s; %s: %d %s", c[0], there.StatusCode, there.Body, c[1], missing.StatusCode, missing.Body)
+		}
+	}
+	there, missing := te.call("readA", "GET", "/p/2/badge.svg", nil, ""), te.call("readA", "GET", "/p/999/badge.svg", nil, "")
+	if there.StatusCode != missing.StatusCode || string(there.Body) != string(missing.Body) {
+		t.Errorf("readA's badge of project 2: %d %s; of a missing project: %d %s", there.StatusCode, there.Body, missing.StatusCode, missing.Body)
 	}
 	te.mustOK(te.call("read", "GET", "/api/projects", nil, "")).JSON(t, &ps)
 	if len(ps) != 2 {

@@ -18,16 +18,20 @@ const (
 	Unavailable     Kind = "ServiceUnavailableError"
 	Storage         Kind = "StorageError"
 	Unauthorized    Kind = "UnauthorizedError"
-	// Forbidden: the bearer token is valid but its scope or projects do
-	// not cover the request (Unauthorized is for no, bad, expired or
-	// revoked tokens).
+	// Forbidden: the bearer token is valid but its scope (or, on a route
+	// about every project, its project limit) does not cover the request
+	// (Unauthorized is for no, bad, expired or revoked tokens; a project
+	// outside a limited token's is NotFound, as a missing one).
 	Forbidden        Kind = "ForbiddenError"
 	MethodNotAllowed Kind = "MethodNotAllowedError"
-	Internal         Kind = "InternalError"
+	// Conflict: an Idempotency-Key reused with another request, or whose
+	// first request is still in flight.
+	Conflict Kind = "ConflictError"
+	Internal Kind = "InternalError"
 )
 
 // Kinds lists every kind, for documentation and the OpenAPI enum.
-var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, Forbidden, MethodNotAllowed, Internal}
+var Kinds = []Kind{NotFound, Validation, PayloadTooLarge, Conversion, Unavailable, Storage, Unauthorized, Forbidden, MethodNotAllowed, Conflict, Internal}
 
 // Error is the one error type that crosses package boundaries. Message is
 // safe to show to a client; Err carries internal detail for logs only.

@@ -150,6 +150,11 @@ type ReportUpload struct {
 	// the entry page, and the folder of the upload that becomes the site
 	// ("." keeps the names as sent); "" sends nothing.
 	Entry, Root string
+	// IdempotencyKey names the upload so that a retry after a lost
+	// response publishes nothing twice (the Idempotency-Key header). The
+	// client makes one per call when it is empty; watch derives a stable
+	// one from the file and its content.
+	IdempotencyKey string
 }
 
 // Service is the API as Go. The daemon implements it over its stores, the

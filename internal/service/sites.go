@@ -46,8 +46,9 @@ type SitePart struct {
 // fsynced: the ingest reads it back within the request and stores it
 // durably through the blob store).
 type StagedPart struct {
-	path string
-	Size int64
+	path   string
+	Size   int64
+	SHA256 string // of its bytes, hex (the Idempotency-Key fingerprint)
 }
 
 // Open reads the staged part.
@@ -132,7 +133,8 @@ func (s *Service) StagePart(r io.Reader, room int64) (*StagedPart, error) {
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
 	}
 	p := &StagedPart{path: f.Name()}
-	n, err := io.Copy(f, io.LimitReader(r, room+1))
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, room+1))
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = report.Wrap(report.Storage, cerr, "cannot store the file")
 	}
@@ -144,7 +146,7 @@ func (s *Service) StagePart(r io.Reader, room int64) (*StagedPart, error) {
 		p.Discard()
 		return nil, report.Errorf(report.PayloadTooLarge, "the site expands to more than %d bytes", s.SiteLimits().MaxBytes)
 	}
-	p.Size = n
+	p.Size, p.SHA256 = n, hex.EncodeToString(h.Sum(nil))
 	return p, nil
 }
 

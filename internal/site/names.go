@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -21,8 +22,10 @@ const (
 // CheckName validates one file name of a site: a relative slash path of
 // non-empty segments, valid UTF-8, no "." or ".." segment, no leading
 // slash, no drive letter ("C:"), no backslash, no NUL or other control
-// character, at most MaxPathLen bytes and MaxSegmentLen per segment. It is
-// the one check every archive entry, part name, root and entry passes.
+// character, no invisible format character (bidi controls, zero-width
+// characters: report.FormatChar, the rule single-file names follow), at
+// most MaxPathLen bytes and MaxSegmentLen per segment. It is the one
+// check every archive entry, part name, root and entry passes.
 func CheckName(name string) error { return checkName(name, name) }
 
 // checkName checks name and names shown (the entry as the archive spells
@@ -47,6 +50,9 @@ func checkName(name, shown string) error {
 		if r == 0 || unicode.IsControl(r) {
 			return bad("control character")
 		}
+	}
+	if desc, at, found := report.FormatChar(name); found {
+		return bad(fmt.Sprintf("it contains the invisible format character %s at byte %d", desc, at))
 	}
 	first := true
 	for seg := range strings.SplitSeq(name, "/") {

@@ -524,6 +524,26 @@ var hostileNames = []string{
 	"bad\xff\xfe.html",
 	strings.Repeat("a", 300) + ".html",
 	strings.Repeat("a/", 600) + "x",
+	"rep\u202elmth.pdf.html",
+	"zero\u200bwidth.html",
+	"docs/\u2066isolate\u2069/a.js",
+}
+
+// A bidi or zero-width character in a site's file name is refused as in a
+// single file's name, naming the character.
+func TestInvisibleNamesNamed(t *testing.T) {
+	for name, want := range map[string]string{
+		"rep\u202elmth.pdf.html":  "U+202E RIGHT-TO-LEFT OVERRIDE at byte 3",
+		"a/zero\u200bwidth.html":  "U+200B ZERO WIDTH SPACE at byte 6",
+		"\ufeffindex.html":        "U+FEFF ZERO WIDTH NO-BREAK SPACE at byte 0",
+		"docs/\u2066isolate/a.js": "U+2066 LEFT-TO-RIGHT ISOLATE at byte 5",
+	} {
+		err := CheckName(name)
+		refused(t, err, report.Validation, "invisible format character "+want)
+		if single := report.CheckVisible("fileName", name); single == nil {
+			t.Errorf("%q: accepted as a single file's name", name)
+		}
+	}
 }
 
 func TestHostileNames(t *testing.T) {

@@ -135,10 +135,11 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 	}
 	src := &hashingSource{path: path}
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
-		ProjectID: projectID,
-		FileType:  typ,
-		File:      report.Upload{FileName: filepath.Base(path), Open: src.open},
-		Meta:      fileMeta(p.opts.meta, path),
+		ProjectID:      projectID,
+		FileType:       typ,
+		File:           report.Upload{FileName: filepath.Base(path), Open: src.open},
+		Meta:           fileMeta(p.opts.meta, path),
+		IdempotencyKey: idempotencyKey(projectID, path, sum),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {

@@ -76,11 +76,12 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	}
 	src := &zipSource{tree: tree}
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
-		ProjectID: projectID,
-		FileType:  report.HTML,
-		File:      report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
-		Root:      ".",
-		Meta:      p.opts.meta,
+		ProjectID:      projectID,
+		FileType:       report.HTML,
+		File:           report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
+		Root:           ".",
+		Meta:           p.opts.meta,
+		IdempotencyKey: idempotencyKey(projectID, dir, sum),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {
