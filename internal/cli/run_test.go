@@ -173,7 +173,7 @@ func TestLocalCommands(t *testing.T) {
 	want = `[
   {
     "localPath": "` + filepath.Join(dir, "site") + `",
-    "fileName": "site.zip",
+    "fileName": "site",
     "fileType": "html",
     "size": 14,
     "projectId": 3,
