@@ -32,8 +32,9 @@ func TestTokenCreatesProjects(t *testing.T) {
 			create := func(who, name string) *apitest.Response {
 				return te.call(who, "POST", "/api/projects", strings.NewReader(`{"name":"`+name+`"}`), "application/json")
 			}
-			// Before it created any: limited to nothing, said so.
-			if r := te.upload("creator", "1", true); r.StatusCode != http.StatusForbidden || !strings.Contains(string(r.Body), "has created none yet") {
+			// Before it created any: limited to nothing; another project is
+			// as missing to it as one that does not exist (issue 21's rule).
+			if r := te.upload("creator", "1", true); r.StatusCode != http.StatusNotFound || !strings.Contains(string(r.Body), "project 1 not found") {
 				t.Errorf("upload into A before creating: %d %s", r.StatusCode, r.Body)
 			}
 			if r := create("creator", "prod"); r.StatusCode != http.StatusForbidden || !strings.Contains(string(r.Body), `start with \"ci-\"`) {
@@ -77,7 +78,7 @@ func TestTokenCreatesProjects(t *testing.T) {
 			for _, id := range ids {
 				te.mustOK(te.upload("creator", strconv.FormatInt(id, 10), false))
 			}
-			if r := te.upload("creator", "2", true); r.StatusCode != http.StatusForbidden || !strings.Contains(string(r.Body), "outside them") {
+			if r := te.upload("creator", "2", true); r.StatusCode != http.StatusNotFound || !strings.Contains(string(r.Body), "project 2 not found") {
 				t.Errorf("upload into B: %d %s", r.StatusCode, r.Body)
 			}
 			for _, path := range []string{"/api/projects/" + strconv.FormatInt(ids[0], 10), "/api/reports/1"} {
