@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -96,10 +99,14 @@ func TestDaemonHostAllowList(t *testing.T) {
 	}
 }
 
-// max_connections caps the connections served at once: with the cap held
-// by idle connections a request waits, and it is answered once one closes.
+// max_connections caps the connections served at once, and a client past
+// it never waits in the kernel's queue: with the cap held by idle
+// connections a new one is answered at once — busy while they are fresh,
+// served once they have kept the daemon waiting long enough to be
+// displaced (closed).
 func TestMaxConnections(t *testing.T) {
-	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m")
+	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m",
+		"REPORTD_ERROR_STATUS=conventional")
 	var held []net.Conn
 	for range 2 {
 		c, err := net.Dial("tcp", p.Addr)
@@ -109,36 +116,44 @@ func TestMaxConnections(t *testing.T) {
 		defer c.Close()
 		held = append(held, c)
 	}
-	// Both held connections are accepted once one of them has been served.
-	for _, c := range held[:1] {
-		if _, err := io.WriteString(c, "GET /api/reports/ping HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("held connection: %v %v", resp, err)
-		}
-		resp.Body.Close()
+	if _, err := io.WriteString(held[0], "GET /api/reports/ping HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
+		t.Fatal(err)
 	}
-	done := make(chan int, 1)
-	go func() {
-		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
+	resp, err := http.ReadResponse(bufio.NewReader(held[0]), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("held connection: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
+	deadline := time.Now().Add(waitLong)
+	for {
 		resp, err := client.Get(at(p, "/api/reports/ping"))
 		if err != nil {
-			done <- 0
-			return
+			t.Fatalf("a client past the cap: %v", err)
 		}
+		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
-	select {
-	case code := <-done:
-		t.Fatalf("a third connection was served (%d) while the cap of 2 was held", code)
-	case <-time.After(300 * time.Millisecond):
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		var e apiError
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || json.Unmarshal(b, &e) != nil || e.Type != "ServiceUnavailableError" {
+			t.Fatalf("a client past the cap: %s %s", resp.Status, b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle connections holding the cap were never displaced")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	held[1].Close()
-	if code := <-done; code != http.StatusOK {
-		t.Fatalf("after a connection closed: %d", code)
+	closed := 0
+	for _, c := range held {
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Fatal("served past the cap, but no held connection was closed")
 	}
 }
 
@@ -152,6 +167,13 @@ func TestExposureConfig(t *testing.T) {
 		{"REPORTD_UPLOAD_MIN_RATE", "fast"},
 		{"REPORTD_UPLOAD_RATE_GRACE", "0s"},
 		{"REPORTD_UPLOAD_IDLE_TIMEOUT", "-1s"},
+		{"REPORTD_MAX_CONNECTIONS_PER_CLIENT", "-2"},
+		{"REPORTD_TRUSTED_PROXIES", "10.0.0.1,proxy.example"},
+		{"REPORTD_TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"REPORTD_DOWNLOAD_MIN_RATE", "quick"},
+		{"REPORTD_DOWNLOAD_RATE_GRACE", "0s"},
+		{"REPORTD_DOWNLOAD_IDLE_TIMEOUT", "-1s"},
+		{"REPORTD_WRITE_TIMEOUT", "-1m"},
 	} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
 			if _, err := loadArgs(t, []string{env[0] + "=" + env[1]}, "--config", os.DevNull); err == nil {
@@ -172,5 +194,16 @@ func TestExposureConfig(t *testing.T) {
 	}
 	if c.MaxConnections != 1024 || c.MaxInlineContent != 8<<20 || c.UploadMinRate != 64<<10 {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if c.MaxConnectionsPerClient != 0 || c.DownloadMinRate != 32<<10 || c.DownloadRateGrace != 10*time.Second || c.WriteTimeout != 2*time.Minute {
+		t.Fatalf("guard defaults: %+v", c)
+	}
+	c, err = loadArgs(t, []string{"REPORTD_TRUSTED_PROXIES=10.0.0.5, 10.1.0.0/16,::ffff:192.0.2.1", "REPORTD_MAX_CONNECTIONS_PER_CLIENT=8"}, "--config", os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.guardOptions("api", nil)
+	if got := fmt.Sprint(o.TrustedProxies); got != "[10.0.0.5/32 10.1.0.0/16 192.0.2.1/32]" || o.PerClient != 8 || o.Status != http.StatusInternalServerError {
+		t.Fatalf("guard options: %s %+v", got, o)
 	}
 }
