@@ -233,6 +233,7 @@ func (m *Server) Open(ctx context.Context) error {
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
 	m.http, m.apiGuard = m.newHTTPServer(handler, "api")
+	m.Metrics.Registry.MustRegister(guardCollector{map[string]*netguard.Guard{"api": m.apiGuard, "content": m.contentGuard}})
 	if err := writeServeInfo(c.DataDir, m.ln, m.adminKey); err != nil {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/reportd/reportd/internal/netguard"
 )
 
@@ -65,5 +67,38 @@ func (c *Config) guardOptions(listener string, log *slog.Logger) netguard.Option
 		Status:         status,
 		Listener:       listener,
 		Log:            log,
+	}
+}
+
+// guardCollector exports the listeners' guard counters to Prometheus.
+type guardCollector struct{ guards map[string]*netguard.Guard }
+
+var (
+	guardOpenDesc = prometheus.NewDesc("reportd_connections_open", "Connections being served, by listener.", []string{"listener"}, nil)
+	guardBusyDesc = prometheus.NewDesc("reportd_connections_refused_total",
+		"Connections and requests answered ServiceUnavailableError because max_connections or max_connections_per_client was full, by listener.", []string{"listener"}, nil)
+	guardDisplacedDesc = prometheus.NewDesc("reportd_connections_displaced_total",
+		"Connections stalled on their client closed to make room for a new one at the cap, by listener.", []string{"listener"}, nil)
+	guardCutDesc = prometheus.NewDesc("reportd_responses_cut_total",
+		"Responses cut because their client read them too slowly (download_min_rate, download_idle_timeout, write_timeout), by listener.", []string{"listener"}, nil)
+)
+
+func (g guardCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- guardOpenDesc
+	ch <- guardBusyDesc
+	ch <- guardDisplacedDesc
+	ch <- guardCutDesc
+}
+
+func (g guardCollector) Collect(ch chan<- prometheus.Metric) {
+	for name, guard := range g.guards {
+		if guard == nil {
+			continue
+		}
+		st := guard.Stats()
+		ch <- prometheus.MustNewConstMetric(guardOpenDesc, prometheus.GaugeValue, float64(st.Open), name)
+		ch <- prometheus.MustNewConstMetric(guardBusyDesc, prometheus.CounterValue, float64(st.Refused), name)
+		ch <- prometheus.MustNewConstMetric(guardDisplacedDesc, prometheus.CounterValue, float64(st.Evicted), name)
+		ch <- prometheus.MustNewConstMetric(guardCutDesc, prometheus.CounterValue, float64(st.Cut), name)
 	}
 }

@@ -31,13 +31,13 @@ type conn struct {
 	// The pacing of the current response, used by the goroutine serving
 	// the connection only (net/http writes a connection from one
 	// goroutine at a time).
-	begun    bool      // a handler runs: the response is paced from its first byte
-	started  bool      // the response's first byte was written at start
-	capped   bool      // WriteTimeout applies (not a file body)
-	start    time.Time // first byte of the response
-	n        int64     // bytes of the response the client accepted
-	capAt    time.Time // WriteTimeout's deadline (zero: none)
-	external time.Time // a write deadline the server or a handler set
+	begun    bool          // a handler runs: the response is paced from its first byte
+	started  bool          // the response's first byte was written
+	capped   bool          // WriteTimeout applies (not a file body)
+	n        int64         // bytes of the response the client accepted
+	blocked  time.Duration // time the response's writes waited on the client
+	capAt    time.Time     // WriteTimeout's deadline (zero: none)
+	external time.Time     // a write deadline the server or a handler set
 }
 
 func (c *conn) setState(s http.ConnState, at time.Time) {
@@ -61,8 +61,10 @@ func (c *conn) stalledSince() int64 {
 }
 
 // deadline is the write deadline at now: the earliest of the idle limit,
-// the moment the response's average rate would fall below MinRate after
-// Grace, the response's WriteTimeout, and an external deadline.
+// the moment the client's rate would fall below MinRate after Grace, the
+// response's WriteTimeout, and an external deadline. The rate counts only
+// the time writes waited on the client: a handler slow to produce its
+// bytes (a backup, a zip of a site) is not the client's fault.
 func (c *conn) deadline(now time.Time) time.Time {
 	o := &c.g.o
 	d := c.external
@@ -76,7 +78,7 @@ func (c *conn) deadline(now time.Time) time.Time {
 	}
 	if c.started {
 		if o.MinRate > 0 {
-			earlier(c.start.Add(o.Grace + time.Duration(float64(c.n)/float64(o.MinRate)*float64(time.Second))))
+			earlier(now.Add(o.Grace + time.Duration(float64(c.n)/float64(o.MinRate)*float64(time.Second)) - c.blocked))
 		}
 		earlier(c.capAt)
 	}
@@ -87,7 +89,7 @@ func (c *conn) deadline(now time.Time) time.Time {
 func (c *conn) before() {
 	now := time.Now()
 	if c.begun && !c.started {
-		c.started, c.start, c.n = true, now, 0
+		c.started, c.n, c.blocked = true, 0, 0
 		if c.capped && c.g.o.WriteTimeout > 0 {
 			c.capAt = now.Add(c.g.o.WriteTimeout)
 		}
@@ -97,7 +99,9 @@ func (c *conn) before() {
 }
 
 func (c *conn) after(n int64) {
-	c.writeAt.Store(0)
+	if began := c.writeAt.Swap(0); began != 0 {
+		c.blocked += time.Duration(time.Now().UnixNano() - began)
+	}
 	c.n += n
 }
 

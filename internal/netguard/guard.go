@@ -36,8 +36,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 
 	// MinRate is the slowest average rate, in bytes per second, a client
-	// must accept a response body at once Grace has passed since its
-	// first byte (0: no minimum).
+	// must accept a response at once Grace has passed, counting only the
+	// time the response's writes waited on the client (0: no minimum).
 	MinRate int64
 	Grace   time.Duration
 	// Idle is the longest a single write may wait for the client to take
@@ -49,7 +49,7 @@ type Options struct {
 
 	// StallAfter is how long a connection must have kept the server
 	// waiting before a new connection may displace it at the cap
-	// (default 2s).
+	// (default 500ms).
 	StallAfter time.Duration
 	// Status is the status of the busy answer: 503, or 500 for the
 	// spec's error mode (default 503).
@@ -89,7 +89,7 @@ type Guard struct {
 // New makes a guard.
 func New(o Options) *Guard {
 	if o.StallAfter <= 0 {
-		o.StallAfter = 2 * time.Second
+		o.StallAfter = 500 * time.Millisecond
 	}
 	if o.Status == 0 {
 		o.Status = http.StatusServiceUnavailable

@@ -344,3 +344,30 @@ func TestForwardedClient(t *testing.T) {
 		}
 	}
 }
+
+// The minimum rate counts only the time writes waited on the client: a
+// handler that produces its bytes slowly (a backup, a site's zip) is
+// not cut while its client reads everything at once.
+func TestSlowProducerIsNotCut(t *testing.T) {
+	chunk := bytes.Repeat([]byte("z"), 4<<10)
+	const n = 40
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		FileBody(r.Context())
+		for range n {
+			w.Write(chunk)
+			w.(http.Flusher).Flush()
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	g, addr := serve(t, Options{MinRate: 1 << 20, Grace: 200 * time.Millisecond, Idle: waitLong}, mux)
+	res, err := (&http.Client{Timeout: waitLong}).Get("http://" + addr + "/slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || len(b) != n*len(chunk) || g.Stats().Cut != 0 {
+		t.Fatalf("a slowly produced body: %d of %d bytes, %v, stats %+v", len(b), n*len(chunk), err, g.Stats())
+	}
+}

@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // listener admits each accepted connection, displaces a stalled one, or
@@ -71,6 +74,7 @@ func (g *Guard) admit(nc net.Conn) *conn {
 	if victim != nil {
 		g.releaseLocked(victim)
 	}
+	limitUnsent(nc)
 	c := &conn{Conn: nc, g: g, peer: peer}
 	c.setState(http.StateNew, now)
 	g.conns[c] = struct{}{}
@@ -169,6 +173,23 @@ func (g *Guard) reject(nc net.Conn, msg string) {
 		}
 		io.Copy(io.Discard, io.LimitReader(nc, 256<<10))
 	}()
+}
+
+// unsentLimit bounds the bytes a connection keeps queued in the kernel
+// beyond what is in flight (TCP_NOTSENT_LOWAT): the kernel still sends as
+// fast as the path allows, but a client that stops reading holds a few
+// hundred KiB of memory instead of megabytes, and its writes block (and
+// are paced) as soon as it stops, not after the buffers filled.
+const unsentLimit = 128 << 10
+
+func limitUnsent(nc net.Conn) {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return
+	}
+	if rc, err := sc.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, unsentLimit) })
+	}
 }
 
 // readHeader reads up to the blank line that ends a request's header.
