@@ -60,6 +60,9 @@ func main() {
 		fail(err)
 	}
 	defer done()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(err)
+	}
 	b := &bench{bin: *bin, dir: dir, readers: *readers, trickles: *trickles, measure: *measure}
 	if b.label = *label; b.label == "" {
 		out, _ := exec.Command(*bin, "version").Output()
