@@ -209,7 +209,7 @@ func TestExposureConfig(t *testing.T) {
 	if c.MaxConnections != 1024 || c.MaxInlineContent != 8<<20 || c.UploadMinRate != 64<<10 {
 		t.Fatalf("defaults: %+v", c)
 	}
-	if c.MaxConnectionsPerClient != 0 || c.DownloadMinRate != 32<<10 || c.DownloadRateGrace != 10*time.Second || c.WriteTimeout != 2*time.Minute {
+	if c.MaxConnectionsPerClient != 0 || c.DownloadMinRate != 32<<10 || c.DownloadRateGrace != 10*time.Second || c.WriteTimeout != 5*time.Minute {
 		t.Fatalf("guard defaults: %+v", c)
 	}
 	c, err = loadArgs(t, []string{"REPORTD_TRUSTED_PROXIES=10.0.0.5, 10.1.0.0/16,::ffff:192.0.2.1", "REPORTD_MAX_CONNECTIONS_PER_CLIENT=8"}, "--config", os.DevNull)

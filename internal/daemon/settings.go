@@ -57,7 +57,7 @@ var settings = []setting{
 	{"download_min_rate", "32KiB", "", "slowest a client may read a response after the grace period (bytes/s); 0: none", size(func(c *Config) *ByteSize { return &c.DownloadMinRate })},
 	{"download_rate_grace", "10s", "", "time from a response's first byte before download_min_rate applies", duration(func(c *Config) *time.Duration { return &c.DownloadRateGrace })},
 	{"download_idle_timeout", "30s", "", "longest a response may wait for its client to read; 0: none", duration(func(c *Config) *time.Duration { return &c.DownloadIdleTimeout })},
-	{"write_timeout", "2m", "", "longest time to send a response other than a file (JSON answers, errors, pages, badges, metrics) from its first byte; files are bounded by download_min_rate; 0: none", duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{"write_timeout", "5m", "", "longest time to send a response other than a file (JSON answers, errors, pages, badges, metrics) from its first byte; files are bounded by download_min_rate; 0: none", duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{"cover_fetch.timeout", "10s", "", "time limit of downloading a cover URL", duration(func(c *Config) *time.Duration { return &c.CoverFetch.Timeout })},
 	{"cover_fetch.allow_private", "false", "", "allow cover URLs on loopback, private and link-local addresses", boolean(func(c *Config) *bool { return &c.CoverFetch.AllowPrivate })},
 	{"html_allow_scripts", "false", "", "let uploaded HTML run scripts in its sandbox", boolean(func(c *Config) *bool { return &c.HTMLScripts })},
