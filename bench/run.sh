@@ -7,7 +7,8 @@
 # It builds reportd, runs bench/api (API scale, start-up, upload vs cp,
 # small uploads, serving vs nginx), bench/scaleout (bbolt next to
 # PostgreSQL, 1 and 2 postgres+s3 replicas, a 1 GiB upload through S3;
-# about 70 s) and, when present, bench/convert (PDF engines), prints the tables and (full run) writes BENCHMARKS.md with the
+# about 70 s), bench/slowreaders (1,100 slow readers and 200 trickles
+# against each listener; about 2 min) and, when present, bench/convert (PDF engines), prints the tables and (full run) writes BENCHMARKS.md with the
 # figures, the machine and the command. bench/NOTES.md (hand-written:
 # before/after figures of the performance work) is appended to it.
 set -euo pipefail
@@ -51,6 +52,10 @@ go build -o "$work/api" ./bench/api
 echo "bench: running bench/scaleout (PostgreSQL and versitygw on loopback)" >&2
 go build -o "$work/scaleout" ./bench/scaleout
 "$work/scaleout" -reportd "$work/reportd" -work "$work/scaleout-work" -md "$work/scaleout.md" ${quick:+-quick}
+
+echo "bench: running bench/slowreaders (1,100 slow readers and 200 trickles per listener)" >&2
+go build -o "$work/slowreaders" ./bench/slowreaders
+"$work/slowreaders" -reportd "$work/reportd" -label "this tree" -work "$work/slowreaders-work" -md "$work/slowreaders.md" ${quick:+-quick}
 
 convert_md=""
 if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
@@ -115,6 +120,10 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo "## PostgreSQL and S3 next to bbolt (bench/scaleout)"
 	echo
 	cat "$work/scaleout.md"
+	echo
+	echo "## Slow readers and trickles (bench/slowreaders)"
+	echo
+	cat "$work/slowreaders.md"
 	echo
 	echo "## PDF conversion (bench/convert)"
 	echo

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reportd/reportd/internal/netguard"
 	"github.com/reportd/reportd/internal/site"
 )
 
@@ -18,6 +19,7 @@ import (
 // requests, HEAD), 404 for a site's 404.html. Small objects are served
 // from memory (objectCache) with the same headers.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f site.File, status int) {
+	netguard.FileBody(r.Context()) // bounded by download_min_rate, not write_timeout
 	hd := w.Header()
 	hd.Set("Content-Type", f.ContentType)
 	open, etag := f, f.SHA256

@@ -13,6 +13,7 @@ import (
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
+	"github.com/reportd/reportd/internal/netguard"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -75,6 +76,7 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer snap.remove()
+	netguard.FileBody(r.Context()) // a backup is as long as the data: bounded by download_min_rate, not write_timeout
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="reportd-backup-%s.tar"`, start.UTC().Format("20060102T150405Z")))
 	w.Header().Set("Cache-Control", "no-store")

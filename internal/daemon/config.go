@@ -71,6 +71,14 @@ type Config struct {
 	UploadMinRate     ByteSize
 	UploadRateGrace   time.Duration
 	UploadIdleTimeout time.Duration
+
+	// Connection guard and response pacing (netguard.go).
+	MaxConnectionsPerClient int
+	TrustedProxies          []string
+	DownloadMinRate         ByteSize
+	DownloadRateGrace       time.Duration
+	DownloadIdleTimeout     time.Duration
+	WriteTimeout            time.Duration
 }
 
 // validate checks what involves more than one key; each value was checked

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/content"
+	"github.com/reportd/reportd/internal/netguard"
 )
 
 // validateContent checks the content.* keys that one setting's kind cannot.
@@ -240,7 +241,8 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 		ln.Close()
 		return err
 	}
-	m.content, m.contentLn, m.origins = m.newHTTPServer(content.New(o, sites)), ln, o
+	m.content, m.contentGuard = m.newHTTPServer(content.New(o, sites), "content")
+	m.contentLn, m.origins = ln, o
 	return nil
 }
 
@@ -266,16 +268,20 @@ func (m *Server) readsProtected() bool {
 	return m.Config.Auth.Reads && (m.Config.Auth.Token != "" || m.tokens.Enabled())
 }
 
-// newHTTPServer is an http.Server with the daemon's timeouts and limits.
-func (m *Server) newHTTPServer(h http.Handler) *http.Server {
+// newHTTPServer is an http.Server with the daemon's timeouts and limits,
+// and the guard of its listener (netguard.go): serve g.Listener(ln).
+func (m *Server) newHTTPServer(h http.Handler, name string) (*http.Server, *netguard.Guard) {
 	c := m.Config
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: c.HeaderTimeout,
 		IdleTimeout:       c.IdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
+	g := netguard.New(c.guardOptions(name, m.Log))
+	g.Wire(srv)
+	return srv, g
 }
 
 // ContentURL is the content origin's URL of a report's file (nil-safe:

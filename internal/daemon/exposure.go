@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/net/netutil"
-
 	"github.com/reportd/reportd/internal/httpapi"
 )
 
@@ -35,7 +33,7 @@ func (c *Config) validateExposure() error {
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be 0 (no cap) or more, not %d", c.MaxConnections)
 	}
-	return nil
+	return c.validateGuard()
 }
 
 // allowedHosts is the Host allow-list beyond the loopback names: the
@@ -116,15 +114,6 @@ func notePublicURL(c Config, ln net.Addr, log *slog.Logger) {
 	}
 	log.Warn("public_url is not set: report links (dashboardUrl) are built from each request's Host as http://; "+
 		"behind a proxy or with TLS set public_url (REPORTD_PUBLIC_URL) to the address users open", "addr", ln.String())
-}
-
-// limitConnections caps the connections served at once (0: no cap);
-// further ones wait in the kernel's accept queue.
-func limitConnections(ln net.Listener, max int) net.Listener {
-	if max <= 0 {
-		return ln
-	}
-	return netutil.LimitListener(ln, max)
 }
 
 // pace is the request-body pacing from config.

@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -124,49 +127,75 @@ func TestDaemonHostAllowList(t *testing.T) {
 	}
 }
 
-// max_connections caps the connections served at once: with the cap held
-// by idle connections a request waits, and it is answered once one closes.
+// max_connections caps the connections served at once, and a client past
+// it never waits in the kernel's queue: with the cap held by idle
+// connections a new one is answered at once — busy while they are fresh,
+// served once they have kept the daemon waiting long enough to be
+// displaced (closed).
 func TestMaxConnections(t *testing.T) {
-	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m")
+	p := startReportd(t, t.TempDir(), "REPORTD_MAX_CONNECTIONS=2", "REPORTD_READ_HEADER_TIMEOUT=2m", "REPORTD_IDLE_TIMEOUT=2m",
+		"REPORTD_ERROR_STATUS=conventional")
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
+	// get answers path past the cap: busy answers are retried (as
+	// Retry-After says, sooner here); anything else fails the test.
+	get := func(path string) []byte {
+		t.Helper()
+		deadline := time.Now().Add(waitLong)
+		for {
+			resp, err := client.Get(at(p, path))
+			if err != nil {
+				t.Fatalf("GET %s past the cap: %v", path, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return b
+			}
+			var e apiError
+			if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || json.Unmarshal(b, &e) != nil || e.Type != "ServiceUnavailableError" {
+				t.Fatalf("GET %s past the cap: %s %s", path, resp.Status, b)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: still busy after %v", path, waitLong)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// Two connections admitted (each answered a ping), then left idle.
 	var held []net.Conn
-	for range 2 {
+	for len(held) < 2 {
 		c, err := net.Dial("tcp", p.Addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		held = append(held, c)
-	}
-	// Both held connections are accepted once one of them has been served.
-	for _, c := range held[:1] {
 		if _, err := io.WriteString(c, "GET /api/reports/ping HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
 			t.Fatal(err)
 		}
+		c.SetReadDeadline(time.Now().Add(waitLong))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("held connection: %v %v", resp, err)
-		}
-		resp.Body.Close()
-	}
-	done := make(chan int, 1)
-	go func() {
-		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLong}
-		resp, err := client.Get(at(p, "/api/reports/ping"))
 		if err != nil {
-			done <- 0
-			return
+			t.Fatalf("holding a connection: %v", err)
 		}
 		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
-	select {
-	case code := <-done:
-		t.Fatalf("a third connection was served (%d) while the cap of 2 was held", code)
-	case <-time.After(300 * time.Millisecond):
+		if resp.StatusCode == http.StatusOK {
+			held = append(held, c)
+		} // else busy: a connection from before the test is still closing
 	}
-	held[1].Close()
-	if code := <-done; code != http.StatusOK {
-		t.Fatalf("after a connection closed: %d", code)
+	// Clients past the cap are answered; once the held connections have
+	// idled long enough, one of them is closed to make room.
+	deadline := time.Now().Add(waitLong)
+	for {
+		get("/api/reports/ping")
+		for _, c := range held {
+			c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			if _, err := c.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+				return // displaced
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pings past the cap were served for %v but no idle held connection was displaced", waitLong)
+		}
 	}
 }
 
@@ -180,6 +209,13 @@ func TestExposureConfig(t *testing.T) {
 		{"REPORTD_UPLOAD_MIN_RATE", "fast"},
 		{"REPORTD_UPLOAD_RATE_GRACE", "0s"},
 		{"REPORTD_UPLOAD_IDLE_TIMEOUT", "-1s"},
+		{"REPORTD_MAX_CONNECTIONS_PER_CLIENT", "-2"},
+		{"REPORTD_TRUSTED_PROXIES", "10.0.0.1,proxy.example"},
+		{"REPORTD_TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"REPORTD_DOWNLOAD_MIN_RATE", "quick"},
+		{"REPORTD_DOWNLOAD_RATE_GRACE", "0s"},
+		{"REPORTD_DOWNLOAD_IDLE_TIMEOUT", "-1s"},
+		{"REPORTD_WRITE_TIMEOUT", "-1m"},
 	} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
 			if _, err := loadArgs(t, []string{env[0] + "=" + env[1]}, "--config", os.DevNull); err == nil {
@@ -200,5 +236,16 @@ func TestExposureConfig(t *testing.T) {
 	}
 	if c.MaxConnections != 1024 || c.MaxInlineContent != 8<<20 || c.UploadMinRate != 64<<10 {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if c.MaxConnectionsPerClient != 0 || c.DownloadMinRate != 32<<10 || c.DownloadRateGrace != 10*time.Second || c.WriteTimeout != 5*time.Minute {
+		t.Fatalf("guard defaults: %+v", c)
+	}
+	c, err = loadArgs(t, []string{"REPORTD_TRUSTED_PROXIES=10.0.0.5, 10.1.0.0/16,::ffff:192.0.2.1", "REPORTD_MAX_CONNECTIONS_PER_CLIENT=8"}, "--config", os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.guardOptions("api", nil)
+	if got := fmt.Sprint(o.TrustedProxies); got != "[10.0.0.5/32 10.1.0.0/16 192.0.2.1/32]" || o.PerClient != 8 || o.Status != http.StatusInternalServerError {
+		t.Fatalf("guard options: %s %+v", got, o)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/metrics"
+	"github.com/reportd/reportd/internal/netguard"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
@@ -60,6 +61,8 @@ type Server struct {
 	content   *http.Server
 	contentLn net.Listener
 	origins   *content.Origins
+	// apiGuard and contentGuard cap and pace the two listeners' connections.
+	apiGuard, contentGuard *netguard.Guard
 
 	retention *retentionMetrics
 	// ready checks the dependencies for /readyz and reportd_dependency_up.
@@ -252,7 +255,8 @@ func (m *Server) Open(ctx context.Context) error {
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
-	m.http = m.newHTTPServer(handler)
+	m.http, m.apiGuard = m.newHTTPServer(handler, "api")
+	m.Metrics.Registry.MustRegister(guardCollector{map[string]*netguard.Guard{"api": m.apiGuard, "content": m.contentGuard}})
 	if err := writeServeInfo(c.DataDir, m.ln, m.adminKey); err != nil {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
 	}
@@ -269,9 +273,9 @@ func (m *Server) Addr() string { return m.ln.Addr().String() }
 // STOPPING=1 when the shutdown begins.
 func (m *Server) Run(ctx context.Context) error {
 	errc := make(chan error, 2) // the API and the content origin
-	go func() { errc <- m.http.Serve(limitConnections(m.ln, m.Config.MaxConnections)) }()
+	go func() { errc <- m.http.Serve(m.apiGuard.Listener(m.ln)) }()
 	if m.content != nil {
-		go func() { errc <- m.content.Serve(limitConnections(m.contentLn, m.Config.MaxConnections)) }()
+		go func() { errc <- m.content.Serve(m.contentGuard.Listener(m.contentLn)) }()
 	}
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/netguard"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 )
@@ -46,6 +47,7 @@ func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, o blob.Obje
 // serveFile answers with the content's size bytes, with range requests,
 // ETag and Last-Modified from http.ServeContent.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, content io.ReadSeeker, modTime time.Time, size int64, contentType, disposition, etag string) {
+	netguard.FileBody(r.Context()) // bounded by download_min_rate, not write_timeout
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	if disposition != "" {

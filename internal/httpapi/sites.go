@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/netguard"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/site"
@@ -146,6 +147,7 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
+	netguard.FileBody(r.Context()) // as long as the site is large: bounded by download_min_rate
 	w.WriteHeader(http.StatusOK)
 	zw := zip.NewWriter(w)
 	for i, f := range m.Files {

@@ -1,0 +1,213 @@
+package netguard
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// chunk is the most written under one deadline: the deadline moves on
+// after every chunk the client accepts.
+const chunk = 64 << 10
+
+// conn is an admitted connection: it paces the responses written to it
+// and says, for the cap, whether it is keeping the server waiting.
+type conn struct {
+	net.Conn
+	g        *Guard
+	peer     netip.Addr
+	released bool // under g.mu
+
+	state   atomic.Int32 // http.ConnState
+	stateAt atomic.Int64 // when state began, unix ns
+	writeAt atomic.Int64 // when the write in progress began, unix ns; 0: none
+
+	// The pacing of the current response, used by the goroutine serving
+	// the connection only (net/http writes a connection from one
+	// goroutine at a time).
+	begun    bool          // a handler runs: the response is paced from its first byte
+	started  bool          // the response's first byte was written
+	capped   bool          // WriteTimeout applies (not a file body)
+	n        int64         // bytes of the response the client accepted
+	blocked  time.Duration // time the response's writes waited on the client
+	capAt    time.Time     // WriteTimeout's deadline (zero: none)
+	external time.Time     // a write deadline the server or a handler set
+}
+
+func (c *conn) setState(s http.ConnState, at time.Time) {
+	c.state.Store(int32(s))
+	c.stateAt.Store(at.UnixNano())
+}
+
+// stalledSince is since when the connection has kept the server waiting
+// on its client (unix ns): a write the client does not take, or no
+// request yet (a new or idle connection, or headers still arriving). 0:
+// the server is busy with it (a handler runs, a body arrives).
+func (c *conn) stalledSince() int64 {
+	if w := c.writeAt.Load(); w != 0 {
+		return w
+	}
+	switch http.ConnState(c.state.Load()) {
+	case http.StateNew, http.StateIdle:
+		return c.stateAt.Load()
+	}
+	return 0
+}
+
+// deadline is the write deadline at now: the earliest of the idle limit,
+// the moment the client's rate would fall below MinRate after Grace, the
+// response's WriteTimeout, and an external deadline. The rate counts only
+// the time writes waited on the client: a handler slow to produce its
+// bytes (a backup, a zip of a site) is not the client's fault.
+func (c *conn) deadline(now time.Time) time.Time {
+	o := &c.g.o
+	d := c.external
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (d.IsZero() || t.Before(d)) {
+			d = t
+		}
+	}
+	if o.Idle > 0 {
+		earlier(now.Add(o.Idle))
+	}
+	if c.started {
+		if o.MinRate > 0 {
+			earlier(now.Add(o.Grace + time.Duration(float64(c.n)/float64(o.MinRate)*float64(time.Second)) - c.blocked))
+		}
+		earlier(c.capAt)
+	}
+	return d
+}
+
+// before sets the deadline of the next chunk and marks it in progress.
+func (c *conn) before() {
+	now := time.Now()
+	if c.begun && !c.started {
+		c.started, c.n, c.blocked = true, 0, 0
+		if c.capped && c.g.o.WriteTimeout > 0 {
+			c.capAt = now.Add(c.g.o.WriteTimeout)
+		}
+	}
+	c.Conn.SetWriteDeadline(c.deadline(now))
+	c.writeAt.Store(now.UnixNano())
+}
+
+func (c *conn) after(n int64) {
+	if began := c.writeAt.Swap(0); began != 0 {
+		c.blocked += time.Duration(time.Now().UnixNano() - began)
+	}
+	c.n += n
+}
+
+// failed turns a missed deadline into a reset of the connection, so the
+// bytes the client would not take do not linger in the kernel.
+func (c *conn) failed(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.g.cut.Add(1)
+		c.g.warn("cutting responses their clients read too slowly (download_min_rate, download_idle_timeout, write_timeout)")
+		if l, ok := c.Conn.(interface{ SetLinger(int) error }); ok {
+			l.SetLinger(0)
+		}
+	}
+	return err
+}
+
+func (c *conn) Write(p []byte) (int, error) {
+	total := 0
+	for len(p) > 0 {
+		k := min(len(p), chunk)
+		c.before()
+		n, err := c.Conn.Write(p[:k])
+		c.after(int64(n))
+		total += n
+		if err != nil {
+			return total, c.failed(err)
+		}
+		p = p[n:]
+	}
+	return total, nil
+}
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// writerOnly hides conn's ReadFrom from io.CopyBuffer.
+type writerOnly struct{ io.Writer }
+
+// ReadFrom keeps the kernel's file-to-socket copy (sendfile) for a file
+// body, a chunk at a time under the moving deadline.
+func (c *conn) ReadFrom(src io.Reader) (int64, error) {
+	rf, ok := c.Conn.(io.ReaderFrom)
+	f, lr := fileOf(src)
+	if !ok || f == nil {
+		b := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(b)
+		return io.CopyBuffer(writerOnly{c}, src, *b)
+	}
+	var total int64
+	for lr == nil || lr.N > 0 {
+		k := int64(chunk)
+		if lr != nil {
+			k = min(k, lr.N)
+		}
+		c.before()
+		n, err := rf.ReadFrom(&io.LimitedReader{R: f, N: k})
+		c.after(n)
+		total += n
+		if lr != nil {
+			lr.N -= n
+		}
+		if err != nil {
+			return total, c.failed(err)
+		}
+		if n < k {
+			break // the end of the file
+		}
+	}
+	return total, nil
+}
+
+// fileOf finds the file under a body net/http copies with ReadFrom: the
+// file itself, or a LimitedReader of one (a range); nil if neither.
+func fileOf(src io.Reader) (*os.File, *io.LimitedReader) {
+	switch r := src.(type) {
+	case *os.File:
+		return r, nil
+	case *io.LimitedReader:
+		if f, ok := r.R.(*os.File); ok {
+			return f, r
+		}
+	}
+	return nil, nil
+}
+
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.external = t
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *conn) SetDeadline(t time.Time) error {
+	c.external = t
+	return c.Conn.SetDeadline(t)
+}
+
+// CloseWrite lets net/http half-close the connection as it would the bare one.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+func (c *conn) Close() error {
+	c.g.release(c)
+	return c.Conn.Close()
+}
+
+// abort closes the connection with a reset (it was displaced).
+func (c *conn) abort() { abort(c.Conn) }
