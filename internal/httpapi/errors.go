@@ -56,6 +56,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			status = ws.status
 		}
 	}
+	var fs fixedStatus
+	if errors.As(err, &fs) {
+		status = fs.status
+	}
 	var e *report.Error
 	if !errors.As(err, &e) || e.Err != nil || kind == report.Internal || kind == report.Storage {
 		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",
