@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --token=*) token="${1#--token=}"; shift ;;
     --server) [ $# -ge 2 ] || die "--server needs a value"; server="$2"; shift 2 ;;
     --server=*) server="${1#--server=}"; shift ;;
-    -h|--help) sed -n '2,13p' "$0" 2>/dev/null || true; exit 0 ;;
+    -h|--help) echo "usage: curl -fsSL $server/dl/install.sh | sh -s -- [--dir DIR] [--token TOKEN] [--server URL]"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (try --dir, --token, --server)" >&2; exit 2 ;;
   esac
 done
