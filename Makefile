@@ -1,9 +1,11 @@
 # Conveniences; the scripts are the source of truth (README).
-.PHONY: run build test bench bench-scaleout bench-convert completions man
+.PHONY: run build dist test bench bench-scaleout bench-convert completions man
 run:
 	bash scripts/run.sh
 build:
 	bash scripts/build.sh
+dist:
+	bash scripts/dist.sh
 test:
 	bash scripts/test.sh
 bench:

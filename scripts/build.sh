@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds ./bin/reportd and ./bin/reportctl with the version stamped in.
+# Builds ./bin/reportd and ./bin/reportctl with the version stamped in
+# (scripts/version.sh; scripts/dist.sh builds the release artifacts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ver=$(git describe --tags --always --dirty 2>/dev/null || echo devel)
+ver=$(bash scripts/version.sh)
 ldflags="-s -w -X github.com/reportd/reportd/internal/version.Version=${ver}"
 mkdir -p bin
 # The first build downloads the modules and compiles every dependency, which

@@ -8,7 +8,6 @@ import (
 
 	"github.com/reportd/reportd/internal/dirzip"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/site"
 )
 
 // siteOf scans a folder named on the command line: it is uploaded as one
@@ -23,7 +22,7 @@ func siteOf(dir string, override report.FileType) (localFile, error) {
 	if override != "" && override != report.HTML {
 		return localFile{}, usageErrorf("%s is a directory, uploaded as an html site: --type %s does not apply", dir, override)
 	}
-	tree, err := dirzip.Scan(dir, dirzip.Options{CheckName: site.CheckName})
+	tree, err := dirzip.Scan(dir, dirzip.Options{CheckName: report.CheckSiteName})
 	if err != nil {
 		return localFile{}, fmt.Errorf("%s: cannot upload the folder: %w", dir, err)
 	}
@@ -48,7 +47,7 @@ func siteName(dir string) string {
 
 // checkEntry makes sure --entry names a file of every folder uploaded.
 func checkEntry(entry string, files []localFile) error {
-	if err := site.CheckName(entry); err != nil {
+	if err := report.CheckSiteName(entry); err != nil {
 		return usageErrorf("--entry: %s", report.MessageOf(err))
 	}
 	n := 0

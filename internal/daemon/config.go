@@ -38,6 +38,7 @@ type Config struct {
 		AllowPrivate bool
 	}
 	Admin   struct{ Enabled bool }
+	Clients struct{ Dir string } // reportctl downloads at /dl/ (httpapi/dl.go)
 	Metrics struct{ Enabled bool }
 	Log     struct{ Level, Format string }
 	Badges  BadgesConfig

@@ -18,8 +18,8 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
-	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/tokens"

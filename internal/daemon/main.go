@@ -214,6 +214,7 @@ func (m *Server) Open(ctx context.Context) error {
 		HTMLAllowScripts: c.HTMLScripts,
 		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
 		PublicURL:        c.PublicURL,
+		ClientsDir:       c.Clients.Dir,
 		Pace:             c.pace(),
 		Badges:           c.Badges.http(),
 	}

@@ -63,6 +63,7 @@ var settings = []setting{
 	{"html_allow_scripts", "false", "", "let uploaded HTML run scripts in its sandbox", boolean(func(c *Config) *bool { return &c.HTMLScripts })},
 	{"convert_on_upload", "false", "", "convert each report to PDF right after upload", boolean(func(c *Config) *bool { return &c.ConvertOnUpload })},
 	{"dashboard", "true", "", "serve the web dashboard at /", boolean(func(c *Config) *bool { return &c.Dashboard })},
+	{"clients.dir", "/usr/share/reportd/clients", "", "folder of reportctl-<os>-<arch>[.exe] binaries and their checksums.txt, served at /dl/ with /dl/install.sh (the .deb fills the default; scripts/run.sh uses ./bin/clients); missing: /dl/ answers 404", text(func(c *Config) *string { return &c.Clients.Dir })},
 	{"metrics.enabled", "true", "", "Prometheus metrics at GET /metrics", boolean(func(c *Config) *bool { return &c.Metrics.Enabled })},
 	{"admin.enabled", "true", "", "GET /admin/backup for reportd backup", boolean(func(c *Config) *bool { return &c.Admin.Enabled })},
 	{"badges.coverage_red", "50", "", "coverage badges below this percentage are red", percent(func(c *Config) *int { return &c.Badges.CoverageRed })},

@@ -76,7 +76,11 @@ var access = map[string]need{
 	"POST /api/prune":                  admin("pruning reports"),
 	"GET /p/{project}/{rest...}":       read("reading a project's reports", noProject), // the handler checks the project once resolved
 	"GET /p/{project}":                 read("reading a project's reports", noProject),
+	"GET /dl/reportctl/{target}":       read("downloading reportctl", noProject),
+	"GET /dl/checksums.txt":            read("downloading reportctl", noProject),
+	"GET /dl/install.sh":               read("downloading reportctl", noProject),
 	"/p/":                              anyone,
+	"/dl/":                             anyone,
 	"/metrics":                         anyone,
 	"/livez":                           anyone,
 	"/readyz":                          anyone,

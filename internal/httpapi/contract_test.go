@@ -107,6 +107,8 @@ type envOpts struct {
 	contentURL func(id int64, path string) string
 	// presign is httpapi.Config.PresignDownload.
 	presign func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error)
+	// clientsDir is httpapi.Config.ClientsDir (GET /dl/).
+	clientsDir string
 }
 
 func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
@@ -129,7 +131,7 @@ func newAPIEnv(t testing.TB, o envOpts) *apiEnv {
 		MaxCoverBytes:  o.maxCover,
 	}, store, dfiles, nil)
 	h := httpapi.New(httpapi.Config{ErrorStatus: o.mode, MaxJSONBytes: o.maxJSON, AuthToken: o.token, ContentURL: o.contentURL,
-		PresignDownload: o.presign},
+		PresignDownload: o.presign, ClientsDir: o.clientsDir},
 		svc, slog.New(slog.DiscardHandler))
 	e := &apiEnv{t: t, dir: dir, svc: svc, handler: h, seen: map[string]bool{}}
 	e.doc, e.router = contractRouter(t, httpapi.OpenAPI)
@@ -738,6 +740,14 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 	}
 	if tree := treeOf(t, filepath.Join(e.dir, "uploads", "reports")); tree != "./" {
 		t.Fatalf("report files left:\n%s", tree)
+	}
+
+	// reportctl downloads (dl_test.go has the details): without clients.dir
+	// the binaries are a documented 404, the install script is always there.
+	for _, p := range []string{"/dl/reportctl/linux-amd64", "/dl/checksums.txt", "/dl/install.sh"} {
+		if r := e.do(apiCall{method: "GET", path: p}); r.status != 200 && r.status != 404 {
+			t.Fatalf("GET %s: %s", p, r)
+		}
 	}
 
 	e.requireEveryOperation(t)

@@ -73,6 +73,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// Spec mode: say why a missing report is a 500, and what to change.
 		hint = report.SpecStatusHint(c)
 	}
+	var fs fixedStatus
+	if errors.As(err, &fs) {
+		status = fs.status
+	}
 	var e *report.Error
 	if !errors.As(err, &e) || e.Err != nil || kind == report.Internal || kind == report.Storage {
 		s.log.LogAttrs(r.Context(), logLevel(kind), "request error",

@@ -62,6 +62,9 @@ type Config struct {
 	// only after the access check. nil: never (the default; the daemon sets
 	// it with storage: postgres+s3 and s3.presign_downloads).
 	PresignDownload func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (url string, ok bool, err error)
+	// ClientsDir is the folder GET /dl/ serves reportctl from (dl.go);
+	// "" or missing: those routes answer 404 saying how to provide it.
+	ClientsDir string
 }
 
 // Observer hears about every finished request (for metrics).
@@ -201,12 +204,16 @@ func (s *Server) routes() {
 	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go
 	h("GET", "/p/{project}", s.stable)           // not /p/{project}/ by redirect
 	h("GET", "/uploads/", s.static)
+	h("GET", "/dl/reportctl/{target}", s.dlClient)
+	h("GET", "/dl/checksums.txt", s.dlChecksums)
+	h("GET", "/dl/install.sh", s.dlInstall)
 
 	s.mux.Handle("/api/", s.guard("/api/", http.HandlerFunc(s.unrouted)))
 	s.mux.Handle("/uploads/", s.guard("/uploads/", http.HandlerFunc(s.unrouted)))
 	s.mux.Handle("/p/", s.guard("/p/", http.HandlerFunc(s.unrouted)))
 	s.mux.Handle("/livez", s.guard("/livez", http.HandlerFunc(s.unrouted)))   // other methods: 405 with Allow
 	s.mux.Handle("/readyz", s.guard("/readyz", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow
+	s.mux.Handle("/dl/", s.guard("/dl/", http.HandlerFunc(s.unrouted)))
 	if s.cfg.Metrics != nil {
 		s.mux.Handle("GET /metrics", s.guard("GET /metrics", s.cfg.Metrics))
 		s.mux.Handle("/metrics", s.guard("/metrics", http.HandlerFunc(s.unrouted))) // other methods: 405 with Allow

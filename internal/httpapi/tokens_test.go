@@ -175,6 +175,10 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/p/A/latest/pdf", scope: tokens.Read}, // by name: another project's name is not found for a limited token (TestLinksWithScopedTokensOnly), not refused
 	{method: "GET", path: "/p/1", scope: tokens.Read},            // names no link: NotFound for anyone let in
 	{method: "POST", path: "/p/1/latest", anyone: true},
+	{method: "GET", path: "/dl/reportctl/linux-amd64", scope: tokens.Read},
+	{method: "GET", path: "/dl/checksums.txt", scope: tokens.Read},
+	{method: "GET", path: "/dl/install.sh", scope: tokens.Read},
+	{method: "POST", path: "/dl/install.sh", anyone: true},
 	{method: "PUT", path: "/api/reports/ping", anyone: true},
 	{method: "DELETE", path: "/api/reports/ping", anyone: true},
 	{method: "POST", path: "/uploads/reports/1.md", anyone: true},
@@ -254,6 +258,12 @@ func (rt route) patternOf() string {
 		return p
 	case strings.HasPrefix(p, "/p/") && m != "GET":
 		return "/p/"
+	case strings.HasPrefix(p, "/dl/") && m != "GET":
+		return "/dl/"
+	case strings.HasPrefix(p, "/dl/reportctl/"):
+		return "GET /dl/reportctl/{target}"
+	case strings.HasPrefix(p, "/dl/"):
+		return m + " " + p
 	case strings.HasPrefix(p, "/p/") && strings.Count(p, "/") == 2:
 		return "GET /p/{project}"
 	case strings.HasPrefix(p, "/p/"):

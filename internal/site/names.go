@@ -1,11 +1,8 @@
 package site
 
 import (
-	"fmt"
 	"path"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -13,63 +10,20 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Name limits: a whole path and one of its segments, in bytes.
+// Name limits: a whole path and one of its segments, in bytes. The rule
+// lives in internal/report so that reportctl checks names without linking
+// the server's storage packages.
 const (
-	MaxPathLen    = 1024
-	MaxSegmentLen = 255
+	MaxPathLen    = report.MaxSiteNameLen
+	MaxSegmentLen = report.MaxSiteSegmentLen
 )
 
-// CheckName validates one file name of a site: a relative slash path of
-// non-empty segments, valid UTF-8, no "." or ".." segment, no leading
-// slash, no drive letter ("C:"), no backslash, no NUL or other control
-// character, no invisible format character (bidi controls, zero-width
-// characters: report.FormatChar, the rule single-file names follow), at
-// most MaxPathLen bytes and MaxSegmentLen per segment. It is the one
-// check every archive entry, part name, root and entry passes.
-func CheckName(name string) error { return checkName(name, name) }
+// CheckName validates one file name of a site (report.CheckSiteName).
+func CheckName(name string) error { return report.CheckSiteName(name) }
 
 // checkName checks name and names shown (the entry as the archive spells
 // it) in the error.
-func checkName(name, shown string) error {
-	bad := func(why string) error {
-		return report.Errorf(report.Validation, "invalid file name %q in the site: %s", shown, why)
-	}
-	switch {
-	case name == "":
-		return bad("empty")
-	case len(name) > MaxPathLen:
-		return bad("too long")
-	case !utf8.ValidString(name):
-		return bad("not UTF-8")
-	case strings.HasPrefix(name, "/"):
-		return bad("absolute path")
-	case strings.Contains(name, "\\"):
-		return bad("backslash")
-	}
-	for _, r := range name {
-		if r == 0 || unicode.IsControl(r) {
-			return bad("control character")
-		}
-	}
-	if desc, at, found := report.FormatChar(name); found {
-		return bad(fmt.Sprintf("it contains the invisible format character %s at byte %d", desc, at))
-	}
-	first := true
-	for seg := range strings.SplitSeq(name, "/") {
-		switch {
-		case seg == "":
-			return bad("empty segment")
-		case seg == "." || seg == "..":
-			return bad("dot segment")
-		case len(seg) > MaxSegmentLen:
-			return bad("segment too long")
-		case first && len(seg) >= 2 && seg[1] == ':' && ('a' <= seg[0]|0x20 && seg[0]|0x20 <= 'z'):
-			return bad("drive letter")
-		}
-		first = false
-	}
-	return nil
-}
+func checkName(name, shown string) error { return report.CheckSiteNameShown(name, shown) }
 
 // archiveName turns an archive entry's name into a site name: a leading
 // "./" (tar -C dir .) and, for folders, a trailing "/" are dropped; the

@@ -12,7 +12,6 @@ import (
 
 	"github.com/reportd/reportd/internal/dirzip"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/site"
 )
 
 // publishSite is publish for a site folder (--sites): the same decisions
@@ -37,7 +36,7 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if ok {
 		return res
 	}
-	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: site.CheckName})
+	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: report.CheckSiteName})
 	if err != nil {
 		// A link leading outside, a named pipe, a name the server would
 		// refuse: the folder's own problem, counted like a rejection.

@@ -44,7 +44,7 @@ function badgeURL(r) {
   return `${p}/${encodeURIComponent(r.name)}/badge.svg${query(null, r.fileType)}`;
 }
 
-function copyRow(id, label, url) {
+export function copyRow(id, label, url) {
   const input = h('input', { type: 'text', id, readonly: true, value: url, spellcheck: 'false', onfocus: (e) => e.target.select() });
   const copy = async () => {
     try {

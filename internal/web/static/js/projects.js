@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { h, clear, announce } from './dom.js';
 import { plural, formatTime } from './format.js';
 import { createProject, deleteProject, editProject } from './projectforms.js';
+import { installPanel } from './install.js';
 import { loading, empty, failure } from './states.js';
 
 let filterText = '';
@@ -53,7 +54,7 @@ export function renderProjects(main) {
     h('div', { class: 'page-head' }, heading, h('div', { class: 'toolbar' },
       h('label', { class: 'filter' }, h('span', { class: 'sr-only' }, 'Filter projects by name'), filter),
       newBtn)),
-    count, body);
+    count, body, installPanel());
 
   const show = () => {
     clear(body);
