@@ -42,11 +42,12 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 
-echo "bench: building reportd and bench/api" >&2
+echo "bench: building reportd, reportctl and bench/api" >&2
 go build -o "$work/reportd" ./cmd/reportd
+go build -o "$work/reportctl" ./cmd/reportctl
 go build -o "$work/api" ./bench/api
 
-"$work/api" -reportd "$work/reportd" -work "$work/api-work" -md "$work/api.md" ${quick:+-quick}
+"$work/api" -reportd "$work/reportd" -reportctl "$work/reportctl" -work "$work/api-work" -md "$work/api.md" ${quick:+-quick}
 
 echo "bench: running bench/scaleout (PostgreSQL and versitygw on loopback)" >&2
 go build -o "$work/scaleout" ./bench/scaleout
