@@ -53,6 +53,14 @@ echo "bench: running bench/scaleout (PostgreSQL and versitygw on loopback)" >&2
 go build -o "$work/scaleout" ./bench/scaleout
 "$work/scaleout" -reportd "$work/reportd" -work "$work/scaleout-work" -md "$work/scaleout.md" ${quick:+-quick}
 
+smallci_md="bench/smallci was skipped: no \`mc\` on PATH (\`go install github.com/minio/mc@latest\`)."
+if command -v mc >/dev/null; then
+	echo "bench: running bench/smallci (reportctl next to mc cp into versitygw)" >&2
+	go build -o "$work/reportctl" ./cmd/reportctl
+	go run ./bench/smallci -reportd "$work/reportd" -reportctl "$work/reportctl" -mc "$(command -v mc)" -md "$work/smallci.md" ${quick:+-rounds 1 -lone 5}
+	smallci_md=$(cat "$work/smallci.md")
+fi
+
 convert_md=""
 if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
 	echo "bench: running bench/convert" >&2
@@ -116,6 +124,10 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo "## PostgreSQL and S3 next to bbolt (bench/scaleout)"
 	echo
 	cat "$work/scaleout.md"
+	echo
+	echo "## Small CI uploads next to mc (bench/smallci)"
+	echo
+	echo "$smallci_md"
 	echo
 	echo "## PDF conversion (bench/convert)"
 	echo
