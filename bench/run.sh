@@ -43,11 +43,12 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 
-echo "bench: building reportd and bench/api" >&2
+echo "bench: building reportd, reportctl and bench/api" >&2
 go build -o "$work/reportd" ./cmd/reportd
+go build -o "$work/reportctl" ./cmd/reportctl
 go build -o "$work/api" ./bench/api
 
-"$work/api" -reportd "$work/reportd" -work "$work/api-work" -md "$work/api.md" ${quick:+-quick}
+"$work/api" -reportd "$work/reportd" -reportctl "$work/reportctl" -work "$work/api-work" -md "$work/api.md" ${quick:+-quick}
 
 echo "bench: running bench/scaleout (PostgreSQL and versitygw on loopback)" >&2
 go build -o "$work/scaleout" ./bench/scaleout
@@ -56,6 +57,13 @@ go build -o "$work/scaleout" ./bench/scaleout
 echo "bench: running bench/slowreaders (1,100 slow readers and 200 trickles per listener)" >&2
 go build -o "$work/slowreaders" ./bench/slowreaders
 "$work/slowreaders" -reportd "$work/reportd" -label "this tree" -work "$work/slowreaders-work" -md "$work/slowreaders.md" ${quick:+-quick}
+smallci_md="bench/smallci was skipped: no \`mc\` on PATH (\`go install github.com/minio/mc@latest\`)."
+if command -v mc >/dev/null; then
+	echo "bench: running bench/smallci (reportctl next to mc cp into versitygw)" >&2
+	go build -o "$work/reportctl" ./cmd/reportctl
+	go run ./bench/smallci -reportd "$work/reportd" -reportctl "$work/reportctl" -mc "$(command -v mc)" -md "$work/smallci.md" ${quick:+-rounds 1 -lone 5}
+	smallci_md=$(cat "$work/smallci.md")
+fi
 
 convert_md=""
 if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
@@ -124,6 +132,10 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo "## Slow readers and trickles (bench/slowreaders)"
 	echo
 	cat "$work/slowreaders.md"
+	echo
+	echo "## Small CI uploads next to mc (bench/smallci)"
+	echo
+	echo "$smallci_md"
 	echo
 	echo "## PDF conversion (bench/convert)"
 	echo

@@ -20,6 +20,7 @@ import (
 // the results gathered so far.
 type bench struct {
 	bin, work, dataDir string
+	ctl                string // reportctl binary; empty: the reportctl rows are skipped
 	sz                 sizes
 
 	// env is added to the daemon's environment (REPORTD_* settings).

@@ -51,6 +51,7 @@ var quick = sizes{
 func main() {
 	var (
 		bin     = flag.String("reportd", "", "reportd binary to benchmark (required)")
+		ctl     = flag.String("reportctl", "", "reportctl binary: the sites phase also times `reportctl upload DIR` (skipped when empty)")
 		work    = flag.String("work", "", "scratch directory (default: a new temp dir, removed afterwards)")
 		md      = flag.String("md", "", "write the results as Markdown to this file")
 		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
@@ -79,13 +80,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *bin, *work, *md, sz, parseSkip(*skip)); err != nil {
+	if err := run(ctx, *bin, *ctl, *work, *md, sz, parseSkip(*skip)); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/api:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[string]bool) error {
+func run(ctx context.Context, bin, ctl, work, mdPath string, sz sizes, skip map[string]bool) error {
 	work, cleanup, err := benchkit.WorkDir(work, "reportd-bench-")
 	if err != nil {
 		return err
@@ -95,7 +96,12 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes, skip map[strin
 	if err != nil {
 		return err
 	}
-	b := &bench{bin: bin, work: work, dataDir: filepath.Join(work, "data"), sz: sz}
+	if ctl != "" {
+		if ctl, err = filepath.Abs(ctl); err != nil {
+			return err
+		}
+	}
+	b := &bench{bin: bin, ctl: ctl, work: work, dataDir: filepath.Join(work, "data"), sz: sz}
 	defer b.stopDaemon()
 	start := time.Now()
 	if err := b.scale(ctx, skip); err != nil {

@@ -15,6 +15,7 @@ type results struct {
 	Small   []smallResult
 	Serve   []wrkResult
 	Sites   *sitesResult
+	CLI     *cliResult
 	Elapsed time.Duration
 }
 
@@ -62,6 +63,7 @@ func (r *results) markdown(sz sizes) string {
 	r.smallTable(&b)
 	r.serveTable(&b, sz, verdict)
 	r.sitesTable(&b, sz, verdict)
+	r.publishTable(&b, verdict)
 	r.dedupTable(&b)
 	if len(verdicts) > 0 {
 		b.WriteString("### Targets\n\n| Target (measured) | |\n|---|---|\n")

@@ -73,7 +73,7 @@ func (b *bench) sites(ctx context.Context, skipDedup bool) error {
 		return err
 	}
 	contentAddr := "127.0.0.1:" + strconv.Itoa(cport)
-	sb := &bench{bin: b.bin, work: work, dataDir: filepath.Join(work, "data"), sz: b.sz, client: b.client,
+	sb := &bench{bin: b.bin, ctl: b.ctl, work: work, dataDir: filepath.Join(work, "data"), sz: b.sz, client: b.client,
 		env: []string{"REPORTD_CONTENT_ADDR=" + contentAddr, "REPORTD_CONTENT_URL=http://{id}.localhost:" + strconv.Itoa(cport),
 			"REPORTD_SITES_GC_GRACE=0s"}}
 	if _, err := sb.startDaemon(ctx); err != nil {
@@ -117,6 +117,12 @@ func (b *bench) sites(ctx context.Context, skipDedup bool) error {
 	}
 	if res.Serve, err = sb.serveSite(ctx, tree, id, contentAddr); err != nil {
 		return err
+	}
+	if b.ctl != "" {
+		// The store holds the last round's site: reportctl publishes next to it.
+		if b.res.CLI, err = sb.publishCLI(ctx, b.ctl, tree, archive, project); err != nil {
+			return fmt.Errorf("reportctl upload DIR: %w", err)
+		}
 	}
 	if !skipDedup {
 		dp, err := sb.createProject(ctx, "playwright")

@@ -74,9 +74,9 @@ help environment'). Each upload prints the report's dashboard link;
 a merge-request note).
 
 Uploads are retried after connection errors and transient server errors,
-re-sending each file from its start. With -j N, N files upload at once. When
-some uploads fail the others still complete, and the exit status is that of
-the first failure.`,
+re-sending each file from its start. Up to -j N files (default 16) upload at
+once; results are printed in argument order. When some uploads fail the
+others still complete, and the exit status is that of the first failure.`,
 		Example: `  reportctl upload report.html --project 3
   reportctl upload htmlcov --project-name web --name coverage
   reportctl upload playwright-report --project 3 --entry index.html --json
@@ -126,7 +126,7 @@ the first failure.`,
 	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME` (or whose slug that is, as links show it)")
 	fl.BoolVar(&o.createProject, "create-project", false, "create the --project-name project when it does not exist")
 	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: html, md, pdf, ppt or pptx (default: from the extension)")
-	fl.IntVarP(&o.jobs, "jobs", "j", 1, "upload `N` files in parallel")
+	fl.IntVarP(&o.jobs, "jobs", "j", 16, "upload up to `N` files in parallel (1: one after another)")
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
 	fl.StringVar(&o.entry, "entry", "", "entry `PAGE` of the folders uploaded as sites, relative to the folder (default: chosen by the server: index.html, ...)")

@@ -7,9 +7,12 @@
 // Determinism: entries are the folder's files only (no folder entries),
 // named by their slash path relative to the folder and sorted bytewise; every
 // entry has the same modification time (Epoch) and mode (0644); files are
-// deflated at flate.BestSpeed, except types that are compressed already
-// (images, fonts, archives, video), which are stored. The bytes can differ
-// between Go releases (their deflate may change), never between runs.
+// deflated at BestSpeed (klauspost/compress), except types that are
+// compressed already (images, fonts, archives, video) and files deflating
+// does not make smaller, which are stored. Entries are compressed by a few
+// workers in parallel and written in order, so the bytes depend on the
+// files only: they can differ between releases of the compressor, never
+// between runs.
 //
 // Safety: the folder is read through os.Root, so nothing outside it is ever
 // read. A symbolic link is followed only when it names a regular file inside
@@ -21,8 +24,6 @@
 package dirzip
 
 import (
-	"archive/zip"
-	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -31,11 +32,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -165,69 +164,6 @@ type Result struct {
 	ZipBytes int64  // bytes of the zip
 	Bytes    int64  // bytes of the files, as read
 	SHA256   string // TreeHash of the files as read
-}
-
-// WriteTo writes the zip of t to w. wrap, when set, wraps every file's
-// reader (a progress bar counts the bytes read). A file that cannot be
-// read, or that became something else than a regular file inside the
-// folder since the scan, fails the write.
-func (t *Tree) WriteTo(w io.Writer, wrap func(io.Reader) io.Reader) (Result, error) {
-	root, err := os.OpenRoot(t.Dir)
-	if err != nil {
-		return Result{}, err
-	}
-	defer root.Close()
-	cw := &countWriter{w: w}
-	zw := zip.NewWriter(cw)
-	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(w, flate.BestSpeed)
-	})
-	th := newTreeHash()
-	var res Result
-	for _, f := range t.Files {
-		n, sum, err := addFile(zw, root, f, wrap)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", t.show(f.Name), unwrapPath(err))
-		}
-		res.Bytes += n
-		th.add(f.Name, n, sum)
-	}
-	if err := zw.Close(); err != nil {
-		return res, err
-	}
-	res.ZipBytes, res.SHA256 = cw.n, th.sum()
-	return res, nil
-}
-
-func addFile(zw *zip.Writer, root *os.Root, f File, wrap func(io.Reader) io.Reader) (int64, []byte, error) {
-	in, err := root.Open(f.Name)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return 0, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, nil, errors.New("no longer a regular file")
-	}
-	h := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: Epoch}
-	if stored[strings.ToLower(path.Ext(f.Name))] {
-		h.Method = zip.Store
-	}
-	h.SetMode(0o644)
-	out, err := zw.CreateHeader(h)
-	if err != nil {
-		return 0, nil, err
-	}
-	var r io.Reader = in
-	if wrap != nil {
-		r = wrap(r)
-	}
-	sum := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, sum), r)
-	return n, sum.Sum(nil), err
 }
 
 // Open returns the zip of t as a stream, written by a goroutine into a pipe

@@ -24,9 +24,10 @@ import (
 
 // Store is a directory of objects.
 type Store struct {
-	dir  string   // absolute
-	tmp  string   // absolute, same file system as dir, outside it
-	root *os.Root // dir: opens through it cannot leave it
+	dir  string     // absolute
+	tmp  string     // absolute, same file system as dir, outside it
+	root *os.Root   // dir: opens through it cannot leave it
+	dirs *dirSyncer // directory fsyncs shared by concurrent uploads
 }
 
 var (
@@ -63,7 +64,7 @@ func Open(dir, tmp string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{dir: dir, tmp: tmp, root: root}, nil
+	return &Store{dir: dir, tmp: tmp, root: root, dirs: newDirSyncer()}, nil
 }
 
 // Close releases the directory.
@@ -182,7 +183,7 @@ func (s *Store) place(ctx context.Context, key, tmp string, ifNoneMatch bool) (b
 	} else if err := os.Rename(tmp, dst); err != nil {
 		return blob.Info{}, placeErr(err)
 	}
-	if err := syncDir(filepath.Dir(dst)); err != nil {
+	if err := s.dirs.Sync(filepath.Dir(dst)); err != nil {
 		return blob.Info{}, blob.StorageErr(err, "cannot store the file")
 	}
 	return s.Stat(ctx, key)
@@ -292,7 +293,7 @@ func (s *Store) Copy(ctx context.Context, src, dst string) error {
 		}
 		return blob.StorageErr(fmt.Errorf("link: %w", err), "cannot store the file")
 	}
-	return blob.StorageErr(syncDir(filepath.Dir(s.abs(dst))), "cannot store the file")
+	return blob.StorageErr(s.dirs.Sync(filepath.Dir(s.abs(dst))), "cannot store the file")
 }
 
 // Walk visits the regular files whose keys start with prefix, through the

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cliRounds is how many times reportctl publishes the site folder, each
+// next to tar xzf of the same files' .tar.gz.
+const cliRounds = 3
+
+// cliRound is one `reportctl upload DIR`: wall time end to end (client and
+// server on this machine) and the client's CPU time (user + system).
+type cliRound struct {
+	TarX, Publish, ClientCPU time.Duration
+}
+
+type cliResult struct {
+	Files, SmallFiles int
+	Rounds            []cliRound
+	Small             []cliRound // the 200-file report
+}
+
+// publishCLI measures `reportctl upload DIR` of the site folder against
+// `tar xzf` of its archive into an empty folder on the same disk, on a
+// store that already holds one earlier site (the report the sites phase
+// left), and the publish of a 200-file report made of the same site's
+// assets and first pages. Each new report is deleted after its round.
+func (b *bench) publishCLI(ctx context.Context, ctl, tree, archive string, project int64) (*cliResult, error) {
+	files, _, err := treeSize(tree)
+	if err != nil {
+		return nil, err
+	}
+	small := filepath.Join(b.work, "small-report")
+	n, err := copySubset(tree, small, 200)
+	if err != nil {
+		return nil, err
+	}
+	res := &cliResult{Files: files, SmallFiles: n}
+	for round := range cliRounds {
+		if _, err := settled(filepath.Join(b.dataDir, "uploads")); err != nil {
+			return nil, err
+		}
+		x, _, err := tarX(ctx, archive, filepath.Join(b.work, "untar"))
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.reportctlUpload(ctx, ctl, tree, project)
+		if err != nil {
+			return nil, err
+		}
+		r.TarX = x
+		logf("reportctl upload DIR round %d: tar xzf %v, publish %v (client CPU %v): %.2fx", round+1,
+			x.Round(time.Millisecond), r.Publish.Round(time.Millisecond), r.ClientCPU.Round(time.Millisecond), float64(r.Publish)/float64(x))
+		res.Rounds = append(res.Rounds, r)
+		s, err := b.reportctlUpload(ctx, ctl, small, project)
+		if err != nil {
+			return nil, err
+		}
+		logf("reportctl upload of a %d-file report round %d: %v (client CPU %v)", n, round+1, s.Publish.Round(time.Millisecond), s.ClientCPU.Round(time.Millisecond))
+		res.Small = append(res.Small, s)
+	}
+	return res, nil
+}
+
+// reportctlUpload publishes dir with reportctl, deletes the report it made
+// and returns the timings.
+func (b *bench) reportctlUpload(ctx context.Context, ctl, dir string, project int64) (cliRound, error) {
+	cmd := exec.CommandContext(ctx, ctl, "upload", dir, "--project", strconv.FormatInt(project, 10),
+		"--server", b.base, "--no-ci-metadata", "--json")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	t0 := time.Now()
+	out, err := cmd.Output()
+	took := time.Since(t0)
+	if err != nil {
+		return cliRound{}, fmt.Errorf("reportctl upload %s: %v: %s", dir, err, out)
+	}
+	r := cliRound{Publish: took, ClientCPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	id := jsonID(out)
+	if id == "" {
+		return r, fmt.Errorf("reportctl upload %s: no id in %s", dir, out)
+	}
+	return r, b.delete(ctx, "/api/reports/"+id)
+}
+
+// jsonID finds the first "id": value in reportctl's --json output.
+func jsonID(out []byte) string {
+	s := string(out)
+	i := strings.Index(s, `"id":`)
+	if i < 0 {
+		return ""
+	}
+	s = strings.TrimLeft(s[i+5:], " ")
+	j := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if j <= 0 {
+		return ""
+	}
+	return s[:j]
+}
+
+// copySubset copies the site's shared files (everything that is not a
+// per-module page) and its first module pages into dst, n files in all.
+func copySubset(tree, dst string, n int) (int, error) {
+	if err := os.RemoveAll(dst); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(tree)
+	if err != nil {
+		return 0, err
+	}
+	var pages, shared []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if strings.HasSuffix(e.Name(), "_py.html") {
+			pages = append(pages, e.Name())
+		} else {
+			shared = append(shared, e.Name())
+		}
+	}
+	sort.Strings(pages)
+	names := append(shared, pages[:max(0, min(len(pages), n-len(shared)))]...)
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(tree, name))
+		if err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), data, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return len(names), nil
+}
+
+func (r *results) publishTable(b *strings.Builder, verdict func(bool, string, ...any)) {
+	c := r.CLI
+	if c == nil || len(c.Rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### reportctl upload DIR (the same coverage.py site)\n\n`reportctl upload htmlcov --project ID` end to end (client and server on this machine, the store already holding one earlier site), "+
+		"next to `tar xzf` of the same files' .tar.gz into an empty folder on the same disk; client CPU is reportctl's user + system time. "+
+		"Each round's report is deleted before the next.\n\n")
+	b.WriteString("| Round | tar xzf | reportctl upload DIR | ratio | client CPU | 200-file report | its client CPU |\n|---|---|---|---|---|---|---|\n")
+	var worstCPU time.Duration
+	var ratios []float64
+	var smalls []time.Duration
+	for i, rd := range c.Rounds {
+		s := c.Small[i]
+		ratio := float64(rd.Publish) / float64(rd.TarX)
+		ratios = append(ratios, ratio)
+		smalls = append(smalls, s.Publish)
+		worstCPU = max(worstCPU, rd.ClientCPU)
+		fmt.Fprintf(b, "| %d | %s ms | %s ms | %.2fx | %s ms | %s ms | %s ms |\n", i+1, ms(rd.TarX), ms(rd.Publish), ratio, ms(rd.ClientCPU), ms(s.Publish), ms(s.ClientCPU))
+	}
+	b.WriteString("\n")
+	sort.Float64s(ratios)
+	sort.Slice(smalls, func(i, j int) bool { return smalls[i] < smalls[j] })
+	med := ratios[len(ratios)/2]
+	verdict(med <= 2, "reportctl upload DIR of %s files <= 2x tar xzf (median of rounds %.2fx)", thousands(c.Files), med)
+	verdict(worstCPU <= 1500*time.Millisecond, "reportctl CPU <= 1.5 s for the site (worst round %s ms)", ms(worstCPU))
+	verdict(smalls[len(smalls)/2] <= 500*time.Millisecond, "publishing a %d-file report <= 0.5 s (median %s ms)", c.SmallFiles, ms(smalls[len(smalls)/2]))
+}
