@@ -19,7 +19,7 @@ import (
 // before, since it may be restarting.
 func permanentFailure(err error) string {
 	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound { // a resolver timeout or SERVFAIL may pass: retried
 		return fmt.Sprintf("cannot resolve host name %q: %s; check the server address", dnsErr.Name, dnsErr.Err)
 	}
 	var (

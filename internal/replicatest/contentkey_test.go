@@ -14,7 +14,7 @@ import (
 )
 
 // TestReplicasShareTheContentKey: two replicas with scoped tokens only
-// (no auth.token, no content.signing_key) sign content links with the one
+// (no auth.token, no content.signing_key) and auth.reads sign content links with the one
 // key PostgreSQL keeps: a siteUrl one replica hands out opens the report
 // on the other's content origin.
 func TestReplicasShareTheContentKey(t *testing.T) {
@@ -26,7 +26,8 @@ func TestReplicasShareTheContentKey(t *testing.T) {
 		t.Fatalf("token create: %v", err)
 	}
 	token := strings.TrimSpace(string(out))
-	a, b := c.start(""), c.start("")
+	// Links are signed while reads need a token (auth.reads).
+	a, b := c.start("", "REPORTD_AUTH_READS=true"), c.start("", "REPORTD_AUTH_READS=true")
 	call := func(method, u, ct string, body *strings.Reader) []byte {
 		t.Helper()
 		if body == nil {

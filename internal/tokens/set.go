@@ -38,6 +38,12 @@ type Set struct {
 	mu   sync.RWMutex
 	byID map[string]Record
 	live int // records not revoked: Enabled is asked on every request
+
+	// missReload is when Covers last re-read the store for a project a
+	// creating token did not cover: at most once a second, so a token
+	// naming foreign projects cannot make every request scan the table.
+	missMu     sync.Mutex
+	missReload time.Time
 }
 
 // Load reads every token from store.
@@ -301,6 +307,13 @@ func (s *Set) Covers(id string, project int64) bool {
 	if !ok || !r.CreateProjects {
 		return false
 	}
+	s.missMu.Lock()
+	if time.Since(s.missReload) < time.Second {
+		s.missMu.Unlock()
+		return false
+	}
+	s.missReload = time.Now()
+	s.missMu.Unlock()
 	if err := s.Reload(); err != nil {
 		return false
 	}

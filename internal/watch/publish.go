@@ -134,12 +134,13 @@ func (p *publisher) publish(ctx context.Context, j job) result {
 		return p.failed(path, st, transient, err)
 	}
 	src := &hashingSource{path: path}
+	meta := fileMeta(p.opts.meta, path)
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
 		ProjectID:      projectID,
 		FileType:       typ,
 		File:           report.Upload{FileName: filepath.Base(path), Open: src.open},
-		Meta:           fileMeta(p.opts.meta, path),
-		IdempotencyKey: idempotencyKey(projectID, path, sum),
+		Meta:           meta,
+		IdempotencyKey: idempotencyKey(projectID, path, sum, meta),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {

@@ -80,7 +80,7 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 		File:           report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
 		Root:           ".",
 		Meta:           p.opts.meta,
-		IdempotencyKey: idempotencyKey(projectID, dir, sum),
+		IdempotencyKey: idempotencyKey(projectID, dir, sum, p.opts.meta),
 	})
 	if err != nil {
 		if lerr := src.localErr(); lerr != nil {
