@@ -131,9 +131,14 @@ func skewNote(d time.Duration) string {
 	return fmt.Sprintf("; this machine's clock is %v off the server's", absDur(d))
 }
 
+// absDur is the size of a clock difference as a message shows it: a Date
+// header has whole seconds, so beyond a minute it is rounded to minutes.
 func absDur(d time.Duration) time.Duration {
 	if d < 0 {
-		return -d
+		d = -d
+	}
+	if d >= time.Minute {
+		d = d.Round(time.Minute)
 	}
 	return d
 }
