@@ -245,8 +245,7 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 		c.kill() // ends the render; the goroutine above sees EOF
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, report.Wrap(report.Conversion, ctx.Err(), fmt.Sprintf(
-				"rendering the Markdown took longer than %s: the document is too costly to render", timeout)), false
+			return nil, timedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), false
 		}
 		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), false
 	}
