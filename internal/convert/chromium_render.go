@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -52,13 +51,14 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 		c.done.Add(1)
 		return false, nil
 	}
-	return c.jobErr(ctx, jctx, b, err, timeout)
+	return c.jobErr(ctx, jctx, b, err, timeout, "the document", int64(len(body)))
 }
 
 // jobErr names what went wrong in a job on browser b: ctx is the caller's
 // context, jctx the job's (with its deadline). crashed reports that the
-// browser died, which retires it.
-func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, timeout time.Duration) (crashed bool, _ error) {
+// browser died, which retires it. what and size name the input in a
+// timeout's message (timedOut; size <0: unknown).
+func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, timeout time.Duration, what string, size int64) (crashed bool, _ error) {
 	var re *report.Error
 	var exit *exec.ExitError
 	switch {
@@ -69,7 +69,7 @@ func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, time
 		return false, err
 	case errors.Is(err, context.DeadlineExceeded) || jctx.Err() != nil && ctx.Err() == nil:
 		c.met.restarted("chromium-tab", "timeout")
-		return false, report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
+		return false, timedOut(err, what, size, timeout)
 	case ctx.Err() != nil:
 		return false, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
 	}

@@ -60,7 +60,7 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		jctx, jcancel := context.WithTimeout(sctx, timeout)
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
 		if err != nil {
-			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
+			crashed, err = c.jobErr(ctx, jctx, b, err, timeout, "the site's page "+queue[i], -1)
 		}
 		jcancel()
 		switch {
