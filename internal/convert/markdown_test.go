@@ -69,7 +69,7 @@ func TestMarkdownPathologyIsBounded(t *testing.T) {
 	src := bytes.Repeat([]byte(">"), 200_000)
 	_, err := m.PDF(testCtx(t), jobFor(t, report.MD, src))
 	re := wantKind(t, err, report.Conversion)
-	for _, s := range []string{"too costly to render", "convert.job_timeout", "195.3 KiB"} {
+	for _, s := range []string{"too costly to render", "(convert.job_timeout)", "(195.3 KiB)"} {
 		if !strings.Contains(re.Message, s) {
 			t.Errorf("message %q lacks %q", re.Message, s)
 		}

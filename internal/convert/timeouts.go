@@ -16,10 +16,10 @@ import (
 func timedOut(err error, what string, size int64, timeout time.Duration) error {
 	of := ""
 	if size >= 0 {
-		of = " of " + approxSize(size)
+		of = " (" + approxSize(size) + ")"
 	}
 	return report.Wrap(report.Conversion, err, fmt.Sprintf(
-		"converting %s%s took longer than %s (convert.job_timeout): it is too costly to render; make it smaller or raise convert.job_timeout",
+		"converting %s%s timed out after %s (convert.job_timeout): it is too costly to render; make it smaller or raise convert.job_timeout",
 		what, of, timeout))
 }
 
