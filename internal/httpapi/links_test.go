@@ -174,6 +174,7 @@ func TestLatestRedirects(t *testing.T) {
 		"/p/web/latest/coverage?name=tests": report.Validation,
 		"/p/web/latest/a%2Fb":               report.Validation,
 		"/p/web/a%2fb/badge.svg":            report.Validation, // malformed: an error body, not a badge
+		"/p/web/latest/pdf?waitForExpression=true&paper=A4": report.Validation, // a stable link carries no script
 	} {
 		wantError(t, noFollow(t, l.Env, path), kind)
 	}
