@@ -133,7 +133,7 @@ func printPDF(ctx context.Context, o printOpts, out io.Writer) error {
 			return err
 		}
 		if _, err := out.Write(r.Data); err != nil {
-			return err
+			return diskErr(err, "cannot write the PDF cache")
 		}
 		if r.EOF {
 			return nil

@@ -239,11 +239,11 @@ func (c *chromium) siteReady(ctx context.Context, srv *siteServe, loaded int64, 
 func printFile(ctx context.Context, o printOpts, name string) error {
 	f, err := os.Create(name)
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	err = printPDF(ctx, o, f)
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		err = diskErr(cerr, "cannot write the PDF cache")
 	}
 	return err
 }

@@ -353,6 +353,7 @@ func openPDF(src string) (*os.File, error) {
 func (m *Manager) convert(job Job, path string) (err error) {
 	start := time.Now()
 	defer func() {
+		err = asStorage(err) // a full disk is not the document's fault: never remembered
 		result := "ok"
 		if err != nil {
 			result = "error"
@@ -369,19 +370,19 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	m.Start(m.ctx)
 	tmp, err := m.cache.tempFile()
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
 	switch {
 	case job.Site != nil:
 		err = m.printSite(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+			err = diskErr(cerr, "cannot write the PDF cache")
 		}
 	case job.Type == report.HTML, job.Type == report.MD:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+			err = diskErr(cerr, "cannot write the PDF cache")
 		}
 	case job.Type == report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
@@ -405,7 +406,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Conversion, err, "the engine produced no valid PDF")
 	}
 	if err := m.cache.put(tmp.Name(), path); err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }

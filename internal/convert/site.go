@@ -66,7 +66,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	defer leave()
 	dir, err := os.MkdirTemp(m.cache.tmpDir(), "site-*")
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	defer os.RemoveAll(dir)
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
@@ -84,7 +84,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 		}
 		defer f.Close()
 		if _, err := io.Copy(out, f); err != nil {
-			return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+			return diskErr(err, "cannot write the PDF cache")
 		}
 		return nil
 	}
