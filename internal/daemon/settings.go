@@ -99,7 +99,7 @@ var settings = []setting{
 	{"convert.queue_size", "32", "", "jobs that may wait per engine", count(func(c *Config) *int { return &c.Convert.QueueSize })},
 	{"convert.cache_max_bytes", "1GiB", "", "size cap of the PDF cache", size(func(c *Config) *ByteSize { return &c.Convert.CacheMaxBytes })},
 	{"convert.max_variants_per_report", "8", "", "cached PDFs with print options per report, least recently used evicted first (never the default print); 0: no cap", count(func(c *Config) *int { return &c.Convert.MaxVariantsPerReport })},
-	{"convert.site_timeout", "10m", "", "GET /pdf?scope=site: time limit of a whole site (each page also has convert.job_timeout)", duration(func(c *Config) *time.Duration { return &c.Convert.SiteTimeout })},
+	{"convert.site_timeout", "3m", "", "GET /pdf?scope=site: engine time of a whole site walk, its pages together (each page also has convert.job_timeout)", duration(func(c *Config) *time.Duration { return &c.Convert.SiteTimeout })},
 	{"convert.site_max_pages", "200", "", "GET /pdf?scope=site prints at most this many pages of a site (in link order from the entry); 0: 200", count(func(c *Config) *int { return &c.Convert.SiteMaxPages })},
 	{"convert.deck_max_bytes", "512MiB", "", "largest total a .pptx may expand to", size(func(c *Config) *ByteSize { return &c.Convert.DeckMaxBytes })},
 	{"convert.small_deck_bytes", "1MiB", "", "decks up to this size convert on a worker of their own, never behind a long deck; 0: no such lane", size(func(c *Config) *ByteSize { return &c.Convert.SmallDeckBytes })},
