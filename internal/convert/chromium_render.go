@@ -40,6 +40,8 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	cw := &countingWriter{w: out}
 	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
+	mark, end := c.memcap.begin(b)
+	defer end()
 
 	timeout := c.cfg.JobTimeout
 	jctx, cancel := context.WithTimeout(p.ctx, timeout)
@@ -50,6 +52,9 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	if err == nil {
 		c.done.Add(1)
 		return false, nil
+	}
+	if p.crashed.Load() && ctx.Err() == nil {
+		return false, c.crashErr(err, mark, "the document")
 	}
 	return c.jobErr(ctx, jctx, b, err, timeout, "the document", int64(len(body)))
 }

@@ -70,6 +70,8 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	var bytes int64
 	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
 	defer p.dispose()
+	mark, end := c.memcap.begin(b)
+	defer end()
 	// Each page has the deadline of a job; the whole walk has its budget
 	// of engine time, and a bound on its wall time.
 	wall := c.cfg.SiteTimeout
@@ -111,7 +113,11 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		start := time.Now()
 		jctx, jcancel := context.WithTimeout(sctx, timeout)
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
-		if err != nil {
+		switch {
+		case err == nil:
+		case p.crashed.Load() && ctx.Err() == nil:
+			err = c.crashErr(err, mark, "the site's page "+queue[i]) // the walk's page is gone: it ends here
+		default:
 			crashed, err = c.jobErr(ctx, jctx, b, err, timeout, "the site's page "+queue[i], -1)
 		}
 		jcancel()

@@ -95,7 +95,7 @@ var settings = []setting{
 	{"convert.chromium_spares", "0", "", "Chromium pages made ahead of jobs, each a fresh browser context; beyond chromium_tabs they are made only while nothing prints; 0: chromium_tabs", count(func(c *Config) *int { return &c.Convert.ChromiumSpares })},
 	{"convert.job_timeout", "60s", "", "time limit of one conversion", duration(func(c *Config) *time.Duration { return &c.Convert.JobTimeout })},
 	{"convert.max_jobs_per_worker", "200", "", "recycle an engine process after this many jobs", count(func(c *Config) *int { return &c.Convert.MaxJobsPerWorker })},
-	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory", size(func(c *Config) *ByteSize { return &c.Convert.MaxWorkerRSS })},
+	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory; a job's Chromium renderer above it is stopped, failing the job", size(func(c *Config) *ByteSize { return &c.Convert.MaxWorkerRSS })},
 	{"convert.queue_size", "32", "", "jobs that may wait per engine", count(func(c *Config) *int { return &c.Convert.QueueSize })},
 	{"convert.cache_max_bytes", "1GiB", "", "size cap of the PDF cache", size(func(c *Config) *ByteSize { return &c.Convert.CacheMaxBytes })},
 	{"convert.max_variants_per_report", "8", "", "cached PDFs with print options per report, least recently used evicted first (never the default print); 0: no cap", count(func(c *Config) *int { return &c.Convert.MaxVariantsPerReport })},
