@@ -29,7 +29,7 @@ func largeMarkdown(n int) []byte {
 func TestChromiumMemoryCheckedAfterLargeJob(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 64 << 20 })
-	m.chrome.idleAfter = 1 << 62 // the idle check is another test's
+	m.chrome.idleAfter = 1 << 62                   // the idle check is another test's
 	m.chrome.memcap = newRendererSampler(0, m.log) // and the cap during jobs (memcap_test.go)
 	// A lower bar than the default 1 MiB keeps the "large" job a few seconds
 	// of work on a loaded machine; the path is the same.
