@@ -113,7 +113,14 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		start := time.Now()
 		jctx, jcancel := context.WithTimeout(sctx, timeout)
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
+		if ferr := srv.failed(); ferr != nil {
+			// A file could not be read (a store or bucket fault): the page
+			// may have printed without it, or failed for it.
+			err = ferr
+		}
 		switch {
+		case report.IsKind(err, report.Storage) || report.IsKind(err, report.Unavailable):
+			// not the site's fault, nor the engine's: said as it is
 		case err == nil:
 		case p.crashed.Load() && ctx.Err() == nil:
 			err = c.crashErr(err, mark, "the site's page "+queue[i]) // the walk's page is gone: it ends here

@@ -1,11 +1,14 @@
 package convert
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -75,4 +78,43 @@ func TestDiskFullDuringConversion(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantText(t, pdftest.Text(t, convertOK(t, m, job)), "paragraph 399")
+}
+
+// A site whose files cannot be read (the bucket or store is down) fails
+// with that storage error, not a ConversionError: neither a page printed
+// without its data nor a failure remembered for the report; once the
+// store answers again the same PDF converts at once.
+func TestSiteStorageFaultIsNotTheReports(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, nil)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.html": `<title>S</title><p id="t">waiting</p><a href="b.html">b</a>
+<script>fetch('data.json').then(r => r.json()).then(d => { document.getElementById('t').textContent = d.text })</script>`,
+		"b.html":    `<title>B</title><p>page b</p>`,
+		"data.json": `{"text":"data loaded"}`,
+	})
+	for _, down := range []string{"data.json", "index.html", "b.html"} {
+		for _, scope := range []string{"", report.ScopeSite} {
+			if down == "b.html" && scope == "" {
+				continue // the entry print does not read it
+			}
+			job := siteJobFor(t, dir, "index.html", "", scope)
+			var outage atomic.Bool
+			outage.Store(true)
+			files := job.Site.Files
+			job.Site.Files = func(ctx context.Context, p string) (io.ReadCloser, string, error) {
+				if p == down && outage.Load() {
+					return nil, "", report.Errorf(report.Storage, "cannot read the bucket: connection refused")
+				}
+				return files(ctx, p)
+			}
+			_, err := m.PDF(testCtx(t), job)
+			if re := wantKind(t, err, report.Storage); !strings.Contains(re.Message, "cannot read the bucket") {
+				t.Errorf("%s down, scope %q: message %q", down, scope, re.Message)
+			}
+			outage.Store(false)
+			wantText(t, pdftest.Text(t, convertOK(t, m, job)), "data loaded")
+		}
+	}
 }
