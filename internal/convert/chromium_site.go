@@ -93,6 +93,12 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		return report.Errorf(report.Conversion, "the site's PDF needed more than %s of engine time (convert.site_timeout) after %d of %d pages found so far; print fewer pages (convert.site_max_pages) or allow more time",
 			c.cfg.SiteTimeout, pages, len(queue))
 	}
+	// A walk past its wall time waited for turns more than it printed: the
+	// engines were busy, which is nobody's failure to remember.
+	overWall := func() error {
+		return report.Errorf(report.Unavailable, "the site's PDF waited and printed for more than %s (%d × convert.site_timeout) after %d of %d pages found so far; the engines are busy: try again later",
+			wall, siteWallFactor, pages, len(queue))
+	}
 	for i := 0; i < len(queue) && pages < sj.maxPages; i++ {
 		timeout := c.cfg.JobTimeout
 		leave := func() {}
@@ -104,8 +110,7 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 			timeout = min(timeout, left)
 			if leave, err = c.siteTurn(sctx, sj.project); err != nil {
 				if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-					return nil, false, report.Errorf(report.Conversion, "the site's PDF waited and printed for more than %s (%d × convert.site_timeout) after %d of %d pages found so far; the engines are busy: try again later",
-						wall, siteWallFactor, pages, len(queue))
+					return nil, false, overWall()
 				}
 				return nil, false, err
 			}
@@ -135,8 +140,12 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		}
 		switch {
 		case err == nil:
+		case report.IsKind(err, report.Storage) || report.IsKind(err, report.Unavailable):
+			return nil, false, err
 		case !crashed && ctx.Err() == nil && sj.all && used >= c.cfg.SiteTimeout:
 			return nil, false, overBudget()
+		case !crashed && errors.Is(sctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil && sj.all:
+			return nil, false, overWall()
 		case !crashed && errors.Is(sctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			return nil, false, report.Errorf(report.Conversion, "the site's PDF took longer than %s (convert.site_timeout) after %d of %d pages found so far; print fewer pages (convert.site_max_pages) or allow more time",
 				c.cfg.SiteTimeout, pages, len(queue))
