@@ -115,7 +115,7 @@ func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
 	if err := p.idle[0].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	p.idle[0].cmd.Wait()
+	<-p.idle[0].exited // waited for by the thread that started it (startLocked)
 	html, err := p.render(testCtx(t), []byte("# After\n\ntext"), time.Minute)
 	if err != nil {
 		t.Fatalf("render after the warm child died: %v", err)
