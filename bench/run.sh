@@ -86,6 +86,22 @@ if [ -d bench/convert ] && ls bench/convert/*.go >/dev/null 2>&1; then
 		cat "$work/convert.err" >&2
 		convert_md="bench/convert failed in this run: $(tail -n 5 "$work/convert.err")"
 	fi
+	# Hostile clients (issue 21): a one-page PDF while three hostile site
+	# walks run, and Markdown of "[a](" repeated.
+	hostile_n=20 links_n=3
+	[ -n "$quick" ] && hostile_n=3 links_n=1
+	for run in "-hostile 3 -n $hostile_n" "-open-links 400 -n $links_n"; do
+		echo "bench: running bench/convert $run" >&2
+		# shellcheck disable=SC2086 # $run is a list of flags
+		if go run ./bench/convert $run >"$work/convert-extra.out" 2>"$work/convert.err"; then
+			cat "$work/convert-extra.out"
+			convert_md+=$(printf '\n\n`go run ./bench/convert %s`:\n\n```\n%s\n```\n' "$run" "$(cat "$work/convert-extra.out")")
+		else
+			echo "bench: bench/convert $run failed:" >&2
+			cat "$work/convert.err" >&2
+			convert_md+=$(printf '\n\nbench/convert %s failed in this run: %s\n' "$run" "$(tail -n 5 "$work/convert.err")")
+		fi
+	done
 else
 	convert_md="bench/convert is not in this tree yet; run.sh runs \`go run ./bench/convert\` as soon as it exists."
 fi

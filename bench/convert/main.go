@@ -6,6 +6,8 @@
 //
 //	go run ./bench/convert [-n 40] [-cold 5] [-shapes 4000] [-lanes-only] [-lane=false] [-interval 250ms]
 //	go run ./bench/convert -site 40 -n 5   # a coverage.py site: entry vs scope=site (site.go)
+//	go run ./bench/convert -hostile 3 -n 20   # a one-page PDF while 3 hostile site walks run (hostile.go)
+//	go run ./bench/convert -open-links 400 -n 3   # Markdown of "[a](" repeated, 400 KB (hostile.go)
 //
 // It ends with the small-deck p50/p95 while a long deck converts (lanes.go).
 //
@@ -63,6 +65,9 @@ func run() error {
 	only := flag.String("only", "", "comma-separated cases to measure warm (html,html+script,md,...); skips cached, cold and lanes")
 	siteModules := flag.Int("site", 0, "only print a coverage.py site of this many modules, entry and scope=site, n times each (site.go)")
 	largeMD := flag.Int("large-md", 0, "only convert one Markdown report of this many bytes and report Chromium's peak and idle memory")
+	hostile := flag.Int("hostile", 0, "only measure a one-page PDF (-n times) while this many hostile site walks run (hostile.go)")
+	hostileLimit := flag.Duration("hostile-limit", 2*time.Minute, "with -hostile: the longest a one-page PDF is waited for")
+	openLinksKB := flag.Int("open-links", 0, "only render a Markdown of \"[a](\" repeated to this many KB, -n times (hostile.go)")
 	flag.Parse()
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)
@@ -112,6 +117,12 @@ func run() error {
 	}
 	if *siteModules > 0 {
 		return siteFigures(m, work, *siteModules, *n)
+	}
+	if *hostile > 0 {
+		return hostileWalks(m, work, *hostile, *n, *hostileLimit)
+	}
+	if *openLinksKB > 0 {
+		return openLinks(m, work, *openLinksKB*1000, *n)
 	}
 
 	peak := map[string]int64{}

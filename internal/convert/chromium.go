@@ -46,6 +46,8 @@ type chromium struct {
 	path     string
 	missing  error
 	gate     *gate
+	siteLane *gate         // pages of site walks at once: ChromiumTabs-1, at least 1 (chromium_site.go)
+	memcap   jobMemCap     // MaxWorkerRSS during jobs (memcap.go)
 	spare    chan *jobPage // pages made ahead, each for one job
 	spares   atomic.Int64  // pages ready in spare or being made
 	making   atomic.Bool   // a refill is making pages
@@ -81,6 +83,9 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 		largeJob:  largeJobBytes,
 		idleAfter: idleCheckAfter,
 	}
+	// A walk waits here for each page's turn: one page per walk at most.
+	c.siteLane = newGate(max(1, cfg.ChromiumTabs-1), cfg.QueueSize, nil)
+	c.memcap = newRendererSampler(cfg.MaxWorkerRSS, log)
 	c.path = cfg.ChromiumPath
 	if c.path == "" {
 		for _, name := range []string{"chromium-headless-shell", "chromium", "chromium-browser"} {

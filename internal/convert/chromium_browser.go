@@ -96,6 +96,12 @@ func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption 
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		}),
 	)
+	if mib := v8HeapMiB(c.cfg.MaxWorkerRSS); mib > 0 {
+		// Each V8 heap (the page's, each worker's) stops at half the
+		// memory limit; the renderer as a whole is watched during jobs
+		// (memcap.go).
+		opts = append(opts, chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", mib)))
+	}
 	if shmLarge() {
 		// chromedp's defaults move shared memory to /tmp for containers
 		// whose /dev/shm is tiny; where it is big, memory beats a disk.

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -34,6 +35,10 @@ type jobPage struct {
 	origin string // http://j<n>.reportd.invalid, this page's alone
 	doc    atomic.Pointer[servedDoc]
 	site   atomic.Pointer[siteServe] // a site job's files, under its own origin
+	// crashed: the page's renderer died (killed over the memory cap,
+	// memcap.go, or crashed); the page is cancelled, ending its job's calls,
+	// which would otherwise wait for a renderer that never answers.
+	crashed atomic.Bool
 }
 
 type servedDoc struct {
@@ -308,6 +313,9 @@ func (p *jobPage) onEvent(ev any) {
 	switch e := ev.(type) {
 	case *fetch.EventRequestPaused:
 		go p.answer(e)
+	case *inspector.EventTargetCrashed:
+		p.crashed.Store(true)
+		go p.cancel()
 	case *page.EventJavascriptDialogOpening:
 		// alert() and friends would stall the page until answered.
 		go chromedp.Call(p.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})

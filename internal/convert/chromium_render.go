@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -41,6 +40,8 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	cw := &countingWriter{w: out}
 	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
+	mark, end := c.memcap.begin(b)
+	defer end()
 
 	timeout := c.cfg.JobTimeout
 	jctx, cancel := context.WithTimeout(p.ctx, timeout)
@@ -52,13 +53,17 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 		c.done.Add(1)
 		return false, nil
 	}
-	return c.jobErr(ctx, jctx, b, err, timeout)
+	if p.crashed.Load() && ctx.Err() == nil {
+		return false, c.crashErr(err, mark, "the document")
+	}
+	return c.jobErr(ctx, jctx, b, err, timeout, "the document", int64(len(body)))
 }
 
 // jobErr names what went wrong in a job on browser b: ctx is the caller's
 // context, jctx the job's (with its deadline). crashed reports that the
-// browser died, which retires it.
-func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, timeout time.Duration) (crashed bool, _ error) {
+// browser died, which retires it. what and size name the input in a
+// timeout's message (timedOut; size <0: unknown).
+func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, timeout time.Duration, what string, size int64) (crashed bool, _ error) {
 	var re *report.Error
 	var exit *exec.ExitError
 	switch {
@@ -69,7 +74,7 @@ func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, time
 		return false, err
 	case errors.Is(err, context.DeadlineExceeded) || jctx.Err() != nil && ctx.Err() == nil:
 		c.met.restarted("chromium-tab", "timeout")
-		return false, report.Wrap(report.Conversion, err, fmt.Sprintf("conversion timed out after %s", timeout))
+		return false, timedOut(err, what, size, timeout)
 	case ctx.Err() != nil:
 		return false, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
 	}
@@ -133,7 +138,7 @@ func printPDF(ctx context.Context, o printOpts, out io.Writer) error {
 			return err
 		}
 		if _, err := out.Write(r.Data); err != nil {
-			return err
+			return diskErr(err, "cannot write the PDF cache")
 		}
 		if r.EOF {
 			return nil

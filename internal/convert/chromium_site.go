@@ -24,6 +24,12 @@ import (
 // every part of multi-part pages. It returns the printed parts in order.
 // A browser that died since its last job is only noticed when it is used;
 // then the job runs once more on a fresh browser, as a single page's does.
+//
+// A walk (sj.all) takes a turn at the engine for each page (siteTurn), not
+// one for the whole walk, and its budget, convert.site_timeout, counts the
+// time its pages hold the engine: a walk waiting for its turn costs nobody
+// anything, and a hostile one (pages that never go quiet) holds a slot for
+// one page at a time, at most up to its budget.
 func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]sitePart, error) {
 	for attempt := 0; ; attempt++ {
 		parts, crashed, err := c.printSiteOnce(ctx, sj, o)
@@ -31,6 +37,26 @@ func (c *chromium) printSite(ctx context.Context, sj siteJob, o printOpts) ([]si
 			return parts, err
 		}
 	}
+}
+
+// siteWallFactor bounds a walk's wall time, its turns' waits included, at
+// this many times its engine-time budget.
+const siteWallFactor = 4
+
+// siteTurn waits for a walk's page's turn: a place in the site lane (at
+// most ChromiumTabs-1 walk pages print at once, so a slot always remains
+// for other jobs), then a slot of the gate. leave gives both back.
+func (c *chromium) siteTurn(ctx context.Context, project int64) (leave func(), err error) {
+	leaveLane, err := c.siteLane.enter(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	leaveGate, err := c.gate.enter(ctx, project)
+	if err != nil {
+		leaveLane()
+		return nil, err
+	}
+	return func() { leaveGate(); leaveLane() }, nil
 }
 
 func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (_ []sitePart, crashed bool, _ error) {
@@ -44,8 +70,15 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	var bytes int64
 	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
 	defer p.dispose()
-	// Each page has the deadline of a job; the whole walk has its own.
-	sctx, cancel := context.WithTimeout(p.ctx, c.cfg.SiteTimeout)
+	mark, end := c.memcap.begin(b)
+	defer end()
+	// Each page has the deadline of a job; the whole walk has its budget
+	// of engine time, and a bound on its wall time.
+	wall := c.cfg.SiteTimeout
+	if sj.all {
+		wall *= siteWallFactor
+	}
+	sctx, cancel := context.WithTimeout(p.ctx, wall)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
@@ -53,18 +86,66 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	p.site.Store(srv)
 
 	var parts []sitePart
+	var used time.Duration // engine time of the walk's pages
 	queue, seen := []string{sj.entry}, map[string]bool{sj.entry: true}
 	pages := 0
+	overBudget := func() error {
+		return report.Errorf(report.Conversion, "the site's PDF needed more than %s of engine time (convert.site_timeout) after %d of %d pages found so far; print fewer pages (convert.site_max_pages) or allow more time",
+			c.cfg.SiteTimeout, pages, len(queue))
+	}
+	// A walk past its wall time waited for turns more than it printed: the
+	// engines were busy, which is nobody's failure to remember.
+	overWall := func() error {
+		return report.Errorf(report.Unavailable, "the site's PDF waited and printed for more than %s (%d × convert.site_timeout) after %d of %d pages found so far; the engines are busy: try again later",
+			wall, siteWallFactor, pages, len(queue))
+	}
 	for i := 0; i < len(queue) && pages < sj.maxPages; i++ {
 		timeout := c.cfg.JobTimeout
+		leave := func() {}
+		if sj.all {
+			left := c.cfg.SiteTimeout - used
+			if left <= 0 {
+				return nil, false, overBudget()
+			}
+			timeout = min(timeout, left)
+			if leave, err = c.siteTurn(sctx, sj.project); err != nil {
+				if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+					return nil, false, overWall()
+				}
+				return nil, false, err
+			}
+		}
+		start := time.Now()
 		jctx, jcancel := context.WithTimeout(sctx, timeout)
 		pp, links, err := c.sitePage(jctx, srv, sj, queue[i], o, len(parts))
-		if err != nil {
-			crashed, err = c.jobErr(ctx, jctx, b, err, timeout)
+		if ferr := srv.failed(); ferr != nil {
+			// A file could not be read (a store or bucket fault): the page
+			// may have printed without it, or failed for it.
+			err = ferr
+		}
+		switch {
+		case report.IsKind(err, report.Storage) || report.IsKind(err, report.Unavailable):
+			// not the site's fault, nor the engine's: said as it is
+		case err == nil:
+		case p.crashed.Load() && ctx.Err() == nil:
+			err = c.crashErr(err, mark, "the site's page "+queue[i]) // the walk's page is gone: it ends here
+		default:
+			crashed, err = c.jobErr(ctx, jctx, b, err, timeout, "the site's page "+queue[i], -1)
 		}
 		jcancel()
+		if sj.all {
+			used += time.Since(start)
+			leave()
+			idle(sctx) // the page's scripts stop while the walk waits for its next turn
+		}
 		switch {
 		case err == nil:
+		case report.IsKind(err, report.Storage) || report.IsKind(err, report.Unavailable):
+			return nil, false, err
+		case !crashed && ctx.Err() == nil && sj.all && used >= c.cfg.SiteTimeout:
+			return nil, false, overBudget()
+		case !crashed && errors.Is(sctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil && sj.all:
+			return nil, false, overWall()
 		case !crashed && errors.Is(sctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			return nil, false, report.Errorf(report.Conversion, "the site's PDF took longer than %s (convert.site_timeout) after %d of %d pages found so far; print fewer pages (convert.site_max_pages) or allow more time",
 				c.cfg.SiteTimeout, pages, len(queue))
@@ -95,6 +176,15 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 		c.log.Info("site PDF stopped at the page cap", "pages", pages, "found", len(queue), "cap", sj.maxPages)
 	}
 	return parts, false, nil
+}
+
+// idle leaves the page (about:blank), so its scripts and requests stop
+// until the walk's next page. Best effort, briefly bounded: the next
+// navigation replaces the page anyway.
+func idle(ctx context.Context) {
+	ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	chromedp.Do(ictx, chromedp.Navigate("about:blank"))
 }
 
 // sitePage loads the site's page at pth, waits until it is ready and prints
@@ -239,11 +329,11 @@ func (c *chromium) siteReady(ctx context.Context, srv *siteServe, loaded int64, 
 func printFile(ctx context.Context, o printOpts, name string) error {
 	f, err := os.Create(name)
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	err = printPDF(ctx, o, f)
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		err = diskErr(cerr, "cannot write the PDF cache")
 	}
 	return err
 }

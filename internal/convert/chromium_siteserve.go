@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/report"
 )
 
 // siteMaxFileBytes bounds one file answered to a site's page: the protocol
@@ -39,8 +42,34 @@ type siteServe struct {
 	started  atomic.Int64 // requests asked, ever
 	last     atomic.Int64 // unix nanoseconds of the last request's end
 
-	mu     sync.Mutex
-	status map[string]int // status of each document (page) answered, by site path
+	mu      sync.Mutex
+	status  map[string]int // status of each document (page) answered, by site path
+	readErr error          // the first failure to read a file that is there (a store or bucket fault)
+}
+
+// failed returns the first fault reading the site's files (not a missing
+// file: a storage or bucket error), as a *report.Error: the job then fails
+// with it instead of printing a page without its files, and, not being a
+// ConversionError, it is never remembered as the report's failure.
+func (s *siteServe) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readErr == nil {
+		return nil
+	}
+	var re *report.Error
+	if errors.As(s.readErr, &re) && re.Kind != report.Conversion {
+		return s.readErr
+	}
+	return diskErr(s.readErr, "cannot read the site's files")
+}
+
+func (s *siteServe) noteReadErr(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readErr == nil && s.ctx.Err() == nil {
+		s.readErr = err
+	}
 }
 
 func newSiteServe(ctx context.Context, files SiteFiles, allow bool) *siteServe {
@@ -128,11 +157,16 @@ func (s *siteServe) read(p, method string) (int, string, []byte) {
 		if missing(err) {
 			return 404, "text/plain; charset=utf-8", []byte("not found")
 		}
+		s.noteReadErr(err)
 		return 0, "", nil
 	}
 	defer rc.Close()
 	body, err := io.ReadAll(io.LimitReader(rc, siteMaxFileBytes+1))
-	if err != nil || len(body) > siteMaxFileBytes {
+	if err != nil {
+		s.noteReadErr(err)
+		return 0, "", nil
+	}
+	if len(body) > siteMaxFileBytes {
 		return 0, "", nil
 	}
 	if ct == "" {

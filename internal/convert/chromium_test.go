@@ -93,10 +93,14 @@ func TestHTMLNetworkAllowed(t *testing.T) {
 func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
-	_, err := m.PDF(testCtx(t), jobFor(t, report.HTML, []byte(`<p>x</p><script>while (true) {}</script>`)))
+	src := []byte(`<p>x</p><script>while (true) {}</script>`)
+	_, err := m.PDF(testCtx(t), jobFor(t, report.HTML, src))
 	re := wantKind(t, err, report.Conversion)
-	if !strings.Contains(re.Message, "timed out") {
-		t.Errorf("message %q does not say the conversion timed out", re.Message)
+	// It says what timed out, after how long, which setting that is, and how big the input was.
+	for _, s := range []string{"timed out after 5s", "(convert.job_timeout)", fmt.Sprintf("(%d bytes)", len(src))} {
+		if !strings.Contains(re.Message, s) {
+			t.Errorf("message %q lacks %q", re.Message, s)
+		}
 	}
 	// The same single tab slot serves the next job.
 	m.cfg.JobTimeout = 2 * time.Minute

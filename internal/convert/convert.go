@@ -54,7 +54,7 @@ type Config struct {
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
 	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
-	SiteTimeout          time.Duration // a whole site job (every page, not each), default 10m
+	SiteTimeout          time.Duration // engine time of a whole scope=site walk (every page, not each), default 3m (chromium_site.go)
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -79,7 +79,7 @@ func DefaultConfig() Config {
 		TrimMaxBytes:         256 << 20,
 		MaxVariantsPerReport: 8,
 		SiteMaxPages:         200,
-		SiteTimeout:          10 * time.Minute,
+		SiteTimeout:          3 * time.Minute,
 	}
 }
 
@@ -204,6 +204,7 @@ type Manager struct {
 	prepare   chan struct{} // bounds background conversions
 	mu        sync.Mutex
 	closed    bool
+	walks     map[int64]bool // reports whose scope=site PDF is being printed (site.go)
 	bg        sync.WaitGroup
 }
 
@@ -314,6 +315,11 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if err := m.fails.get(path); err != nil {
 		return nil, err
 	}
+	if k := m.walkKey(job); k != "" {
+		if err := m.fails.get(k); err != nil {
+			return nil, err
+		}
+	}
 	// A put never evicts its own file, but another put may before we open it.
 	for range 3 {
 		ch := m.flight.DoChan(path, func() (any, error) { return nil, m.convert(job, path) })
@@ -330,6 +336,17 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 		}
 	}
 	return nil, report.Errorf(report.Unavailable, "the PDF cache is too small for this report")
+}
+
+// walkKey is where the failure memory keeps a failed site walk
+// (scope=site) of job's report and content, whatever its print options:
+// a walk's failure is charged to the report, so varying scale or paper
+// does not buy another walk of a site that failed. "" for other jobs.
+func (m *Manager) walkKey(job Job) string {
+	if job.Site == nil || job.Print.Scope != report.ScopeSite {
+		return ""
+	}
+	return m.cache.path(job.ReportID, job.ContentKey, m.variant+"-walk")
 }
 
 // openPDF returns the stored PDF after checking it is one.
@@ -353,6 +370,7 @@ func openPDF(src string) (*os.File, error) {
 func (m *Manager) convert(job Job, path string) (err error) {
 	start := time.Now()
 	defer func() {
+		err = asStorage(err) // a full disk is not the document's fault: never remembered
 		result := "ok"
 		if err != nil {
 			result = "error"
@@ -362,6 +380,9 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		}
 		m.met.converted(string(job.Type), result, time.Since(start))
 		m.fails.put(job.ReportID, path, err)
+		if k := m.walkKey(job); k != "" {
+			m.fails.put(job.ReportID, k, err)
+		}
 		if err != nil && !report.IsKind(err, report.Unavailable) {
 			m.log.Warn("PDF conversion failed", "report", job.ReportID, "type", job.Type, "err", err)
 		}
@@ -369,19 +390,19 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	m.Start(m.ctx)
 	tmp, err := m.cache.tempFile()
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
 	switch {
 	case job.Site != nil:
 		err = m.printSite(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+			err = diskErr(cerr, "cannot write the PDF cache")
 		}
 	case job.Type == report.HTML, job.Type == report.MD:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+			err = diskErr(cerr, "cannot write the PDF cache")
 		}
 	case job.Type == report.PDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
@@ -405,7 +426,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Conversion, err, "the engine produced no valid PDF")
 	}
 	if err := m.cache.put(tmp.Name(), path); err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }

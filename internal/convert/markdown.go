@@ -24,6 +24,7 @@ var markdownCSS string
 // goldmark without html.WithUnsafe() replaces it with a comment and drops
 // javascript: links, so an uploaded .md cannot run script in the browser.
 var md = goldmark.New(
+	goldmark.WithParser(markdownParser()), // linear on "[a](" runs (markdown_links.go)
 	goldmark.WithExtensions(
 		extension.GFM, // tables, task lists, strikethrough, autolinks
 		extension.Footnote,

@@ -96,9 +96,10 @@ type mdRenderer struct {
 }
 
 type mdChild struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	exited <-chan struct{} // closed once the child is waited for (startLocked)
 }
 
 func newMDRenderer(size int) *mdRenderer {
@@ -118,16 +119,21 @@ func startMDChild() (*mdChild, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// From a thread that stays while the child lives: Pdeathsig fires when
+	// the thread that forked the child exits, which the Go runtime may do
+	// at any time to an unlocked one (a warm child died so, "the Markdown
+	// renderer failed: EOF").
+	exited, err := startLocked(cmd)
+	if err != nil {
 		return nil, err
 	}
-	return &mdChild{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}, nil
+	return &mdChild{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), exited: exited}, nil
 }
 
 func (c *mdChild) kill() {
 	killGroup(c.cmd.Process.Pid)
 	c.stdin.Close()
-	c.cmd.Wait()
+	<-c.exited
 }
 
 func (c *mdChild) render(src []byte) ([]byte, error) {
@@ -245,8 +251,7 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 		c.kill() // ends the render; the goroutine above sees EOF
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, report.Wrap(report.Conversion, ctx.Err(), fmt.Sprintf(
-				"rendering the Markdown took longer than %s: the document is too costly to render", timeout)), false
+			return nil, timedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), false
 		}
 		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), false
 	}

@@ -12,7 +12,7 @@ import (
 // The dashboard's view is the document the PDF prints: same renderer,
 // same stylesheet, rendered in the bounded child.
 func TestMarkdownHTMLIsThePDFsDocument(t *testing.T) {
-	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second })
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 2 * time.Minute })
 	src := []byte("# Notes\n\nSee [the log][log].\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[log]: https://example.com/log\n")
 	got, err := m.MarkdownHTML(testCtx(t), jobFor(t, report.MD, src))
 	if err != nil {
@@ -33,12 +33,17 @@ func TestMarkdownHTMLIsThePDFsDocument(t *testing.T) {
 
 	_, err = m.MarkdownHTML(testCtx(t), jobFor(t, report.HTML, []byte("<p>x</p>")))
 	wantKind(t, err, report.Validation)
+}
 
-	// A document too costly to render is cut off at the job timeout, like a PDF job.
-	_, err = m.MarkdownHTML(testCtx(t), jobFor(t, report.MD, bytes.Repeat([]byte("[a]("), 100_000)))
+// A document too costly to render is cut off at the job timeout, like a
+// PDF job, and the next one renders.
+func TestMarkdownHTMLStopsAtTheJobTimeout(t *testing.T) {
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second })
+	_, err := m.MarkdownHTML(testCtx(t), jobFor(t, report.MD, bytes.Repeat([]byte(">"), 200_000)))
 	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "too costly to render") {
 		t.Errorf("message %q", re.Message)
 	}
+	m.cfg.JobTimeout = 2 * time.Minute // the next render is not about the deadline
 	if _, err := m.MarkdownHTML(testCtx(t), jobFor(t, report.MD, []byte("# After"))); err != nil {
 		t.Errorf("the next render: %v", err)
 	}

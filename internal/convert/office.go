@@ -398,7 +398,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 		}
 		return nil, false
 	}
-	return w.failed(ctx, err, staging)
+	return w.failed(ctx, err, staging, fileSize(j.in))
 }
 
 // exchange sends one job and reads its answer. A *report.Error means the

@@ -27,7 +27,7 @@ import (
 //     error is marked engineErr, so the failure cache does not remember
 //     it, except when soffice died under the job on both workers: then
 //     the deck is what crashes it, and that is remembered (office.go).
-func (w *officeWorker) failed(ctx context.Context, err error, staging bool) (error, bool) {
+func (w *officeWorker) failed(ctx context.Context, err error, staging bool, size int64) (error, bool) {
 	var re *report.Error
 	var died *sofficeDied
 	switch {
@@ -36,8 +36,7 @@ func (w *officeWorker) failed(ctx context.Context, err error, staging bool) (err
 		return err, true
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		w.kill("timeout")
-		return report.Wrap(report.Conversion, err,
-			fmt.Sprintf("conversion timed out after %s", w.o.cfg.JobTimeout)), false
+		return timedOut(err, "the presentation", size, w.o.cfg.JobTimeout), false
 	case (errors.As(err, &died) || errors.As(err, &re)) &&
 		(w.nearMemoryCap(died) || strings.Contains(err.Error(), "bad_alloc")):
 		w.kill("memory")

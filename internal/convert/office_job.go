@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/reportd/reportd/internal/report"
 )
 
 // staged runs convert on a copy of j.in inside the worker's job directory,
@@ -23,13 +21,13 @@ func (w *officeWorker) staged(j *officeJob, convert func(in, out string) error, 
 		if _, serr := os.Stat(j.in); serr == nil {
 			*staging = true
 		}
-		return report.Wrap(report.Storage, err, "cannot stage the presentation for conversion")
+		return diskErr(err, "cannot stage the presentation for conversion")
 	}
 	if err := convert(in, out); err != nil {
 		return err
 	}
 	if err := copyFile(out, j.out); err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }

@@ -40,11 +40,11 @@ func trimPDF(src, ranges, out string) error {
 	}
 	w, err := os.Create(out)
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	err = api.Trim(f, w, strings.Split(ranges, ","), nil)
 	if cerr := w.Close(); err == nil && cerr != nil {
-		return report.Wrap(report.Storage, cerr, "cannot write the PDF cache")
+		return diskErr(cerr, "cannot write the PDF cache")
 	}
 	if err != nil {
 		return report.Wrap(report.Conversion, err, fmt.Sprintf("cannot select pages %s of the PDF", ranges))

@@ -61,39 +61,74 @@ func (o *printOpts) apply(p report.PrintOptions, waitMax time.Duration) {
 // waitFor waits for o's selector, then its expression, together at most
 // o.waitMax. One that is not valid is a Validation error; one still unmet at
 // the end is a Conversion error.
+//
+// The expression comes from whoever asks for the PDF, a reader perhaps, and
+// runs inside the report: it is evaluated without side effects (V8 refuses
+// anything that could change the page, DevTools' throwOnSideEffect), so it
+// can read the report but never rewrite what its PDF says, and what it
+// throws is not echoed (the page's text could be in it).
 func waitFor(ctx context.Context, o printOpts) error {
 	end := time.Now().Add(o.waitMax)
 	if o.waitSelector != "" {
 		sel, _ := json.Marshal(o.waitSelector)
 		expr := "document.querySelector(" + string(sel) + ") !== null"
-		if err := poll(ctx, end, expr, "waitForSelector", o.waitSelector, "did not appear", o.waitMax); err != nil {
+		if err := poll(ctx, end, expr, false, "waitForSelector", o.waitSelector, "did not appear", o.waitMax); err != nil {
 			return err
 		}
 	}
 	if o.waitExpression != "" {
 		expr := "!!(\n" + o.waitExpression + "\n)"
-		return poll(ctx, end, expr, "waitForExpression", o.waitExpression, "was not true", o.waitMax)
+		if err := checkSyntax(ctx, expr, o.waitExpression); err != nil {
+			return err
+		}
+		return poll(ctx, end, expr, true, "waitForExpression", o.waitExpression, "was not true", o.waitMax)
 	}
 	return nil
 }
 
-// poll evaluates expr in the page until it is true or end.
-func poll(ctx context.Context, end time.Time, expr, name, what, unmet string, limit time.Duration) error {
+// checkSyntax compiles expr without running it: a syntax error is the
+// request's, and its message names only the request's own text.
+func checkSyntax(ctx context.Context, expr, what string) error {
+	res, err := chromedp.Call(ctx, runtime.CompileScript,
+		runtime.CompileScriptParams{Expression: expr, SourceURL: "", PersistScript: false})
+	if err != nil {
+		return err
+	}
+	if ex := res.ExceptionDetails; ex != nil {
+		return report.Errorf(report.Validation, "waitForExpression %q is not valid: %s", what, exceptionText(ex))
+	}
+	return nil
+}
+
+// sideEffectEvalTimeout bounds one evaluation of a request's expression.
+const sideEffectEvalTimeout = 2 * time.Second
+
+// poll evaluates expr in the page until it is true or end; pure evaluates
+// it without side effects (a request's own expression).
+func poll(ctx context.Context, end time.Time, expr string, pure bool, name, what, unmet string, limit time.Duration) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(end))
 	defer deadline.Stop()
-	last := ""
+	threw := false
+	params := runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)}
+	if pure {
+		params.ThrowOnSideEffect = ptr(true)
+		params.Timeout = runtime.TimeDelta(sideEffectEvalTimeout.Milliseconds())
+	}
 	for {
-		res, err := chromedp.Call(ctx, runtime.Evaluate,
-			runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
+		res, err := chromedp.Call(ctx, runtime.Evaluate, params)
 		if err != nil {
 			return err
 		}
 		if ex := res.ExceptionDetails; ex != nil {
-			last = exceptionText(ex)
-			if strings.HasPrefix(last, "SyntaxError") {
-				return report.Errorf(report.Validation, "%s %q is not valid: %s", name, what, last)
+			if pure && sideEffect(ex) {
+				return report.Errorf(report.Validation,
+					"%s %q may change the page, and is evaluated only without side effects: read the page, do not call functions that write it (document.querySelector works; document.getElementById is refused by Chromium)", name, what)
+			}
+			threw = true
+			if !pure && strings.HasPrefix(exceptionText(ex), "SyntaxError") {
+				return report.Errorf(report.Validation, "%s %q is not valid: %s", name, what, exceptionText(ex))
 			}
 		} else if res.Result != nil && string(res.Result.Value) == "true" {
 			return nil
@@ -102,14 +137,22 @@ func poll(ctx context.Context, end time.Time, expr, name, what, unmet string, li
 		case <-tick.C:
 		case <-deadline.C:
 			msg := fmt.Sprintf("%s %q %s within %s", name, what, unmet, limit)
-			if last != "" {
-				msg += " (last error: " + last + ")"
+			if threw {
+				// What it threw may quote the page: it is not shown.
+				msg += " (it threw an exception, whose text is not shown)"
 			}
 			return report.Errorf(report.Conversion, "%s", msg)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// sideEffect reports whether ex is V8 refusing an evaluation that could
+// have had a side effect.
+func sideEffect(ex *runtime.ExceptionDetails) bool {
+	return ex.Exception != nil && ex.Exception.ClassName == "EvalError" &&
+		strings.Contains(ex.Exception.Description, "Possible side-effect")
 }
 
 func exceptionText(ex *runtime.ExceptionDetails) string {

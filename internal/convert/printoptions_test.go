@@ -139,8 +139,54 @@ func TestPrintOptionsWaitForSelector(t *testing.T) {
 		document.body.appendChild(p)}, 300)</script>`)
 	pdf := convertOK(t, m, printJob(t, report.HTML, late, "waitForSelector=%23late"))
 	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
-	pdf = convertOK(t, m, printJob(t, report.HTML, late, "waitForExpression=document.getElementById('late')"))
+	pdf = convertOK(t, m, printJob(t, report.HTML, late, "waitForExpression=document.querySelector('%23late')"))
 	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
+}
+
+// waitForExpression runs inside the report before it is printed, and may
+// come from any reader: it is evaluated without side effects, so it cannot
+// rewrite what the report's PDF says, and what it throws (the page's own
+// text, say) is not echoed in the error.
+func TestWaitForExpressionCannotForgeOrLeak(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.JobTimeout = 4 * time.Second; c.ChromiumTabs = 1 })
+	victim := []byte(`<p>3 tests failed</p><p>SECRET-PAGE-TEXT</p>`)
+	for _, expr := range []string{
+		"(document.body.innerHTML='<h1>FORGED: all tests passed</h1>',true)",
+		"(document.title='FORGED',true)",
+		"(localStorage.setItem('x','FORGED'),true)",
+		"document.getElementById('x')===null", // no side effect, but Chromium cannot rule one out
+	} {
+		_, err := m.PDF(testCtx(t), printJob(t, report.HTML, victim, "waitForExpression="+url.QueryEscape(expr)))
+		if re := wantKind(t, err, report.Validation); !strings.Contains(re.Message, "without side effects") {
+			t.Errorf("%s: message %q", expr, re.Message)
+		}
+	}
+	// The report still prints as it is.
+	text := pdftest.Text(t, convertOK(t, m, printJob(t, report.HTML, victim, "")))
+	wantText(t, text, "3 tests failed")
+	if strings.Contains(text, "FORGED") {
+		t.Fatalf("the PDF was forged: %q", text)
+	}
+	// Expressions that throw the page's text: never met, and never echoed.
+	for _, expr := range []string{
+		"(()=>{throw new Error(document.body.innerText)})()",
+		"JSON.parse(document.body.innerText)", // a SyntaxError at run time, quoting the page
+	} {
+		_, err := m.PDF(testCtx(t), printJob(t, report.HTML, victim, "waitForExpression="+url.QueryEscape(expr)))
+		re := wantKind(t, err, report.Conversion)
+		if strings.Contains(re.Message, "SECRET-PAGE-TEXT") || strings.Contains(re.Message, "tests failed") {
+			t.Errorf("%s: the error leaks the page: %q", expr, re.Message)
+		}
+		if !strings.Contains(re.Message, "was not true within 2s") {
+			t.Errorf("%s: message %q", expr, re.Message)
+		}
+	}
+	// A syntax error of the expression itself is named.
+	_, err := m.PDF(testCtx(t), printJob(t, report.HTML, victim, "waitForExpression="+url.QueryEscape("1 +")))
+	if re := wantKind(t, err, report.Validation); !strings.Contains(re.Message, "SyntaxError") {
+		t.Errorf("message %q", re.Message)
+	}
 }
 
 func TestPrintOptionsWaitNeverMet(t *testing.T) {

@@ -53,26 +53,40 @@ func cleanSitePath(p string) (string, error) {
 
 // printSite prints job (Job.Site set) into out: the entry page alone, or
 // with scope=site every in-site page and part, merged with an outline.
-// The whole job holds one slot of the Chromium gate.
+// The entry alone holds one slot of the Chromium gate; a walk (scope=site)
+// takes a turn for each page (chromium.printSite), and only one walk of a
+// report runs at a time: another variant of it is refused meanwhile.
 func (m *Manager) printSite(job Job, out *os.File) error {
 	entry, err := cleanSitePath(job.Site.Entry)
 	if err != nil {
 		return err
 	}
-	leave, err := m.chrome.enter(m.ctx, job.ProjectID)
-	if err != nil {
-		return err
+	all := job.Print.Scope == report.ScopeSite
+	if all {
+		if err := m.chrome.usable(); err != nil {
+			return err
+		}
+		done, err := m.walking(job.ReportID)
+		if err != nil {
+			return err
+		}
+		defer done()
+	} else {
+		leave, err := m.chrome.enter(m.ctx, job.ProjectID)
+		if err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	dir, err := os.MkdirTemp(m.cache.tmpDir(), "site-*")
 	if err != nil {
-		return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+		return diskErr(err, "cannot write the PDF cache")
 	}
 	defer os.RemoveAll(dir)
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
 	o.apply(job.Print, m.waitMax())
 	sj := siteJob{entry: entry, files: job.Site.Files, generator: job.Site.Generator,
-		all: job.Print.Scope == report.ScopeSite, maxPages: m.cfg.SiteMaxPages, dir: dir}
+		all: all, maxPages: m.cfg.SiteMaxPages, dir: dir, project: job.ProjectID}
 	parts, err := m.chrome.printSite(m.ctx, sj, o)
 	if err != nil {
 		return err
@@ -84,7 +98,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 		}
 		defer f.Close()
 		if _, err := io.Copy(out, f); err != nil {
-			return report.Wrap(report.Storage, err, "cannot write the PDF cache")
+			return diskErr(err, "cannot write the PDF cache")
 		}
 		return nil
 	}
@@ -103,6 +117,28 @@ type siteJob struct {
 	all       bool // scope=site: follow links, print every part
 	maxPages  int  // pages printed at most (Config.SiteMaxPages)
 	dir       string
+	project   int64 // whose turn each page of a walk takes (gate.go)
+}
+
+// walking marks a walk of report id running until done is called; while
+// one runs, another (another print variant: the same one shares the first
+// through the Manager's singleflight) is refused with Unavailable.
+func (m *Manager) walking(id int64) (done func(), err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.walks[id] {
+		return nil, report.Errorf(report.Unavailable,
+			"a site PDF (scope=site) of report %d is being printed already: one walk of a report runs at a time; try again when it is done", id)
+	}
+	if m.walks == nil {
+		m.walks = map[int64]bool{}
+	}
+	m.walks[id] = true
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.walks, id)
+	}, nil
 }
 
 func (s siteJob) partFile(n int) string { return fmt.Sprintf("%s/part-%05d.pdf", s.dir, n) }

@@ -65,6 +65,7 @@ var access = map[string]need{
 	"GET /api/reports/{id}/preview":    read("reading a report", reportInPath),
 	"GET /api/reports/{id}/download":   read("reading a report", reportInPath),
 	"GET /api/reports/{id}/pdf":        read("reading a report", reportInPath),
+	scriptedPDF:                        upload("printing with a scripted wait (waitForExpression)", reportInPath),
 	"GET /api/reports/{id}/html":       read("reading a report", reportInPath),
 	"GET /api/reports/{id}/files":      read("reading a report", reportInPath),
 	"GET /api/openapi.json":            read("reading the API description", noProject),
@@ -88,6 +89,12 @@ var access = map[string]need{
 	"/uploads/":                        anyone,
 	"/":                                open, // the dashboard's own files: no data in them
 }
+
+// scriptedPDF is a row of the matrix that is not a route: the pdf handler
+// adds its check when the request has waitForExpression, JavaScript of the
+// requester's that runs inside the report before it prints (evaluated
+// without side effects all the same, printoptions.go in internal/convert).
+const scriptedPDF = "GET /api/reports/{id}/pdf?waitForExpression"
 
 type principalKey struct{}
 

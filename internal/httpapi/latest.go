@@ -168,7 +168,13 @@ func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
 	case l.action != "":
 		target = base + "/api/reports/" + strconv.FormatInt(rep.ID, 10) + "/" + l.action
 		if l.action == "pdf" {
-			target += forwardQuery(r.URL.Query())
+			q := r.URL.Query()
+			if q.Has("waitForExpression") {
+				// A stable link is handed around: it must not carry the
+				// JavaScript of whoever made it into every reader's PDF.
+				return report.Errorf(report.Validation, "waitForExpression is not taken by stable links: ask /api/reports/%d/pdf for it, with a token of scope upload where tokens are in use", rep.ID)
+			}
+			target += forwardQuery(q)
 		}
 	}
 	h := w.Header()

@@ -163,21 +163,22 @@ func TestLatestRedirects(t *testing.T) {
 	}
 
 	for path, kind := range map[string]report.Kind{
-		"/p/web/latest/nothing":             report.NotFound,
-		"/p/web/latest/coverage?branch=x":   report.NotFound,
-		"/p/999/latest":                     report.NotFound,
-		"/p/nobody/latest":                  report.NotFound,
-		"/p/Dup/latest":                     report.Validation,
-		"/p/dup/latest":                     report.NotFound, // the slug: the first Dup, which has no report
-		"/p/web/latest/a/b/c":               report.NotFound,
-		"/p/web/elsewhere":                  report.NotFound,
-		"/p/web":                            report.NotFound,
-		"/p/web/latest/coverage?name=tests": report.Validation,
-		"/p/web/latest/a%2Fb":               report.Validation,
-		"/p/web/a%2fb/badge.svg":            report.Validation, // malformed: an error body, not a badge
-		"/p/web/latest?type=pdf":            report.Validation, // a type needs a name
-		"/p/web/latest/coverage?type=docx":  report.Validation,
-		"/p/web/latest/coverage?type=md":    report.NotFound,
+		"/p/web/latest/nothing":                             report.NotFound,
+		"/p/web/latest/coverage?branch=x":                   report.NotFound,
+		"/p/999/latest":                                     report.NotFound,
+		"/p/nobody/latest":                                  report.NotFound,
+		"/p/Dup/latest":                                     report.Validation,
+		"/p/dup/latest":                                     report.NotFound, // the slug: the first Dup, which has no report
+		"/p/web/latest/a/b/c":                               report.NotFound,
+		"/p/web/elsewhere":                                  report.NotFound,
+		"/p/web":                                            report.NotFound,
+		"/p/web/latest/coverage?name=tests":                 report.Validation,
+		"/p/web/latest/a%2Fb":                               report.Validation,
+		"/p/web/a%2fb/badge.svg":                            report.Validation, // malformed: an error body, not a badge
+		"/p/web/latest?type=pdf":                            report.Validation, // a type needs a name
+		"/p/web/latest/coverage?type=docx":                  report.Validation,
+		"/p/web/latest/coverage?type=md":                    report.NotFound,
+		"/p/web/latest/pdf?waitForExpression=true&paper=A4": report.Validation, // a stable link carries no script
 	} {
 		wantLinkError(t, noFollow(t, l.Env, path), kind)
 	}

@@ -205,6 +205,11 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if opts.WaitForExpression != "" {
+		if r, err = s.permit(r, access[scriptedPDF]); err != nil {
+			return err
+		}
+	}
 	rec, o, err := s.svc.PDF(r.Context(), id, opts)
 	if err != nil {
 		return err

@@ -161,6 +161,7 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/api/reports/1/preview", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/download", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/pdf", scope: tokens.Read, project: true},
+	{method: "GET", path: "/api/reports/1/pdf?waitForExpression=true", scope: tokens.Upload, project: true}, // a scripted wait
 	{method: "GET", path: "/api/reports/1/html", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/files", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/openapi.json", scope: tokens.Read},
@@ -243,8 +244,10 @@ func (rt route) patternOf() string {
 	if m == "HEAD" {
 		m = "GET"
 	}
-	p, _, _ := strings.Cut(rt.path, "?")
+	p, q, _ := strings.Cut(rt.path, "?")
 	switch {
+	case strings.Contains(q, "waitForExpression="):
+		return "GET /api/reports/{id}/pdf?waitForExpression"
 	case strings.HasPrefix(p, "/uploads/"):
 		if m == "GET" {
 			return "GET /uploads/"

@@ -1,0 +1,178 @@
+package convert
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+// jobMemCap enforces Config.MaxWorkerRSS while jobs run; the checks of
+// memcheck.go act between jobs only, and a page with a few Web Workers
+// held 1.6 GiB against a 1 GiB limit inside one job. It is an interface so
+// that an engine supervisor can take it over (a cgroup where the machine
+// delegates one); rendererSampler is the fallback that works everywhere.
+type jobMemCap interface {
+	// begin watches browser b while a job runs on it, until end is called.
+	// mark is to be handed to stoppedSince after the job.
+	begin(b *browser) (mark int64, end func())
+	// stoppedSince reports whether a renderer was stopped for memory since
+	// mark, and the memory it had then.
+	stoppedSince(mark int64) (stopped bool, rss int64)
+}
+
+// rendererSampler samples the memory (PSS) of each renderer process of
+// the browsers that jobs run on, every interval while any job runs, and
+// kills a renderer over the limit. A job runs in a browser context of its
+// own, so its renderer is its own: the kill ends that job's page (Chromium
+// reports the target crashed; chromium_page.go), and the browser, its
+// other pages and the next job go on. V8's heaps are capped too
+// (launchOptions: --max-old-space-size), so a runaway script usually dies
+// in V8 before it reaches the limit.
+type rendererSampler struct {
+	limit    int64
+	interval time.Duration
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	watched map[*browser]int // jobs running on each browser
+	running bool             // the sampling goroutine
+
+	stops atomic.Int64 // renderers killed so far
+	last  atomic.Int64 // the memory of the last one
+}
+
+func newRendererSampler(limit int64, log *slog.Logger) *rendererSampler {
+	return &rendererSampler{limit: limit, interval: 200 * time.Millisecond, log: log, watched: map[*browser]int{}}
+}
+
+func (s *rendererSampler) begin(b *browser) (int64, func()) {
+	mark := s.stops.Load()
+	if s.limit <= 0 || b.pid <= 0 {
+		return mark, func() {}
+	}
+	s.mu.Lock()
+	s.watched[b]++
+	if !s.running {
+		s.running = true
+		go s.sample()
+	}
+	s.mu.Unlock()
+	var once sync.Once
+	return mark, func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.watched[b]--; s.watched[b] <= 0 {
+				delete(s.watched, b)
+			}
+		})
+	}
+}
+
+func (s *rendererSampler) stoppedSince(mark int64) (bool, int64) {
+	if s.stops.Load() > mark {
+		return true, s.last.Load()
+	}
+	return false, 0
+}
+
+// sample runs while any job is watched.
+func (s *rendererSampler) sample() {
+	for {
+		s.mu.Lock()
+		if len(s.watched) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		pids := make([]int, 0, len(s.watched))
+		for b := range s.watched {
+			pids = append(pids, b.pid)
+		}
+		s.mu.Unlock()
+		kids := procChildren()
+		for _, root := range pids {
+			for _, r := range renderers(root, kids) {
+				// Plain RSS is cheap but counts shared pages in full; the
+				// exact PSS decides once it is over.
+				if rss := rssOf(r); rss > s.limit && pssOrRSS(r, rss) > s.limit {
+					if syscall.Kill(r, syscall.SIGKILL) == nil {
+						s.last.Store(rss)
+						s.stops.Add(1)
+						s.log.Warn("Chromium renderer stopped over the memory limit", "pid", r,
+							"rss", approxSize(rss), "limit", approxSize(s.limit), "setting", "convert.max_worker_rss")
+					}
+				}
+			}
+		}
+		time.Sleep(s.interval)
+	}
+}
+
+// renderers lists the renderer processes among root's descendants.
+func renderers(root int, kids map[int][]int) []int {
+	var out []int
+	stack := append([]int(nil), kids[root]...)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline"); err == nil && bytes.Contains(b, []byte("--type=renderer")) {
+			out = append(out, p)
+		}
+		stack = append(stack, kids[p]...)
+	}
+	return out
+}
+
+// rssOf is a process's resident memory in bytes (0 if it is gone).
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// pssOrRSS is pid's proportional set size, or rss where it cannot be read.
+func pssOrRSS(pid int, rss int64) int64 {
+	if v := pssOf(pid); v > 0 {
+		return v
+	}
+	return rss
+}
+
+// v8HeapMiB is the cap of each V8 heap (a page's, each worker's) in MiB:
+// half the memory limit, at least 128 MiB; 0 without a limit.
+func v8HeapMiB(limit int64) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	return max(128, limit/2>>20)
+}
+
+// crashErr is the error of a job whose page's renderer died: stopped by
+// the memory cap since mark, or crashed on its own (V8 out of memory,
+// mostly). what names the input.
+func (c *chromium) crashErr(err error, mark int64, what string) error {
+	if stopped, rss := c.memcap.stoppedSince(mark); stopped {
+		return report.Wrap(report.Conversion, err, fmt.Sprintf(
+			"%s needed more memory than allowed: its renderer reached %s, over convert.max_worker_rss (%s), and was stopped",
+			what, approxSize(rss), approxSize(c.cfg.MaxWorkerRSS)))
+	}
+	return report.Wrap(report.Conversion, err, fmt.Sprintf(
+		"Chromium's renderer crashed while rendering %s (out of memory? each script heap is capped at %d MiB, half of convert.max_worker_rss)",
+		what, v8HeapMiB(c.cfg.MaxWorkerRSS)))
+}

@@ -1,0 +1,52 @@
+package convert
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/pdftest"
+	"github.com/reportd/reportd/internal/report"
+)
+
+// A page whose Web Workers allocate memory without end is stopped while
+// its job runs, at convert.max_worker_rss, not only checked after it: the
+// job fails with a ConversionError naming the setting, and the same
+// browser prints the next job.
+func TestMemoryCapDuringJob(t *testing.T) {
+	needChromium(t)
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 400 << 20 })
+	hog := []byte(`<p>memory hog</p><script>
+const src = "const a = []; setInterval(() => { for (let i = 0; i < 20; i++) a.push(new Array(250000).fill(Math.random())) }, 20)";
+for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
+</script>`)
+	job := jobFor(t, report.HTML, hog)
+	// The page waits for an element that never comes (half the job's
+	// deadline, a minute): the workers grow meanwhile.
+	job.Print.WaitForSelector = "#never"
+	warm := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
+	wantText(t, pdftest.Text(t, warm), "warm")
+	m.chrome.mu.Lock()
+	browser := m.chrome.cur
+	m.chrome.mu.Unlock()
+
+	start := time.Now()
+	_, err := m.PDF(testCtx(t), job)
+	took := time.Since(start)
+	re := wantKind(t, err, report.Conversion)
+	if !strings.Contains(re.Message, "convert.max_worker_rss") {
+		t.Errorf("message %q does not name the setting", re.Message)
+	}
+	t.Logf("stopped after %s: %s", took, re.Message)
+	if took > 45*time.Second { // generous: the wait it was in runs a minute
+		t.Errorf("the job ran %s: it was not stopped while it ran", took)
+	}
+
+	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
+	m.chrome.mu.Lock()
+	same := m.chrome.cur == browser
+	m.chrome.mu.Unlock()
+	if !same || m.chrome.restarts.Load() != 0 {
+		t.Errorf("the browser was replaced (restarts %d): only the job's renderer should stop", m.chrome.restarts.Load())
+	}
+}
