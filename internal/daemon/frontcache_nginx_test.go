@@ -5,18 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/big"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -60,9 +54,8 @@ type nginxFront struct {
 	cache  string
 }
 
-// startNginxFront renders the shipped configuration for api and content
-// (reportd's listeners) and starts nginx on a loopback port in a
-// directory of its own.
+// startNginxFront runs the shipped configuration (testserver.NginxFront)
+// in front of reportd's listeners api and content, over TLS as shipped.
 func startNginxFront(t *testing.T, api, content string) *nginxFront {
 	t.Helper()
 	bin, err := exec.LookPath("nginx")
@@ -77,88 +70,24 @@ func startNginxFront(t *testing.T, api, content string) *nginxFront {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	pool := writeFrontCert(t, dir)
-	shipped, err := os.ReadFile(shippedNginxConf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := testserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	port80, err := testserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cache := filepath.Join(dir, "cache")
-	conf := string(shipped)
-	for _, r := range [][2]string{
-		{"127.0.0.1:8080", api},
-		{"127.0.0.1:8081", content},
-		{"/var/cache/nginx/reportd-content", cache},
-		{"/etc/letsencrypt/live/reports.example.com/", dir + "/"},
-		{"/etc/letsencrypt/live/reports-content.example.com/", dir + "/"},
-		{"listen [::]:443 ssl http2;", ""},
-		{"listen 443 ssl http2;", "listen " + addr + " ssl http2;"},
-		{"listen [::]:80;", ""},
-		{"listen 80;", "listen 127.0.0.1:" + strconv.Itoa(port80) + ";"},
-	} {
-		if !strings.Contains(conf, r[0]) {
-			t.Fatalf("%s no longer has %q: update this test's substitutions", shippedNginxConf, r[0])
+	var ports [2]int
+	for i := range ports {
+		if ports[i], err = testserver.FreePort(); err != nil {
+			t.Fatal(err)
 		}
-		conf = strings.ReplaceAll(conf, r[0], r[1])
 	}
-	if err := os.WriteFile(filepath.Join(dir, "reportd.conf"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The main context Debian's /etc/nginx/nginx.conf would give, with
-	// every path in dir; the shipped file is included as conf.d does.
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;" // workers must reach dir (0700) when run as root
-	}
-	main := fmt.Sprintf(`daemon off;
-master_process on;
-worker_processes 1;
-%s
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log warn;
-events { worker_connections 256; }
-http {
-    access_log off;
-    client_body_temp_path %[2]s/body;
-    proxy_temp_path %[2]s/proxy;
-    fastcgi_temp_path %[2]s/fastcgi;
-    uwsgi_temp_path %[2]s/uwsgi;
-    scgi_temp_path %[2]s/scgi;
-    include %[2]s/reportd.conf;
-}
-`, user, dir)
-	confPath := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(confPath, []byte(main), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	p, err := testserver.Launch(cmd, filepath.Join(dir, "stderr.log"))
+	front := testserver.NginxFront{Shipped: shippedNginxConf, Dir: dir, API: api, Content: content, TLS: true,
+		Addr: "127.0.0.1:" + strconv.Itoa(ports[0]), Addr80: "127.0.0.1:" + strconv.Itoa(ports[1])}
+	p, certPEM, err := front.Start(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Stop(syscall.SIGQUIT) })
-	if err := p.WaitReady(func(ctx context.Context) error {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	}); err != nil {
-		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-		t.Fatalf("%v\n%s", err, b)
-	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, addr)
+			return (&net.Dialer{}).DialContext(ctx, network, front.Addr)
 		},
 		TLSClientConfig:    &tls.Config{RootCAs: pool},
 		DisableCompression: true, // each request says what it accepts
@@ -166,46 +95,8 @@ http {
 	t.Cleanup(tr.CloseIdleConnections)
 	return &nginxFront{
 		client: &http.Client{Transport: tr, Timeout: waitLong, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		cache:  cache,
+		cache:  filepath.Join(dir, "cache"),
 	}
-}
-
-// writeFrontCert writes a self-signed certificate for the shipped names
-// as fullchain.pem and privkey.pem in dir and returns a pool trusting it.
-func writeFrontCert(t *testing.T, dir string) *x509.CertPool {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "reportd nginx front test"},
-		DNSNames:     []string{"reports.example.com", "*.reports-content.example.com"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(filepath.Join(dir, "fullchain.pem"), certPEM, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "privkey.pem"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return pool
 }
 
 type frontAnswer struct {
