@@ -21,11 +21,12 @@ const (
 	wrkBin   = "/usr/bin/wrk"
 	// wrkArgs: the same load for both servers; two threads, 16 connections.
 	wrkThreads, wrkConns = 2, 16
-	// serveRounds runs every server's wrk this many times, alternating,
-	// and keeps each one's best: a neighbour's burst on a shared machine
-	// then hurts one round, not the comparison.
-	serveRounds = 2
 )
+
+// serveRounds runs every server's wrk this many times, alternating,
+// and keeps each one's best: a neighbour's burst on a shared machine
+// then hurts one round, not the comparison (-serve-rounds).
+var serveRounds = 2
 
 // serving uploads a 10 MiB PDF and a 50 KiB HTML report through the API,
 // then puts preview and download under wrk, and nginx serving the very
