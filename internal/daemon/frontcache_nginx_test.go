@@ -274,6 +274,10 @@ func TestNginxFrontCachesPublicReports(t *testing.T) {
 			t.Errorf("If-None-Match %s: %d ETag %q body %d bytes", etag, a.StatusCode, a.Header.Get("ETag"), len(a.body))
 		}
 	}
+	// A range of the identity bytes, from the cache.
+	if a := f.get(t, url, "Range", "bytes=3-12"); a.StatusCode != http.StatusPartialContent || a.body != css[3:13] || a.Header.Get("X-Cache-Status") != "HIT" {
+		t.Errorf("Range: %d %q X-Cache-Status %q", a.StatusCode, a.body, a.Header.Get("X-Cache-Status"))
+	}
 	// Another report's name is another cache key.
 	if a := f.get(t, "https://"+strconv.FormatInt(id+1, 10)+".reports-content.example.com/style.css"); a.StatusCode != http.StatusNotFound {
 		t.Errorf("no such report through the cache: %d %q", a.StatusCode, a.Header.Get("X-Cache-Status"))
@@ -321,6 +325,14 @@ func TestNginxFrontNeverCachesProtectedReports(t *testing.T) {
 		if cc := a.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") {
 			t.Errorf("protected file's Cache-Control %q", cc)
 		}
+	}
+	// Conditional and range requests with the cookie reach reportd intact.
+	etag := f.get(t, url, "Cookie", cookie, "Accept-Encoding", "br").Header.Get("ETag")
+	if a := f.get(t, url, "Cookie", cookie, "Accept-Encoding", "br", "If-None-Match", etag); a.StatusCode != http.StatusNotModified || a.Header.Get("ETag") != etag {
+		t.Errorf("with the cookie, If-None-Match %s: %d ETag %q", etag, a.StatusCode, a.Header.Get("ETag"))
+	}
+	if a := f.get(t, url, "Cookie", cookie, "Range", "bytes=3-12"); a.StatusCode != http.StatusPartialContent || a.body != css[3:13] {
+		t.Errorf("with the cookie, Range: %d %q", a.StatusCode, a.body)
 	}
 	// Without the cookie: reportd's own 401 each time, not a cached file.
 	for _, hdr := range [][]string{nil, {"Accept-Encoding", "br"}, {"Cookie", "theme=dark"}} {
