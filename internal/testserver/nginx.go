@@ -74,7 +74,7 @@ func (f NginxFront) Write() (conf string, certPEM []byte, err error) {
 		return "", nil, err
 	}
 	// The main context Debian's /etc/nginx/nginx.conf gives (sendfile,
-	// tcp_nopush), every path in Dir; the shipped file is included as
+	// tcp_nopush, an access log), every path in Dir; the shipped file is included as
 	// conf.d/*.conf is there.
 	user := ""
 	if os.Geteuid() == 0 {
@@ -90,7 +90,7 @@ events { worker_connections 1024; }
 http {
     sendfile on;
     tcp_nopush on;
-    access_log off;
+    access_log %[2]s/access.log;
     client_body_temp_path %[2]s/body;
     proxy_temp_path %[2]s/proxy;
     fastcgi_temp_path %[2]s/fastcgi;
