@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/reportd/reportd/internal/testserver"
 )
@@ -53,8 +53,11 @@ func bareHTTP(files map[string][]byte) (base string, stop func(), err error) {
 
 // startFront runs the shipped nginx.conf (its proxy_cache rules) in front
 // of the daemon's API and content listeners, plain HTTP on loopback like
-// the static nginx it is compared with (testserver.NginxFront).
-func (b *bench) startFront(contentAddr string) (base string, stop func(), err error) {
+// the static nginx it is compared with (rendered by testserver.NginxFront,
+// started like that one: not by testserver.Launch, whose locked thread's
+// exit would deliver the death signal to the static nginx too when both
+// were forked from it).
+func (b *bench) startFront(ctx context.Context, contentAddr string) (base string, stop func(), err error) {
 	dir := filepath.Join(b.work, "nginx-front")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, err
@@ -67,11 +70,15 @@ func (b *bench) startFront(contentAddr string) (base string, stop func(), err er
 	}
 	f := testserver.NginxFront{Shipped: shippedNginxConf, Dir: dir, API: b.base[len("http://"):], Content: contentAddr,
 		Addr: "127.0.0.1:" + strconv.Itoa(ports[0]), Addr80: "127.0.0.1:" + strconv.Itoa(ports[1])}
-	p, _, err := f.Start(nginxBin)
+	conf, _, err := f.Write()
+	if err != nil {
+		return "", nil, err
+	}
+	ng, err := runNginx(ctx, dir, conf, f.Addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("nginx with %s: %w", shippedNginxConf, err)
 	}
-	return "http://" + f.Addr, func() { p.Stop(syscall.SIGQUIT) }, nil
+	return ng.base, ng.stop, nil
 }
 
 // checkFront asks the front for path twice with Host host: the bytes must

@@ -160,6 +160,12 @@ func (b *bench) startNginxAt(ctx context.Context, root, location string) (*nginx
 	if err := os.WriteFile(confPath, conf.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
+	return runNginx(ctx, dir, confPath, addr)
+}
+
+// runNginx starts nginx with prefix dir on confPath and waits until it
+// listens on addr.
+func runNginx(ctx context.Context, dir, confPath, addr string) (*nginx, error) {
 	cmd := exec.Command(nginxBin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer

@@ -228,7 +228,7 @@ func (b *bench) serveSite(ctx context.Context, tree string, id int64, contentAdd
 		return nil, err
 	}
 	defer ng.stop()
-	front, stopFront, err := b.startFront(contentAddr)
+	front, stopFront, err := b.startFront(ctx, contentAddr)
 	if err != nil {
 		return nil, err
 	}
