@@ -8,15 +8,16 @@ set -euo pipefail
 # python3-coverage (real coverage.py output for internal/detect) and Debian's PostgreSQL
 # (internal/pgtest starts a throwaway server on loopback for internal/pgstore),
 # plus versitygw, an S3 server built with `go install` (internal/s3test starts it on
-# loopback for internal/blob/s3store), lintian (the .deb test in internal/dist); bench: nginx and wrk
-# for side-by-side serving figures.
+# loopback for internal/blob/s3store), lintian (the .deb test in internal/release) and nginx
+# (internal/daemon runs the shipped examples/content-origin/nginx.conf with its proxy_cache
+# in front of reportd; bench compares against it); bench: wrk for side-by-side serving figures.
 # test also needs Node.js and npm (Debian's, only when no node is on PATH) and the report
 # generators internal/sitegen runs (pinned npm packages, see the end of this script).
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
-test=(poppler-utils python3-coverage postgresql lintian)
-bench=(nginx-light wrk)
+test=(poppler-utils python3-coverage postgresql lintian nginx-light)
+bench=(wrk)
 
 want=("${runtime[@]}")
 case "${1:-run}" in

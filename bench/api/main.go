@@ -57,6 +57,8 @@ func main() {
 		isQuick = flag.Bool("quick", false, "small sizes, for smoke-testing the suite")
 		skip    = flag.String("skip", "", "comma-separated phases to skip: scale,startup,upload,small,serve,sites,dedup (the sites phase's Playwright dedup)")
 		steps   = flag.String("steps", "", "comma-separated store sizes to measure at, overriding the mode's (for profiling runs)")
+		wrkFor  = flag.Duration("wrk-for", 0, "length of each wrk run, overriding the mode's")
+		rounds  = flag.Int("serve-rounds", serveRounds, "alternating wrk rounds per server in the serve and sites phases")
 	)
 	flag.Parse()
 	if *bin == "" {
@@ -67,6 +69,10 @@ func main() {
 	if *isQuick {
 		sz = quick
 	}
+	if *wrkFor > 0 {
+		sz.WrkFor = *wrkFor
+	}
+	serveRounds = max(1, *rounds)
 	if *steps != "" {
 		sz.Steps = nil
 		for _, v := range splitComma(*steps) {

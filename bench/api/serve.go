@@ -21,11 +21,12 @@ const (
 	wrkBin   = "/usr/bin/wrk"
 	// wrkArgs: the same load for both servers; two threads, 16 connections.
 	wrkThreads, wrkConns = 2, 16
-	// serveRounds runs every server's wrk this many times, alternating,
-	// and keeps each one's best: a neighbour's burst on a shared machine
-	// then hurts one round, not the comparison.
-	serveRounds = 2
 )
+
+// serveRounds runs every server's wrk this many times, alternating,
+// and keeps each one's best: a neighbour's burst on a shared machine
+// then hurts one round, not the comparison (-serve-rounds).
+var serveRounds = 2
 
 // serving uploads a 10 MiB PDF and a 50 KiB HTML report through the API,
 // then puts preview and download under wrk, and nginx serving the very
@@ -159,6 +160,12 @@ func (b *bench) startNginxAt(ctx context.Context, root, location string) (*nginx
 	if err := os.WriteFile(confPath, conf.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
+	return runNginx(ctx, dir, confPath, addr)
+}
+
+// runNginx starts nginx with prefix dir on confPath and waits until it
+// listens on addr.
+func runNginx(ctx context.Context, dir, confPath, addr string) (*nginx, error) {
 	cmd := exec.Command(nginxBin, "-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer

@@ -74,7 +74,7 @@ func (b *bench) sites(ctx context.Context, skipDedup bool) error {
 	}
 	contentAddr := "127.0.0.1:" + strconv.Itoa(cport)
 	sb := &bench{bin: b.bin, ctl: b.ctl, work: work, dataDir: filepath.Join(work, "data"), sz: b.sz, client: b.client,
-		env: []string{"REPORTD_CONTENT_ADDR=" + contentAddr, "REPORTD_CONTENT_URL=http://{id}.localhost:" + strconv.Itoa(cport),
+		env: []string{"REPORTD_CONTENT_ADDR=" + contentAddr, "REPORTD_CONTENT_URL=http://{id}.reports-content.example.com",
 			"REPORTD_SITES_GC_GRACE=0s"}}
 	if _, err := sb.startDaemon(ctx); err != nil {
 		return err
@@ -220,7 +220,9 @@ func (b *bench) createProject(ctx context.Context, name string) (int64, error) {
 }
 
 // serveSite puts the site's stylesheet and a module page under wrk, from
-// the content origin (the report's own origin, by Host) and from nginx
+// the content origin (the report's own origin, by Host), from a bare
+// net/http handler serving the same bytes from memory, from the shipped
+// nginx.conf's cache in front of the content origin, and from nginx
 // serving the unpacked tree, alternating rounds; the best of each is kept.
 func (b *bench) serveSite(ctx context.Context, tree string, id int64, contentAddr string) ([]wrkResult, error) {
 	page, err := firstModulePage(tree)
@@ -232,9 +234,31 @@ func (b *bench) serveSite(ctx context.Context, tree string, id int64, contentAdd
 		return nil, err
 	}
 	defer ng.stop()
-	host := "Host: " + strconv.FormatInt(id, 10) + ".localhost:" + strings.TrimPrefix(contentAddr, "127.0.0.1:")
+	front, stopFront, err := b.startFront(ctx, contentAddr)
+	if err != nil {
+		return nil, err
+	}
+	defer stopFront()
+	names := []string{"style.css", page}
+	mem := map[string][]byte{}
+	for _, name := range names {
+		if mem["/"+name], err = os.ReadFile(filepath.Join(tree, name)); err != nil {
+			return nil, err
+		}
+	}
+	bare, stopBare, err := bareHTTP(mem)
+	if err != nil {
+		return nil, err
+	}
+	defer stopBare()
+	for path, b := range mem {
+		if err := checkFront(front, frontHost(id), path, b); err != nil {
+			return nil, err
+		}
+	}
+	host := "Host: " + frontHost(id)
 	var out []wrkResult
-	for _, name := range []string{"style.css", page} {
+	for _, name := range names {
 		fi, err := os.Stat(filepath.Join(tree, name))
 		if err != nil {
 			return nil, err
@@ -242,7 +266,9 @@ func (b *bench) serveSite(ctx context.Context, tree string, id int64, contentAdd
 		label := fmt.Sprintf("%s (%.1f KiB)", name, float64(fi.Size())/1024)
 		runs := []struct{ server, url, header string }{
 			{"nginx", ng.base + "/" + name, ""},
-			{"reportd content origin", "http://" + contentAddr + "/" + name, host},
+			{serverBare, bare + "/" + name, ""},
+			{serverOrigin, "http://" + contentAddr + "/" + name, host},
+			{serverFront, front + "/" + name, host},
 		}
 		best := map[string]wrkResult{}
 		for round := -1; round < serveRounds; round++ {
@@ -273,6 +299,13 @@ func (b *bench) serveSite(ctx context.Context, tree string, id int64, contentAdd
 	}
 	return out, nil
 }
+
+// The servers of serveSite's rows besides nginx.
+const (
+	serverBare   = "bare net/http (bytes in memory)"
+	serverOrigin = "reportd content origin"
+	serverFront  = "nginx cache -> content origin"
+)
 
 func nonEmpty(s string) []string {
 	if s == "" {
@@ -317,16 +350,30 @@ func (r *results) sitesTable(b *strings.Builder, sz sizes, verdict func(bool, st
 	if len(s.Serve) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "Small files of that site from the content origin (the report's own origin, chosen by Host) next to nginx serving the unpacked tree, "+
+	fmt.Fprintf(b, "Small files of that site from the content origin (the report's own origin, chosen by Host), from a bare net/http handler serving the same bytes "+
+		"from memory, and through the shipped examples/content-origin/nginx.conf (its proxy_cache, plain HTTP on loopback) in front of the content origin, "+
+		"next to nginx serving the unpacked tree, "+
 		"`wrk -t%d -c%d --latency`, %v per run, %d alternating rounds after a 1 s warm-up, best of each:\n\n", wrkThreads, wrkConns, sz.WrkFor, serveRounds)
 	b.WriteString("| File | Server | Requests/s | p50 | p99 | vs nginx |\n|---|---|---|---|---|---|\n")
 	for _, w := range s.Serve {
 		fmt.Fprintf(b, "| %s | %s | %.0f | %s | %s | %.2fx |\n", w.File, w.Server, w.RPS, w.P50, w.P99, w.Ratio)
 	}
 	b.WriteString("\n")
+	bare := map[string]float64{}
 	for _, w := range s.Serve {
-		if w.Server != "nginx" {
-			verdict(w.Ratio >= 0.8, "%s from the content origin >= 0.8x nginx (%.2fx)", w.File, w.Ratio)
+		if w.Server == serverBare {
+			bare[w.File] = w.RPS
+		}
+	}
+	for _, w := range s.Serve {
+		switch w.Server {
+		case serverOrigin:
+			if bare[w.File] > 0 {
+				verdict(w.RPS >= 0.9*bare[w.File], "%s from the content origin >= 0.9x a bare net/http handler serving it from memory (%.2fx; %.2fx nginx)",
+					w.File, w.RPS/bare[w.File], w.Ratio)
+			}
+		case serverFront:
+			verdict(w.Ratio >= 0.8, "%s through the shipped nginx.conf's cache >= 0.8x nginx serving it statically (%.2fx)", w.File, w.Ratio)
 		}
 	}
 }
