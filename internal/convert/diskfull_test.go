@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,26 +13,11 @@ import (
 
 	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
-// smallDisk mounts a tmpfs of the given size, or skips: only root (or
-// CAP_SYS_ADMIN) may mount (as in internal/daemon's disk-full tests).
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "small")
-	if err := os.Mkdir(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0750"); err != nil {
-		t.Skipf("cannot mount a %s tmpfs to fill (%v): run as root to test a full disk", size, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
+// smallDisk is testfixture.SmallDisk.
+func smallDisk(t *testing.T, size string) string { return testfixture.SmallDisk(t, size) }
 
 // fill writes a ballast file until the file system at dir is full but for
 // about leave bytes.

@@ -2,33 +2,16 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
-// smallDisk mounts a tmpfs of the given size, or skips: only root (or
-// CAP_SYS_ADMIN) may mount, and CI containers often forbid it.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "small")
-	if err := os.Mkdir(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0750"); err != nil {
-		t.Skipf("cannot mount a %s tmpfs to fill (%v): run as root to test a full disk", size, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
+// smallDisk is testfixture.SmallDisk.
+func smallDisk(t *testing.T, size string) string { return testfixture.SmallDisk(t, size) }
 
 // TestDiskFull fills a 4 MiB file system with uploads: the upload that no
 // longer fits gets a clean StorageError body, nothing half-written stays
