@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"unicode"
-
-	"golang.org/x/text/unicode/runenames"
 )
 
 // FormatChar finds the first format character (Unicode category Cf) in s:
@@ -33,8 +31,27 @@ func CheckVisible(field, s string) error {
 }
 
 func describeRune(r rune) string {
-	if n := runenames.Name(r); n != "" {
+	if n := formatNames[r]; n != "" {
 		return fmt.Sprintf("U+%04X %s", r, n)
 	}
 	return fmt.Sprintf("U+%04X", r)
+}
+
+// formatNames are the Unicode names of the format characters people meet
+// in names (bidi controls, zero-width and invisible characters). A table of
+// its own rather than golang.org/x/text/unicode/runenames, whose tables of
+// every Unicode name would add over a megabyte to reportctl, which links
+// this package; other format characters are named by code point.
+var formatNames = map[rune]string{
+	0x00AD: "SOFT HYPHEN", 0x061C: "ARABIC LETTER MARK", 0x180E: "MONGOLIAN VOWEL SEPARATOR",
+	0x200B: "ZERO WIDTH SPACE", 0x200C: "ZERO WIDTH NON-JOINER", 0x200D: "ZERO WIDTH JOINER",
+	0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK",
+	0x202A: "LEFT-TO-RIGHT EMBEDDING", 0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING",
+	0x202D: "LEFT-TO-RIGHT OVERRIDE", 0x202E: "RIGHT-TO-LEFT OVERRIDE",
+	0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES",
+	0x2063: "INVISIBLE SEPARATOR", 0x2064: "INVISIBLE PLUS",
+	0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE",
+	0x2069: "POP DIRECTIONAL ISOLATE", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE",
+	0xFFF9: "INTERLINEAR ANNOTATION ANCHOR", 0xFFFA: "INTERLINEAR ANNOTATION SEPARATOR",
+	0xFFFB: "INTERLINEAR ANNOTATION TERMINATOR", 0xE0001: "LANGUAGE TAG",
 }
