@@ -43,6 +43,16 @@ func goCoverFiles(t string) (names []string, pcts []*float64) {
 	return names, pcts
 }
 
+// pageTotal computes a page's total from the sources it holds: set by
+// RegisterPageTotal where figures are wanted (the daemon registers
+// internal/detect/gototal); reportctl, which only names generators, leaves
+// it unset and so links no Go parser.
+var pageTotal = func(string) *float64 { return nil }
+
+// RegisterPageTotal sets how a go cover page's total is computed from the
+// sources it holds (gototal.PageTotal). Call it before detection runs.
+func RegisterPageTotal(f func(page string) *float64) { pageTotal = f }
+
 // goCover is the page's total: computed from the sources it holds
 // (pageTotal), else, for a page of one file, that file's figure.
 func goCover(t string) *report.Summary {

@@ -4,9 +4,13 @@ import (
 	"io"
 
 	"github.com/reportd/reportd/internal/detect"
+	"github.com/reportd/reportd/internal/detect/gototal"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
+
+// The daemon computes go cover pages' totals from their sources.
+func init() { detect.RegisterPageTotal(gototal.PageTotal) }
 
 // detect recognises a staged HTML report's generator and reads its
 // headline figures (internal/detect): as a site of one page, so a

@@ -1,4 +1,8 @@
-package detect
+// Package gototal computes the total of a `go tool cover -html` page from
+// the sources it holds. It is apart from internal/detect so that reportctl,
+// which links detect only to name generators, links no Go parser: the
+// daemon registers it (detect.RegisterPageTotal).
+package gototal
 
 import (
 	"go/ast"
@@ -23,7 +27,7 @@ import (
 // block, a case or select clause) belongs to the block its start lies in,
 // and an `else if` counts as one statement of a hidden block of its own
 // (cmd/cover/cover.go, addCounters and the IfStmt case of Visit).
-// pageTotal parses each file's source again with go/parser, counts its
+// PageTotal parses each file's source again with go/parser, counts its
 // statements that way, and sums covered over all statements, rounded to
 // one decimal as `go tool cover -func` prints the total. Each file's own
 // figure must match the percentage the page's file chooser shows for it
@@ -45,8 +49,8 @@ type coverSpan struct {
 	covered    bool
 }
 
-// pageTotal is the statement coverage of every file of the page, or nil.
-func pageTotal(page string) *float64 {
+// PageTotal is the statement coverage of every file of the page, or nil.
+func PageTotal(page string) *float64 {
 	shown := map[string]float64{}
 	for _, m := range goCoverOpt.FindAllStringSubmatch(page, -1) {
 		v, err := strconv.ParseFloat(m[2], 64)
