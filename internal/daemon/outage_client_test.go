@@ -19,15 +19,7 @@ import (
 // conventional mode), retries, and lands exactly once when the database is
 // back; the daemon keeps running throughout.
 func TestClientRetriesThroughPostgresOutage(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Stop() })
-	dsn, err := pg.CreateDatabase(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, dsn := pgtest.Own(t)
 	c := testConfig(t, t.TempDir())
 	c.Storage, c.Postgres.DSN, c.ErrorStatus = storagePostgres, dsn, "conventional"
 	s, _ := startServer(t, c)

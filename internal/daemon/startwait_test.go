@@ -34,15 +34,7 @@ func waitLog(t *testing.T, buf *testbin.Buffer, want string) {
 // within a short startup_wait it gives up saying so; a database that
 // answers "no such database" fails at once, without waiting.
 func TestStartupWaitsForPostgres(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Stop() })
-	dsn, err := pg.CreateDatabase(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, dsn := pgtest.Own(t)
 	pg.Down()
 
 	// Gives up after startup_wait (the test is about that bound).
@@ -51,7 +43,7 @@ func TestStartupWaitsForPostgres(t *testing.T) {
 	c.Storage, c.Postgres.DSN, c.StartupWait = storagePostgres, dsn, time.Second
 	s := &Server{Config: c, Log: logTo(&logs)}
 	began := time.Now()
-	err = s.Open(t.Context())
+	err := s.Open(t.Context())
 	s.Close()
 	if err == nil || !strings.Contains(err.Error(), "startup_wait") || !strings.Contains(err.Error(), "connection refused") ||
 		time.Since(began) < time.Second {

@@ -35,15 +35,7 @@ func expectPrefix(t *testing.T, msgs <-chan string, prefix string) string {
 // while PostgreSQL is down: an outage of the database must not get the
 // daemon killed.
 func TestWatchdogWatchesTheProcess(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Stop() })
-	dsn, err := pg.CreateDatabase(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, dsn := pgtest.Own(t)
 	pg.Down()
 	sock, msgs := notifySocket(t)
 	t.Setenv("NOTIFY_SOCKET", sock)

@@ -85,6 +85,23 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
+// Own starts a server of t's own, one the test may take down (Down, Up)
+// without disturbing others, stopped when t ends, and returns it with the
+// connection string of a new, empty database on it.
+func Own(t testing.TB) (*Server, string) {
+	t.Helper()
+	s, err := Start()
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	dsn, err := s.CreateDatabase(context.Background())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	return s, dsn
+}
+
 // Main runs the tests, then stops the server if one was started: call it
 // from TestMain.
 func Main(m *testing.M) { os.Exit(Run(m)) }

@@ -86,20 +86,12 @@ func TestOutagesUnderReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own PostgreSQL and versitygw and two replicas")
 	}
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Stop() })
+	pg, dsn := pgtest.Own(t)
 	s3, err := s3test.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s3.Stop() })
-	dsn, err := pg.CreateDatabase(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := s3.CreateBucket(t.Context())
 	if err != nil {
 		t.Fatal(err)
