@@ -91,15 +91,7 @@ func (b *bench) stopDaemon() {
 	if b.cmd == nil {
 		return
 	}
-	b.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { b.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		b.cmd.Process.Kill()
-		<-done
-	}
+	benchkit.Stop(b.cmd)
 	b.cmd = nil
 	if b.client != nil {
 		b.client.CloseIdleConnections()

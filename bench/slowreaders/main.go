@@ -236,18 +236,8 @@ func (b *bench) start() error {
 }
 
 func (b *bench) stop() {
-	if b.cmd != nil && b.cmd.Process != nil {
-		b.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { b.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			b.cmd.Process.Kill()
-			<-done
-		}
-		b.cmd = nil
-	}
+	benchkit.Stop(b.cmd)
+	b.cmd = nil
 }
 
 func freePort() int {

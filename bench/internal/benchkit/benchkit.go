@@ -7,8 +7,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
@@ -41,6 +43,23 @@ func Results(markdown, mdPath string) error {
 		return os.WriteFile(mdPath, []byte(markdown), 0o644)
 	}
 	return nil
+}
+
+// Stop asks cmd's process to shut down (SIGTERM) and waits for it, killing
+// it after 30 s.
+func Stop(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
 }
 
 // Pct is the nearest-rank percentile p (0-100) of sorted durations.
