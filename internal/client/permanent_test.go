@@ -31,8 +31,8 @@ func TestUnresolvableHostNotRetried(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
-	// One retry alone would wait at least 500ms; the bound leaves room for a busy machine.
-	if took > 5*time.Second {
+	// "not retried" above is the proof; the bound only catches a hang, with room for a busy machine.
+	if took > 10*time.Second {
 		t.Errorf("took %v, want an immediate failure", took)
 	}
 }
