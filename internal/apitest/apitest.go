@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
@@ -28,7 +29,7 @@ import (
 // data directory, no PDF engines and service version "test".
 type Options struct {
 	// Config edits the daemon's configuration, as reportd.yaml would.
-	Config func(*daemon.Config)
+	Config func(*config.Config)
 	// Service and HTTP edit what the daemon maps from the configuration,
 	// for what no key reaches (daemon.Hooks).
 	Service func(*service.Config)
@@ -61,7 +62,7 @@ func Start(t testing.TB, o Options) *Env {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	c := daemon.DefaultConfig()
+	c := config.DefaultConfig()
 	c.DataDir, c.Addr = dir, "127.0.0.1:0"
 	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 )
 
 // The in-process stack is the daemon's own wiring: the metrics observer,
 // the admin routes and the configuration mapping all run.
 func TestStartWiresLikeTheDaemon(t *testing.T) {
-	e := Start(t, Options{Config: func(c *daemon.Config) { c.ErrorStatus, c.Auth.Token = "conventional", "tok" }})
+	e := Start(t, Options{Config: func(c *config.Config) { c.ErrorStatus, c.Auth.Token = "conventional", "tok" }})
 	if r := e.Get("/api/reports/ping"); r.StatusCode != http.StatusOK || !strings.Contains(string(r.Body), `"test"`) {
 		t.Fatalf("ping: %d %s", r.StatusCode, r.Body)
 	}

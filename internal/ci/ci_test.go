@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testbin"
 )
@@ -55,7 +55,7 @@ func clientsDir(t *testing.T) string {
 // startServer runs reportd serving reportctl; with a token, reads need it too.
 func startServer(t *testing.T, token string) *apitest.Env {
 	dir := clientsDir(t)
-	return apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	return apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.Clients.Dir = dir
 		if token != "" {
 			c.Auth.Token, c.Auth.Reads = token, true

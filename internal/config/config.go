@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ type Config struct {
 	Metrics struct{ Enabled bool }
 	Log     struct{ Level, Format string }
 	Badges  BadgesConfig
-	// Content is the content origin (contentorigin.go).
+	// Content is the content origin (daemon/contentorigin.go).
 	Content ContentConfig
 	// Retention is the server-wide default policy and the sweeper's period.
 	Retention struct {
@@ -73,7 +73,7 @@ type Config struct {
 	UploadRateGrace   time.Duration
 	UploadIdleTimeout time.Duration
 
-	// Connection guard and response pacing (netguard.go).
+	// Connection guard and response pacing (daemon/netguard.go).
 	MaxConnectionsPerClient int
 	TrustedProxies          []string
 	DownloadMinRate         ByteSize
@@ -82,10 +82,10 @@ type Config struct {
 	WriteTimeout            time.Duration
 }
 
-// validate checks what involves more than one key; each value was checked
+// Validate checks what involves more than one key; each value was checked
 // by its setting's kind as it was read.
-func (c *Config) validate() error {
-	if err := c.validateStorage(); err != nil {
+func (c *Config) Validate() error {
+	if err := c.ValidateStorage(); err != nil {
 		return err
 	}
 	if err := c.validateExposure(); err != nil {
@@ -97,7 +97,8 @@ func (c *Config) validate() error {
 	return c.Badges.validate()
 }
 
-func (c *Config) location() (*time.Location, error) {
+// Location is time_zone as a location; empty means time.Local.
+func (c *Config) Location() (*time.Location, error) {
 	if c.TimeZone == "" {
 		return time.Local, nil
 	}
@@ -131,14 +132,6 @@ func ParseByteSize(s string) (ByteSize, error) {
 		return 0, fmt.Errorf("bad size %q (want e.g. 1048576, 512MiB, 2GiB)", s)
 	}
 	return ByteSize(n * float64(mul)), nil
-}
-
-// ContentConfig is the content origin's listener and URLs (settings content.*).
-type ContentConfig struct {
-	Enabled            bool
-	Addr, URL          string
-	URLTTL, SessionTTL time.Duration
-	SigningKey         string
 }
 
 // S3Config is the bucket of storage: postgres+s3 (settings s3.*).

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"os"
@@ -6,16 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // loadArgs loads the config as `reportd serve ARGS` would in environ.
 func loadArgs(t *testing.T, environ []string, args ...string) (Config, error) {
 	t.Helper()
-	cmd := newServeCommand()
+	cmd := &cobra.Command{}
+	Flags(cmd)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	return load(cmd.Flags(), environ)
+	return LoadEnv(cmd.Flags(), environ)
 }
 
 func writeFile(t *testing.T, content string) string {
@@ -169,7 +172,7 @@ func TestConfigFileMatchesSettings(t *testing.T) {
 // and reads back what it writes; the help lists every key.
 func TestSettingsTable(t *testing.T) {
 	seen := map[string]bool{}
-	help := settingsHelp()
+	help := Help()
 	for _, s := range settings {
 		if seen[s.key] || seen[envName(s.key)] {
 			t.Errorf("%s: duplicate", s.key)

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// settingFlags are the flags that serve, backup, check and restore share:
+// Flags adds the flags that serve, backup, check and restore share:
 // --config and the settings that have a flag.
-func settingFlags(cmd *cobra.Command) {
+func Flags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	for _, s := range settings {
 		if s.flag != "" {
@@ -20,9 +20,9 @@ func settingFlags(cmd *cobra.Command) {
 	f.String("config", "", "config file (env REPORTD_CONFIG; default "+defaultConfigFile+" if present)")
 }
 
-// settingsHelp lists every setting for `reportd serve --help`, from the
+// Help lists every setting for `reportd serve --help`, from the
 // same table that loads them.
-func settingsHelp() string {
+func Help() string {
 	var b strings.Builder
 	b.WriteString("Settings: key in the config file, environment variable, default, meaning.\n")
 	b.WriteString("Precedence: flag > environment > config file > default. Unknown keys and\n")

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"errors"
@@ -15,15 +15,15 @@ import (
 // a file; it may be absent.
 const defaultConfigFile = "/etc/reportd/reportd.yaml"
 
-// loadConfig starts from the defaults and applies the config file, the
+// Load starts from the defaults and applies the config file, the
 // REPORTD_* variables and the flags that were set, in rising precedence.
 // An unknown key or variable, or a bad value, is an error that names it.
-func loadConfig(flags *pflag.FlagSet) (Config, error) {
-	return load(flags, os.Environ())
+func Load(flags *pflag.FlagSet) (Config, error) {
+	return LoadEnv(flags, os.Environ())
 }
 
-// load is loadConfig with the environment given.
-func load(flags *pflag.FlagSet, environ []string) (Config, error) {
+// LoadEnv is Load with the environment given.
+func LoadEnv(flags *pflag.FlagSet, environ []string) (Config, error) {
 	c := DefaultConfig()
 	file, explicit := configFile(flags, environ)
 	if file != "" {
@@ -38,7 +38,7 @@ func load(flags *pflag.FlagSet, environ []string) (Config, error) {
 		return Config{}, err
 	}
 	c.awsCredentials(environ)
-	return c, c.validate()
+	return c, c.Validate()
 }
 
 func configFile(flags *pflag.FlagSet, environ []string) (path string, explicit bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -25,11 +26,11 @@ import (
 // the address the daemon recorded in the data directory, else the
 // configured addr on loopback). Either way the archive is written to
 // out.partial, read back and verified, and only then renamed to out.
-func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, error) {
+func Backup(ctx context.Context, cfg config.Config, out, server string) (Manifest, error) {
 	if out == "" {
 		return Manifest{}, errors.New("--out is required")
 	}
-	if cfg.onPostgres() {
+	if cfg.OnPostgres() {
 		return Manifest{}, errPostgresBackup
 	}
 	tmp := out + ".partial"
@@ -68,12 +69,12 @@ func Backup(ctx context.Context, cfg Config, out, server string) (Manifest, erro
 	return m, syncDir(filepath.Dir(out))
 }
 
-func backupOffline(cfg Config, w io.Writer) error {
+func backupOffline(cfg config.Config, w io.Writer) error {
 	dbPath, err := existingStore(cfg)
 	if err != nil {
 		return err
 	}
-	loc, err := cfg.location()
+	loc, err := cfg.Location()
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func backupOffline(cfg Config, w io.Writer) error {
 	return err
 }
 
-func backupOnline(ctx context.Context, cfg Config, server string, w io.Writer) error {
+func backupOnline(ctx context.Context, cfg config.Config, server string, w io.Writer) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, server+"/admin/backup", nil)
 	if err != nil {
 		return err

@@ -1,42 +1,15 @@
 package daemon
 
 import (
-	"fmt"
-	"strconv"
-	"time"
-
 	"github.com/reportd/reportd/internal/badge"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 )
 
-// BadgesConfig is the badges section of reportd.yaml (docs/links.md).
-type BadgesConfig struct {
-	CoverageRed    int // percent
-	CoverageYellow int // percent
-	MaxAge         time.Duration
-}
-
-func (b BadgesConfig) validate() error {
-	if b.CoverageRed > b.CoverageYellow {
-		return fmt.Errorf("badges.coverage_red (%d) is above badges.coverage_yellow (%d)", b.CoverageRed, b.CoverageYellow)
-	}
-	return nil
-}
-
-func (b BadgesConfig) http() httpapi.Badges {
+// badgesHTTP is the badges section as httpapi takes it.
+func badgesHTTP(b config.BadgesConfig) httpapi.Badges {
 	return httpapi.Badges{
 		Thresholds: &badge.Thresholds{Red: float64(b.CoverageRed), Yellow: float64(b.CoverageYellow)},
 		MaxAge:     b.MaxAge,
 	}
-}
-
-// percent is a whole percentage, 0 to 100.
-func percent(get func(*Config) *int) kind {
-	return field[int]{get: get, parse: func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > 100 {
-			return 0, fmt.Errorf("must be a whole percentage from 0 to 100, not %q", s)
-		}
-		return n, nil
-	}, show: strconv.Itoa}
 }

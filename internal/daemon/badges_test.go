@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reportd/reportd/internal/config"
 )
 
 // The badges section: defaults, a percentage out of range, and red above
@@ -14,10 +16,10 @@ func TestConfigBadges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Badges != (BadgesConfig{CoverageRed: 50, CoverageYellow: 80, MaxAge: time.Minute}) {
+	if c.Badges != (config.BadgesConfig{CoverageRed: 50, CoverageYellow: 80, MaxAge: time.Minute}) {
 		t.Fatalf("defaults: %+v", c.Badges)
 	}
-	if th := c.Badges.http().Thresholds; th == nil || th.Red != 50 || th.Yellow != 80 {
+	if th := badgesHTTP(c.Badges).Thresholds; th == nil || th.Red != 50 || th.Yellow != 80 {
 		t.Fatalf("thresholds handed to the HTTP layer: %+v", th)
 	}
 	for _, tc := range []struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
@@ -45,11 +46,11 @@ func (r CheckReport) Clean(repaired bool) bool {
 // enforces it): an upload between its rename and its commit would look like
 // an orphan. With repair, rows whose file is gone are dropped (covers are
 // unset), counters and the index are rebuilt, and orphans are removed.
-func Check(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
-	if cfg.onPostgres() {
+func Check(ctx context.Context, cfg config.Config, repair bool) (CheckReport, error) {
+	if cfg.OnPostgres() {
 		return checkPostgres(ctx, cfg, repair)
 	}
-	loc, err := cfg.location()
+	loc, err := cfg.Location()
 	if err != nil {
 		return CheckReport{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -28,11 +29,11 @@ const orphanGrace = 15 * time.Minute
 // rows and removes orphans older than orphanGrace; rows whose object is
 // gone are left for the operator (restore the object from the bucket's
 // versions, or delete the report).
-func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, error) {
-	if err := cfg.validateStorage(); err != nil {
+func checkPostgres(ctx context.Context, cfg config.Config, repair bool) (CheckReport, error) {
+	if err := cfg.ValidateStorage(); err != nil {
 		return CheckReport{}, err
 	}
-	loc, err := cfg.location()
+	loc, err := cfg.Location()
 	if err != nil {
 		return CheckReport{}, err
 	}
@@ -42,7 +43,7 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 	}
 	defer store.Close()
 	var blobs blob.Store
-	if cfg.onS3() {
+	if cfg.OnS3() {
 		if blobs, err = openS3(ctx, cfg); err != nil {
 			return CheckReport{}, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/version"
 )
@@ -32,10 +33,10 @@ func newServeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the daemon",
-		Long:  "Serve the API until SIGTERM or SIGINT.\n\n" + settingsHelp(),
+		Long:  "Serve the API until SIGTERM or SIGINT.\n\n" + config.Help(),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadConfig(cmd.Flags())
+			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -53,7 +54,7 @@ func newServeCommand() *cobra.Command {
 			return s.Run(ctx)
 		},
 	}
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/config"
 )
 
 func newBackupCommand() *cobra.Command {
@@ -23,7 +25,7 @@ The daemon keeps serving meanwhile. The archive is verified before it is
 renamed into place, so FILE is either complete or absent.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadConfig(cmd.Flags())
+			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -45,6 +47,6 @@ renamed into place, so FILE is either complete or absent.`,
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "archive to write (required)")
 	f.StringVar(&server, "server", "", "base URL of the running daemon, e.g. http://127.0.0.1:8080 (default: the configured addr)")
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }

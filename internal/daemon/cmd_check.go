@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/config"
 )
 
 func newCheckCommand() *cobra.Command {
@@ -34,7 +36,7 @@ gone (restore it from the bucket's versions, or delete the report).
 Exit status 0 when the store is clean (or was repaired), 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadConfig(cmd.Flags())
+			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -59,7 +61,7 @@ Exit status 0 when the store is clean (or was repaired), 1 otherwise.`,
 	}
 	cmd.Flags().BoolVar(&repair, "repair", false, "fix what can be fixed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/exitcode"
 )
 
@@ -45,7 +46,7 @@ settings wrong or not postgres/postgres+s3, target not empty without --resume).`
 			if opt.From == "" {
 				return exitcode.With(exitcode.Usage, errors.New("migrate: --from DATA_DIR (the bbolt deployment) is required"))
 			}
-			c, err := loadConfig(cmd.Flags())
+			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return exitcode.With(exitcode.Usage, err)
 			}
@@ -69,7 +70,7 @@ settings wrong or not postgres/postgres+s3, target not empty without --resume).`
 	f.StringVar(&opt.From, "from", "", "data directory of the bbolt deployment to copy (required)")
 	f.BoolVar(&opt.Resume, "resume", false, "continue into a non-empty target, keeping what is there and verified")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 

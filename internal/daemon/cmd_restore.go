@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reportd/reportd/internal/config"
 )
 
 func newRestoreCommand() *cobra.Command {
@@ -27,11 +29,11 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 			if in == "" {
 				return fmt.Errorf("restore: which archive? (reportd restore FILE --data-dir DIR)")
 			}
-			c, err := loadConfig(cmd.Flags())
+			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			if c.onPostgres() {
+			if c.OnPostgres() {
 				return errPostgresBackup
 			}
 			m, err := Restore(in, c.DataDir)
@@ -52,6 +54,6 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 		},
 	}
 	cmd.Flags().StringVar(&in, "in", "", "archive to restore (or give it as the argument)")
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }

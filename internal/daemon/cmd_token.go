@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -37,7 +38,7 @@ directory (and auth.token), like reportd backup.`,
 	pf.StringVar(&server, "server", "", "base URL of the running daemon (default: the one recorded in the data directory)")
 	pf.BoolVar(&asJSON, "json", false, "print JSON")
 	ops := func(cmd *cobra.Command) (tokenOps, error) {
-		c, err := loadConfig(cmd.Flags())
+		c, err := config.Load(cmd.Flags())
 		return tokenOps{cfg: c, server: server}, err
 	}
 	cmd.AddCommand(newTokenCreateCommand(ops, &asJSON), newTokenListCommand(ops, &asJSON), newTokenRevokeCommand(ops, &asJSON))
@@ -96,7 +97,7 @@ auth.reads is true. The command says so when it happens.`,
 	f.StringVar(&req.Expires, "expires", "", "lifetime, e.g. 90d or 12h (default: never)")
 	f.StringVar(&req.Name, "name", "", "what the token is for, shown in lists")
 	cmd.MarkFlagRequired("scope")
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 
@@ -121,7 +122,7 @@ func newTokenListCommand(ops opsFunc, asJSON *bool) *cobra.Command {
 			return nil
 		},
 	}
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 
@@ -155,7 +156,7 @@ func newTokenRevokeCommand(ops opsFunc, asJSON *bool) *cobra.Command {
 			return nil
 		},
 	}
-	settingFlags(cmd)
+	config.Flags(cmd)
 	return cmd
 }
 

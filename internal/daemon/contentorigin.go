@@ -16,28 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/content"
 	"github.com/reportd/reportd/internal/netguard"
 )
-
-// validateContent checks the content.* keys that one setting's kind cannot.
-func (c *Config) validateContent() error {
-	if !c.Content.Enabled {
-		return nil
-	}
-	if c.Content.URLTTL <= 0 || c.Content.SessionTTL <= 0 {
-		return fmt.Errorf("content.url_ttl and content.session_ttl must be positive")
-	}
-	if k := c.Content.SigningKey; k != "" && len(k) < 16 {
-		return fmt.Errorf("content.signing_key must be at least 16 characters (e.g. openssl rand -hex 32)")
-	}
-	if c.Content.URL != "" {
-		if _, err := content.NewOrigins(content.Config{URL: c.Content.URL}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // contentOrigin is the template and the extra host names the content
 // origin answers, from content.url or, when it is empty, from where the
@@ -45,7 +27,7 @@ func (c *Config) validateContent() error {
 // {id}.localhost on loopback; beyond loopback the shared /r/{id}/
 // fallback on the listener's host (wildcard DNS and TLS are the
 // operator's to set up), said in the log.
-func contentOrigin(c Config, api, ln net.Addr, log *slog.Logger) (tmpl string, extra []string) {
+func contentOrigin(c config.Config, api, ln net.Addr, log *slog.Logger) (tmpl string, extra []string) {
 	port := "8081"
 	if tcp, ok := ln.(*net.TCPAddr); ok {
 		port = strconv.Itoa(tcp.Port)
@@ -80,7 +62,7 @@ func contentOrigin(c Config, api, ln net.Addr, log *slog.Logger) (tmpl string, e
 		if c.Content.URL != "" {
 			log.Warn("content.url has no {id}: every report is served from one shared origin below /r/{id}/, so reports are NOT isolated from each other", "content_url", tmpl)
 		}
-		extra = append(c.allowedHosts(api), "localhost", "127.0.0.1", "::1")
+		extra = append(allowedHosts(&c, api), "localhost", "127.0.0.1", "::1")
 		if ap, err := netip.ParseAddrPort(ln.String()); err == nil && !ap.Addr().IsUnspecified() {
 			extra = append(extra, ap.Addr().Unmap().String())
 		}
@@ -93,7 +75,7 @@ func contentOrigin(c Config, api, ln net.Addr, log *slog.Logger) (tmpl string, e
 // Only valid CSP host sources are listed: the grammar has no IPv6 literal
 // (Chromium rejects "http://[::1]:8080" and logs it on every framed
 // report), so a dashboard opened at an IPv6 address is not one of them.
-func frameAncestors(c Config, api net.Addr) []string {
+func frameAncestors(c config.Config, api net.Addr) []string {
 	var out []string
 	if u, err := url.Parse(c.PublicURL); err == nil && u.Host != "" && cspHost(u.Hostname()) {
 		out = append(out, u.Scheme+"://"+u.Host)
@@ -149,7 +131,7 @@ type contentKeys struct {
 // oracle for guessing it. What earlier releases signed with (a key derived
 // from auth.token, or data_dir/content.key) is still accepted for one
 // content.url_ttl after the store's key was made, then never.
-func contentSecret(ctx context.Context, c Config, store content.KeyStore, log *slog.Logger) (contentKeys, error) {
+func contentSecret(ctx context.Context, c config.Config, store content.KeyStore, log *slog.Logger) (contentKeys, error) {
 	if c.Content.SigningKey != "" {
 		return contentKeys{secret: c.Content.SigningKey}, nil
 	}
@@ -249,7 +231,7 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 // apiURL is where clients find the API, as the content origin tells one
 // that was pointed at it: public_url, else the API listener ("" on a unix
 // socket).
-func apiURL(c Config, api net.Addr) string {
+func apiURL(c config.Config, api net.Addr) string {
 	if c.PublicURL != "" {
 		return c.PublicURL
 	}
@@ -279,7 +261,7 @@ func (m *Server) newHTTPServer(h http.Handler, name string) (*http.Server, *netg
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
-	g := netguard.New(c.guardOptions(name, m.Log))
+	g := netguard.New(guardOptions(&c, name, m.Log))
 	g.Wire(srv)
 	return srv, g
 }

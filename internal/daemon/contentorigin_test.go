@@ -20,6 +20,7 @@ import (
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/tokens"
@@ -181,12 +182,12 @@ func TestContentOriginOpen(t *testing.T) {
 // what that means and how to get per-report origins.
 func TestContentOriginChoice(t *testing.T) {
 	tcp := func(s string) net.Addr { a, _ := net.ResolveTCPAddr("tcp", s); return a }
-	run := func(c Config, api, ln string) (string, []string, string) {
+	run := func(c config.Config, api, ln string) (string, []string, string) {
 		var buf bytes.Buffer
 		tmpl, extra := contentOrigin(c, tcp(api), tcp(ln), slog.New(slog.NewTextHandler(&buf, nil)))
 		return tmpl, extra, buf.String()
 	}
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	if tmpl, extra, log := run(c, "127.0.0.1:8080", "127.0.0.1:9999"); tmpl != "http://{id}.localhost:9999" || extra != nil || log != "" {
 		t.Errorf("loopback: %q %q %q", tmpl, extra, log)
 	}
@@ -220,29 +221,29 @@ func TestContentOriginChoice(t *testing.T) {
 		t.Errorf("per-report content.url: %q %s", tmpl, log)
 	}
 
-	fa := frameAncestors(Config{PublicURL: "https://reports.example.com/base/"}, tcp("127.0.0.1:8080"))
+	fa := frameAncestors(config.Config{PublicURL: "https://reports.example.com/base/"}, tcp("127.0.0.1:8080"))
 	want := []string{"https://reports.example.com", "http://localhost:8080", "http://127.0.0.1:8080"}
 	if strings.Join(fa, " ") != strings.Join(want, " ") {
 		t.Errorf("frame ancestors %q, want %q", fa, want)
 	}
-	if fa := frameAncestors(Config{}, tcp("192.0.2.7:8080")); strings.Join(fa, " ") != "http://192.0.2.7:8080" {
+	if fa := frameAncestors(config.Config{}, tcp("192.0.2.7:8080")); strings.Join(fa, " ") != "http://192.0.2.7:8080" {
 		t.Errorf("frame ancestors of a specific IP: %q", fa)
 	}
 	// IPv6 literals are no CSP source (Chromium rejects the whole token).
-	if fa := frameAncestors(Config{PublicURL: "http://[2001:db8::1]:8080"}, tcp("[2001:db8::2]:8080")); len(fa) != 0 {
+	if fa := frameAncestors(config.Config{PublicURL: "http://[2001:db8::1]:8080"}, tcp("[2001:db8::2]:8080")); len(fa) != 0 {
 		t.Errorf("frame ancestors with IPv6 addresses: %q, want none", fa)
 	}
 }
 
 // TestContentConfigErrors: a bad content.url is refused at load.
 func TestContentConfigErrors(t *testing.T) {
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.Content.URL = "http://{id}.{id}.example.com"
-	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "content.url") {
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "content.url") {
 		t.Errorf("validate = %v", err)
 	}
 	c.Content.URL, c.Content.URLTTL = "", 0
-	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "url_ttl") {
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "url_ttl") {
 		t.Errorf("validate = %v", err)
 	}
 }
@@ -272,7 +273,7 @@ func TestContentOriginExposure(t *testing.T) {
 // after the store's key was made.
 func TestContentSecret(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.DataDir = t.TempDir()
 	c.Content.SigningKey, c.Auth.Token = "0123456789abcdef-signing", strongToken
 	openStore := func(at time.Time) *boltstore.Store {
@@ -315,7 +316,7 @@ func TestContentSecret(t *testing.T) {
 		t.Errorf("after the window: %+v %v", k, err)
 	}
 	c.Content.SigningKey = "short"
-	if err := c.validateContent(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "content.signing_key") {
 		t.Errorf("short signing_key: %v", err)
 	}
 }

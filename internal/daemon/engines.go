@@ -9,40 +9,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/service"
 )
 
-// ConvertConfig is the `convert:` section: the PDF engines and their cache.
-type ConvertConfig struct {
-	Paper                string
-	AllowNetwork         bool
-	ScriptWait           time.Duration
-	ChromiumPath         string
-	SofficePath          string
-	PythonPath           string
-	OfficeWorkers        int
-	ChromiumTabs         int
-	ChromiumSpares       int
-	JobTimeout           time.Duration
-	MaxJobsPerWorker     int
-	MaxWorkerRSS         ByteSize
-	QueueSize            int
-	CacheMaxBytes        ByteSize
-	MaxVariantsPerReport int
-	SiteMaxPages         int
-	SiteTimeout          time.Duration
-	DeckMaxBytes         ByteSize
-	SmallDeckBytes       ByteSize
-	FailureTTL           time.Duration
-	WarmOnStart          bool
-	BwrapPath            string
-	Unsandboxed          bool
-}
-
 // newEngines builds the converter; it starts no process (Start does, in
 // the background, so readiness never waits for Chromium or LibreOffice).
-func newEngines(c Config, reg prometheus.Registerer, log *slog.Logger) (*convert.Manager, error) {
+func newEngines(c config.Config, reg prometheus.Registerer, log *slog.Logger) (*convert.Manager, error) {
 	cc := c.Convert
 	return convert.New(convert.Config{
 		Paper:                cc.Paper,
@@ -115,7 +89,7 @@ func maxVariants(n int) int {
 
 // smallDecks maps convert.small_deck_bytes to the engine's setting: 0B
 // means no small-deck lane (the engine's 0 means its default).
-func smallDecks(n ByteSize) int64 {
+func smallDecks(n config.ByteSize) int64 {
 	if n == 0 {
 		return -1
 	}

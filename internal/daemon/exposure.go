@@ -8,38 +8,14 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 )
-
-// validateExposure checks the keys that decide who can reach the daemon.
-func (c *Config) validateExposure() error {
-	if c.PublicURL != "" {
-		u, err := url.Parse(c.PublicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("public_url must be an http(s) URL such as https://reports.example.com, not %q", c.PublicURL)
-		}
-	}
-	for _, h := range c.AllowedHosts {
-		if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t@") {
-			return fmt.Errorf("allowed_hosts: %q is not a host name (want e.g. reports.example.com, *.example.com or *)", h)
-		}
-	}
-	if c.UploadMinRate > 0 && c.UploadRateGrace <= 0 {
-		return fmt.Errorf("upload_rate_grace must be positive when upload_min_rate is set (every body starts at 0 bytes/s)")
-	}
-	if c.UploadIdleTimeout < 0 || c.UploadRateGrace < 0 {
-		return fmt.Errorf("upload_idle_timeout and upload_rate_grace must not be negative")
-	}
-	if c.MaxConnections < 0 {
-		return fmt.Errorf("max_connections must be 0 (no cap) or more, not %d", c.MaxConnections)
-	}
-	return c.validateGuard()
-}
 
 // allowedHosts is the Host allow-list beyond the loopback names: the
 // configured names, public_url's host, and the listen address when it is
 // a specific IP (a wildcard such as 0.0.0.0 adds nothing).
-func (c *Config) allowedHosts(ln net.Addr) []string {
+func allowedHosts(c *config.Config, ln net.Addr) []string {
 	var hosts []string
 	for _, h := range c.AllowedHosts {
 		hosts = append(hosts, strings.TrimSpace(h))
@@ -66,7 +42,7 @@ func loopbackOnly(a net.Addr) bool {
 // checkExposure refuses to serve beyond loopback with no token unless
 // auth.anonymous says that is meant, and says in the log what is exposed.
 // A live scoped token (reportd token create) counts as a token.
-func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
+func checkExposure(c config.Config, ln net.Addr, log *slog.Logger, scoped bool) error {
 	if err := checkTokenStrength(c, ln, "listen on", log); err != nil {
 		return err
 	}
@@ -79,7 +55,7 @@ func checkExposure(c Config, ln net.Addr, log *slog.Logger, scoped bool) error {
 			"or set auth.anonymous: true (REPORTD_AUTH_ANONYMOUS=true) to serve without authentication on purpose", ln)
 	}
 	log.Warn("serving without authentication beyond loopback (auth.anonymous: true): anyone who can reach this address can read, upload, change and delete every project and report",
-		"addr", ln.String(), "allowed_hosts", c.allowedHosts(ln))
+		"addr", ln.String(), "allowed_hosts", allowedHosts(&c, ln))
 	return nil
 }
 
@@ -91,7 +67,7 @@ const minTokenLen = 24
 // checkTokenStrength refuses an auth.token shorter than minTokenLen on a
 // listener beyond loopback and warns about it on loopback, saying how to
 // make a strong one. what names the listener in the refusal ("listen on").
-func checkTokenStrength(c Config, ln net.Addr, what string, log *slog.Logger) error {
+func checkTokenStrength(c config.Config, ln net.Addr, what string, log *slog.Logger) error {
 	n := len(c.Auth.Token)
 	if n == 0 || n >= minTokenLen {
 		return nil
@@ -108,7 +84,7 @@ func checkTokenStrength(c Config, ln net.Addr, what string, log *slog.Logger) er
 // notePublicURL warns when reportd listens beyond loopback without
 // public_url: links it hands out (dashboardUrl, redirects) then follow each
 // request's Host and scheme, which behind a TLS proxy is not what users open.
-func notePublicURL(c Config, ln net.Addr, log *slog.Logger) {
+func notePublicURL(c config.Config, ln net.Addr, log *slog.Logger) {
 	if c.PublicURL != "" || loopbackOnly(ln) {
 		return
 	}
@@ -117,6 +93,6 @@ func notePublicURL(c Config, ln net.Addr, log *slog.Logger) {
 }
 
 // pace is the request-body pacing from config.
-func (c *Config) pace() httpapi.Pace {
+func pace(c *config.Config) httpapi.Pace {
 	return httpapi.Pace{MinRate: int64(c.UploadMinRate), Grace: c.UploadRateGrace, Idle: c.UploadIdleTimeout}
 }

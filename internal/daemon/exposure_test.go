@@ -227,11 +227,11 @@ func TestExposureConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(c.allowedHosts(&net.TCPAddr{IP: net.ParseIP("192.0.2.5"), Port: 80}), " ")
+	got := strings.Join(allowedHosts(&c, &net.TCPAddr{IP: net.ParseIP("192.0.2.5"), Port: 80}), " ")
 	if want := "a.example *.b.example Reports.Example.com 192.0.2.5"; got != want {
 		t.Fatalf("allowed hosts %q, want %q", got, want)
 	}
-	if got := c.allowedHosts(&net.TCPAddr{IP: net.IPv4zero, Port: 80}); len(got) != 3 {
+	if got := allowedHosts(&c, &net.TCPAddr{IP: net.IPv4zero, Port: 80}); len(got) != 3 {
 		t.Fatalf("a wildcard listen address added a host: %v", got)
 	}
 	if c.MaxConnections != 1024 || c.MaxInlineContent != 8<<20 || c.UploadMinRate != 64<<10 {
@@ -244,7 +244,7 @@ func TestExposureConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := c.guardOptions("api", nil)
+	o := guardOptions(&c, "api", nil)
 	if got := fmt.Sprint(o.TrustedProxies); got != "[10.0.0.5/32 10.1.0.0/16 192.0.2.1/32]" || o.PerClient != 8 || o.Status != http.StatusInternalServerError {
 		t.Fatalf("guard options: %s %+v", got, o)
 	}

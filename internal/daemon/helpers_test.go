@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
@@ -67,9 +68,9 @@ func stopWith(t testing.TB, d *testbin.Daemon, sig syscall.Signal) error {
 
 // testConfig is the embedded defaults with dataDir, no dashboard, and a
 // quiet logger; tests adjust the rest.
-func testConfig(t testing.TB, dataDir string) Config {
+func testConfig(t testing.TB, dataDir string) config.Config {
 	t.Helper()
-	c := DefaultConfig()
+	c := config.DefaultConfig()
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
 	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
@@ -79,7 +80,7 @@ func testConfig(t testing.TB, dataDir string) Config {
 
 // startServer runs a Server in this process; the returned stop cancels it
 // and closes it (idempotent).
-func startServer(t testing.TB, c Config) (*Server, func()) {
+func startServer(t testing.TB, c config.Config) (*Server, func()) {
 	t.Helper()
 	return startServerWith(t, &Server{Config: c})
 }
@@ -280,4 +281,14 @@ func startSocketActivated(t *testing.T, n int) (*testbin.Daemon, []string) {
 			return cmd
 		}})
 	return p, addrs
+}
+
+// loadArgs loads the config as `reportd serve ARGS` would in environ.
+func loadArgs(t *testing.T, environ []string, args ...string) (config.Config, error) {
+	t.Helper()
+	cmd := newServeCommand()
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	return config.LoadEnv(cmd.Flags(), environ)
 }

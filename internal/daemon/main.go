@@ -20,6 +20,7 @@ import (
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/bucketsweep"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/content"
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
@@ -38,7 +39,7 @@ import (
 // Server is one running daemon: store, files, engines and listener. Tests
 // start it on 127.0.0.1:0 with a temp data directory.
 type Server struct {
-	Config Config
+	Config config.Config
 	Log    *slog.Logger
 	Hooks  Hooks
 
@@ -95,10 +96,10 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	m.Config.DataDir = abs // engines and the cache are handed paths
 	c := m.Config
-	if err := c.validateStorage(); err != nil {
+	if err := c.ValidateStorage(); err != nil {
 		return err
 	}
-	loc, err := c.location()
+	loc, err := c.Location()
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (m *Server) Open(ctx context.Context) error {
 	// PostgreSQL and the bucket may still be starting (a host booting, a
 	// database failing over): wait for them, within startup_wait.
 	until := time.Now().Add(c.StartupWait)
-	if c.onPostgres() {
+	if c.OnPostgres() {
 		if err := m.waitFor(ctx, until, "PostgreSQL", func() (err error) {
 			m.pg, err = openPostgres(ctx, c, clock)
 			return err
@@ -145,13 +146,13 @@ func (m *Server) Open(ctx context.Context) error {
 		ConvertOnUpload:       c.ConvertOnUpload,
 		Clock:                 clock,
 		Logger:                m.Log,
-		Retention:             c.retentionPolicy(),
+		Retention:             retentionPolicy(&c),
 		OnPrune:               m.retention.observe,
 		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
 			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
 	}
 	var bucket *s3store.Store
-	if c.onS3() {
+	if c.OnS3() {
 		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
 			bucket, err = openS3(ctx, c)
 			return err
@@ -212,11 +213,11 @@ func (m *Server) Open(ctx context.Context) error {
 		AuthReads:        c.Auth.Reads,
 		Tokens:           m.tokens,
 		HTMLAllowScripts: c.HTMLScripts,
-		AllowedHosts:     c.allowedHosts(m.ln.Addr()),
+		AllowedHosts:     allowedHosts(&c, m.ln.Addr()),
 		PublicURL:        c.PublicURL,
 		ClientsDir:       c.Clients.Dir,
-		Pace:             c.pace(),
-		Badges:           c.Badges.http(),
+		Pace:             pace(&c),
+		Badges:           badgesHTTP(c.Badges),
 	}
 	var idem idempotency.Store = m.pg
 	if m.bolt != nil {
@@ -367,7 +368,7 @@ func (m *Server) Close() error {
 	return errors.Join(errs...)
 }
 
-func newLogger(c Config) (*slog.Logger, error) {
+func newLogger(c config.Config) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -71,7 +72,7 @@ var errMigrateVerify = errors.New("verification failed")
 
 // migration is one run of Migrate.
 type migration struct {
-	cfg  Config
+	cfg  config.Config
 	opt  MigrateOptions
 	src  *boltstore.Store
 	srcB blob.Store
@@ -92,15 +93,15 @@ type migration struct {
 // S3) target of cfg, then verifies it: row counts per table, every row,
 // the per-day counters and the sha256 of every object read back from the
 // target. The source is opened read-only.
-func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSummary, err error) {
+func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum MigrateSummary, err error) {
 	start := time.Now()
-	if !cfg.onPostgres() {
+	if !cfg.OnPostgres() {
 		return sum, refused{errMigrateStorage}
 	}
-	if err := cfg.validateStorage(); err != nil {
+	if err := cfg.ValidateStorage(); err != nil {
 		return sum, refused{err}
 	}
-	loc, err := cfg.location()
+	loc, err := cfg.Location()
 	if err != nil {
 		return sum, refused{err}
 	}
@@ -134,7 +135,7 @@ func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSu
 		return sum, err
 	}
 	defer m.dst.Close()
-	if cfg.onS3() {
+	if cfg.OnS3() {
 		if m.dstB, err = openS3(ctx, cfg); err != nil {
 			return sum, err
 		}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/testfixture"
 	"github.com/reportd/reportd/internal/tokens"
@@ -341,7 +342,7 @@ func readObject(t *testing.T, s blob.Store, key string) (blob.Info, []byte) {
 
 // setEnv gives c's target storage to commands through the environment,
 // as a unit file would.
-func setEnv(t *testing.T, c Config) {
+func setEnv(t *testing.T, c config.Config) {
 	for k, v := range map[string]string{
 		"REPORTD_DATA_DIR": c.DataDir, "REPORTD_STORAGE": c.Storage, "REPORTD_POSTGRES_DSN": c.Postgres.DSN,
 		"REPORTD_S3_ENDPOINT": c.S3.Endpoint, "REPORTD_S3_BUCKET": c.S3.Bucket, "REPORTD_S3_ACCESS_KEY": c.S3.AccessKey,

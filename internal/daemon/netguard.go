@@ -1,57 +1,18 @@
 package daemon
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/netguard"
 )
 
-// validateGuard checks the connection and response-pacing keys.
-func (c *Config) validateGuard() error {
-	if c.DownloadMinRate > 0 && c.DownloadRateGrace <= 0 {
-		return fmt.Errorf("download_rate_grace must be positive when download_min_rate is set (every response starts at 0 bytes/s)")
-	}
-	if c.DownloadRateGrace < 0 || c.DownloadIdleTimeout < 0 || c.WriteTimeout < 0 {
-		return fmt.Errorf("download_rate_grace, download_idle_timeout and write_timeout must not be negative")
-	}
-	if c.MaxConnectionsPerClient < 0 {
-		return fmt.Errorf("max_connections_per_client must be 0 (no limit) or more, not %d", c.MaxConnectionsPerClient)
-	}
-	_, err := c.trustedProxies()
-	return err
-}
-
-// trustedProxies parses trusted_proxies: addresses and CIDR prefixes.
-func (c *Config) trustedProxies() ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, w := range c.TrustedProxies {
-		w = strings.TrimSpace(w)
-		if w == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(w); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(w)
-		if err != nil {
-			return nil, fmt.Errorf("trusted_proxies: %q is neither an IP address nor a CIDR prefix (want e.g. 10.0.0.5 or 10.0.0.0/8)", w)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
 // guardOptions are the guard of one listener ("api" or "content").
-func (c *Config) guardOptions(listener string, log *slog.Logger) netguard.Options {
-	proxies, _ := c.trustedProxies()         // validated at load
+func guardOptions(c *config.Config, listener string, log *slog.Logger) netguard.Options {
+	proxies, _ := c.ProxyPrefixes()          // validated at load
 	status := http.StatusInternalServerError // spec mode: every error is a 500
 	if c.ErrorStatus == "conventional" {
 		status = http.StatusServiceUnavailable

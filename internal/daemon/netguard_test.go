@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/netguard"
 )
 
@@ -33,7 +34,7 @@ type guardedDaemon struct {
 	contentHost, sitPath string // Host and path on the content origin
 }
 
-func startGuarded(t *testing.T, edit func(*Config)) *guardedDaemon {
+func startGuarded(t *testing.T, edit func(*config.Config)) *guardedDaemon {
 	t.Helper()
 	c := testConfig(t, t.TempDir())
 	c.ErrorStatus = "conventional"
@@ -129,7 +130,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // the connection ends before the file did.
 func TestDaemonCutsSlowReaders(t *testing.T) {
 	const grace = time.Second
-	d := startGuarded(t, func(c *Config) {
+	d := startGuarded(t, func(c *config.Config) {
 		c.DownloadMinRate, c.DownloadRateGrace, c.DownloadIdleTimeout = 1<<20, grace, 0
 	})
 	for i, l := range []struct {
@@ -165,7 +166,7 @@ func TestDaemonCutsSlowReaders(t *testing.T) {
 // answering: a new client displaces a stalled reader instead of waiting
 // in the kernel's queue.
 func TestDaemonPastTheCapPingAnswers(t *testing.T) {
-	d := startGuarded(t, func(c *Config) {
+	d := startGuarded(t, func(c *config.Config) {
 		c.MaxConnections, c.DownloadMinRate, c.DownloadIdleTimeout, c.WriteTimeout = 4, 0, 0, 0
 	})
 	for _, l := range []struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/client"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -21,7 +22,7 @@ import (
 func TestClientRetriesThroughPostgresOutage(t *testing.T) {
 	pg, dsn := pgtest.Own(t)
 	c := testConfig(t, t.TempDir())
-	c.Storage, c.Postgres.DSN, c.ErrorStatus = storagePostgres, dsn, "conventional"
+	c.Storage, c.Postgres.DSN, c.ErrorStatus = config.StoragePostgres, dsn, "conventional"
 	s, _ := startServer(t, c)
 	base := "http://" + s.Addr()
 	p := createProject(t, base, "retries")

@@ -11,14 +11,15 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 )
 
 // postgresConfig is testConfig with storage: postgres on a fresh database.
-func postgresConfig(t *testing.T, dataDir string) Config {
+func postgresConfig(t *testing.T, dataDir string) config.Config {
 	t.Helper()
 	c := testConfig(t, dataDir)
-	c.Storage, c.Postgres.DSN = storagePostgres, pgtest.DSN(t)
+	c.Storage, c.Postgres.DSN = config.StoragePostgres, pgtest.DSN(t)
 	return c
 }
 
@@ -133,13 +134,13 @@ func TestPostgresConfigErrors(t *testing.T) {
 		t.Errorf("DSN with storage: bolt: %v", err)
 	}
 	c, err := loadArgs(t, []string{"REPORTD_STORAGE=postgres", "REPORTD_POSTGRES_DSN=postgres://a@b/c"})
-	if err != nil || !c.onPostgres() || c.Postgres.DSN != "postgres://a@b/c" {
+	if err != nil || !c.OnPostgres() || c.Postgres.DSN != "postgres://a@b/c" {
 		t.Errorf("good config: %+v %v", c.Postgres, err)
 	}
 
 	// Open checks too (tests and embedders build Config without load).
 	c = testConfig(t, t.TempDir())
-	c.Storage = storagePostgres
+	c.Storage = config.StoragePostgres
 	if err := (&Server{Config: c}).Open(context.Background()); err == nil || !strings.Contains(err.Error(), "postgres.dsn") {
 		t.Errorf("Open without DSN: %v", err)
 	}
@@ -151,7 +152,7 @@ func TestPostgresConfigErrors(t *testing.T) {
 		"postgres://reportd:" + password + "@127.0.0.1:1/reportd?connect_timeout=bad",
 	} {
 		c := testConfig(t, t.TempDir())
-		c.Storage, c.Postgres.DSN = storagePostgres, dsn
+		c.Storage, c.Postgres.DSN = config.StoragePostgres, dsn
 		s := &Server{Config: c}
 		err := s.Open(context.Background())
 		if err == nil {
@@ -163,7 +164,7 @@ func TestPostgresConfigErrors(t *testing.T) {
 		}
 	}
 	c = testConfig(t, t.TempDir())
-	c.Storage, c.Postgres.DSNFile = storagePostgres, filepath.Join(t.TempDir(), "missing")
+	c.Storage, c.Postgres.DSNFile = config.StoragePostgres, filepath.Join(t.TempDir(), "missing")
 	if err := (&Server{Config: c}).Open(context.Background()); err == nil || !strings.Contains(err.Error(), "postgres.dsn_file") {
 		t.Errorf("missing DSN file: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -15,7 +16,7 @@ import (
 // is in the bucket (a missing one is the API's NotFound from reportd, not
 // S3's error page) and signs a GET of it, valid s3.presign_ttl, whose
 // response carries the disposition and type reportd would send.
-func presignDownloads(st *s3store.Store, c Config) func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error) {
+func presignDownloads(st *s3store.Store, c config.Config) func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error) {
 	ttl := c.S3.PresignTTL
 	return func(ctx context.Context, rec report.ReportRecord, disposition, contentType string) (string, bool, error) {
 		key, err := files.Key(rec.FilePath)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
 
 // retentionPolicy is the server-wide default policy.
-func (c *Config) retentionPolicy() report.Policy {
+func retentionPolicy(c *config.Config) report.Policy {
 	return report.Policy{KeepLast: c.Retention.KeepLast, MaxAgeDays: c.Retention.MaxAgeDays,
 		KeepNewestPerBranch: c.Retention.KeepNewestPerBranch}
 }

@@ -18,17 +18,18 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/s3test"
 )
 
 // s3Config is testConfig with storage: postgres+s3 on a fresh database and
 // a fresh bucket of the throwaway versitygw.
-func s3Config(t *testing.T, dataDir string) (Config, *s3store.Store) {
+func s3Config(t *testing.T, dataDir string) (config.Config, *s3store.Store) {
 	t.Helper()
 	c := testConfig(t, dataDir)
 	b := s3test.Bucket(t)
-	c.Storage, c.Postgres.DSN = storagePostgresS3, pgtest.DSN(t)
+	c.Storage, c.Postgres.DSN = config.StoragePostgresS3, pgtest.DSN(t)
 	c.S3.Endpoint, c.S3.Bucket, c.S3.AccessKey, c.S3.SecretKey = b.Endpoint, b.Bucket, b.AccessKey, b.SecretKey
 	c.S3.TLS, c.S3.Prefix = false, "rd"
 	st, err := s3store.New(s3store.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, AccessKey: b.AccessKey, SecretKey: b.SecretKey, Region: c.S3.Region, Prefix: "rd"})
@@ -230,7 +231,7 @@ func TestPostgresS3ConfigErrors(t *testing.T) {
 
 // openAndClose opens a Server on c, closes what it opened, and returns
 // Open's error.
-func openAndClose(c Config) error {
+func openAndClose(c config.Config) error {
 	s := &Server{Config: c}
 	err := s.Open(context.Background())
 	s.Close()

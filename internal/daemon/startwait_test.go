@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/testbin"
 )
@@ -40,7 +41,7 @@ func TestStartupWaitsForPostgres(t *testing.T) {
 	// Gives up after startup_wait (the test is about that bound).
 	var logs testbin.Buffer
 	c := testConfig(t, t.TempDir())
-	c.Storage, c.Postgres.DSN, c.StartupWait = storagePostgres, dsn, time.Second
+	c.Storage, c.Postgres.DSN, c.StartupWait = config.StoragePostgres, dsn, time.Second
 	s := &Server{Config: c, Log: logTo(&logs)}
 	began := time.Now()
 	err := s.Open(t.Context())
@@ -56,7 +57,7 @@ func TestStartupWaitsForPostgres(t *testing.T) {
 	// Waits, then serves when PostgreSQL comes up.
 	logs = testbin.Buffer{}
 	c = testConfig(t, t.TempDir())
-	c.Storage, c.Postgres.DSN, c.StartupWait = storagePostgres, dsn, 10*waitLong
+	c.Storage, c.Postgres.DSN, c.StartupWait = config.StoragePostgres, dsn, 10*waitLong
 	s = &Server{Config: c, Log: logTo(&logs)}
 	opened := make(chan error, 1)
 	go func() { opened <- s.Open(t.Context()) }()
@@ -92,7 +93,7 @@ func TestStartupWaitsForPostgres(t *testing.T) {
 	// Configuration, not an outage: no waiting.
 	logs = testbin.Buffer{}
 	c = testConfig(t, t.TempDir())
-	c.Storage, c.StartupWait = storagePostgres, 10*waitLong
+	c.Storage, c.StartupWait = config.StoragePostgres, 10*waitLong
 	c.Postgres.DSN = strings.Replace(dsn, "/t_", "/no_such_db_", 1)
 	s = &Server{Config: c, Log: logTo(&logs)}
 	ctx, cancel := context.WithTimeout(t.Context(), waitLong)
@@ -111,12 +112,12 @@ func TestStartupNamesS3Misconfigurations(t *testing.T) {
 	const secret = "sEcReT-do-not-print"
 	for _, tc := range []struct {
 		name  string
-		edit  func(*Config)
+		edit  func(*config.Config)
 		wants []string
 	}{
-		{"wrong access key", func(c *Config) { c.S3.AccessKey = "nobody" }, []string{`does not know s3.access_key "nobody"`}},
-		{"wrong secret", func(c *Config) { c.S3.SecretKey = secret }, []string{"SignatureDoesNotMatch", "s3.secret_key"}},
-		{"missing bucket", func(c *Config) { c.S3.Bucket = "no-such-bucket" }, []string{`s3.bucket "no-such-bucket" does not exist`, "NoSuchBucket"}},
+		{"wrong access key", func(c *config.Config) { c.S3.AccessKey = "nobody" }, []string{`does not know s3.access_key "nobody"`}},
+		{"wrong secret", func(c *config.Config) { c.S3.SecretKey = secret }, []string{"SignatureDoesNotMatch", "s3.secret_key"}},
+		{"missing bucket", func(c *config.Config) { c.S3.Bucket = "no-such-bucket" }, []string{`s3.bucket "no-such-bucket" does not exist`, "NoSuchBucket"}},
 	} {
 		c, _ := s3Config(t, t.TempDir())
 		c.StartupWait = 10 * waitLong // none of these is waited for

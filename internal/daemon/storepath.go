@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/reportd/reportd/internal/config"
 )
 
 // existingStore is the path of the bbolt store an admin command (token,
@@ -13,7 +15,7 @@ import (
 // the wrong directory, a relative data_dir ("./data") would otherwise get
 // a fresh empty store, and the command would answer about that one. Only
 // `reportd serve` (and restore) create one.
-func existingStore(c Config) (string, error) {
+func existingStore(c config.Config) (string, error) {
 	dir, err := filepath.Abs(c.DataDir)
 	if err != nil {
 		return "", err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -21,7 +22,7 @@ import (
 // With storage: postgres the tokens table is shared: the command writes it
 // directly and running daemons pick the change up (tokenReloadInterval).
 type tokenOps struct {
-	cfg    Config
+	cfg    config.Config
 	server string // "": the address the daemon recorded, else the configured one
 }
 
@@ -31,14 +32,14 @@ func (o tokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens
 	if o.server != "" {
 		return false, nil
 	}
-	if o.cfg.onPostgres() {
+	if o.cfg.OnPostgres() {
 		return true, o.onPostgres(ctx, fn)
 	}
 	dbPath, err := existingStore(o.cfg)
 	if err != nil {
 		return true, err
 	}
-	loc, err := o.cfg.location()
+	loc, err := o.cfg.Location()
 	if err != nil {
 		return true, err
 	}
@@ -59,10 +60,10 @@ func (o tokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens
 
 // onPostgres runs fn on the tokens table of storage: postgres.
 func (o tokenOps) onPostgres(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) error {
-	if err := o.cfg.validateStorage(); err != nil {
+	if err := o.cfg.ValidateStorage(); err != nil {
 		return err
 	}
-	loc, err := o.cfg.location()
+	loc, err := o.cfg.Location()
 	if err != nil {
 		return err
 	}

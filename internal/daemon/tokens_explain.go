@@ -3,6 +3,7 @@ package daemon
 import (
 	"strings"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -12,7 +13,7 @@ import (
 // clients, which must not come as a surprise (a running watch, CI jobs,
 // the dashboard), while reads and the links already handed out stay as
 // they were unless auth.reads is on.
-func explainCreated(c Config, t tokens.Token, ts []tokens.Token) string {
+func explainCreated(c config.Config, t tokens.Token, ts []tokens.Token) string {
 	others := 0
 	for _, o := range ts {
 		if o.ID != t.ID && o.RevokedAt == nil {

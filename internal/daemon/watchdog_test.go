@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/testbin"
 )
@@ -43,7 +44,7 @@ func TestWatchdogWatchesTheProcess(t *testing.T) {
 
 	var logs testbin.Buffer
 	c := testConfig(t, t.TempDir())
-	c.Storage, c.Postgres.DSN, c.StartupWait = storagePostgres, dsn, 10*waitLong
+	c.Storage, c.Postgres.DSN, c.StartupWait = config.StoragePostgres, dsn, 10*waitLong
 	s := &Server{Config: c, Log: logTo(&logs)}
 	opened := make(chan error, 1)
 	go func() { opened <- s.Open(t.Context()) }()

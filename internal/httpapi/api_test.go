@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -141,7 +141,7 @@ func TestCoverFromPOST(t *testing.T) {
 		"not an image":        {base64.StdEncoding.EncodeToString([]byte("hello")), false, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.CoverFetch.AllowPrivate = tc.allowPrivate }})
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.CoverFetch.AllowPrivate = tc.allowPrivate }})
 			r := e.PostJSON("POST", "/api/projects", map[string]any{"name": "p", "coverImage": tc.cover})
 			if !tc.ok {
 				wantError(t, r, report.Validation)
@@ -350,7 +350,7 @@ func TestFileNameTraversalKeepsBaseName(t *testing.T) {
 }
 
 func TestUploadLimitStoresNothing(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.MaxUploadBytes = 1000 }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.MaxUploadBytes = 1000 }})
 	p := e.CreateProject("p")
 	wantError(t, e.Upload(p.ID, "big.md", report.MD, bytes.Repeat([]byte("a"), 5000)), report.PayloadTooLarge)
 	if tree := e.Tree(); len(tree) != 0 {
@@ -462,7 +462,7 @@ func TestBadRangeGetsErrorBody(t *testing.T) {
 
 // An empty projectId filter means no filter; the Bearer scheme is case-insensitive.
 func TestEmptyProjectFilterAndBearerCase(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.Auth.Token = "tok" }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.Auth.Token = "tok" }})
 	req, _ := http.NewRequest("POST", e.URL+"/api/projects", strings.NewReader(`{"name":"p"}`))
 	req.Header.Set("Authorization", "bearer tok")
 	if r := e.Send(req); r.StatusCode != 201 {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -105,7 +105,7 @@ func TestBuildMetadataValidation(t *testing.T) {
 }
 
 func TestDashboardURLFromPublicURL(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.PublicURL = "https://reports.example.com/team/" }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.PublicURL = "https://reports.example.com/team/" }})
 	p := e.CreateProject("p")
 	rep := e.MustUpload(p.ID, "a.md", report.MD, []byte("x"))
 	if want := fmt.Sprintf("https://reports.example.com/team/#/reports/%d", rep.ID); rep.DashboardURL != want {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -15,7 +15,7 @@ import (
 // TestProbesOpenToAnyHost: /livez and /readyz need no token even with
 // auth.reads, answer whatever Host a probe sends, and list the store.
 func TestProbesOpenToAnyHost(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.Auth.Token, c.Auth.Reads = "a-long-enough-token-for-this-test-0123456789", true
 	}})
 	for _, host := range []string{"127.0.0.1", "10.1.2.3:8080", "evil.example"} {

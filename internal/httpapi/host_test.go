@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -29,7 +29,7 @@ func hostGet(e *apitest.Env, method, path, host string) *apitest.Response {
 func TestHostAllowList(t *testing.T) {
 	dashboard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dashboard")) })
 	e := apitest.Start(t, apitest.Options{
-		Config: func(c *daemon.Config) {
+		Config: func(c *config.Config) {
 			c.AllowedHosts = []string{"reports.example.org", "*.corp.example", "[2001:db8::7]:8443", "192.0.2.10"}
 		},
 		HTTP: func(h *httpapi.Config) { h.Dashboard = dashboard },
@@ -67,7 +67,7 @@ func TestHostAllowList(t *testing.T) {
 }
 
 func TestHostRefusalStatusConventional(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.ErrorStatus = "conventional" }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.ErrorStatus = "conventional" }})
 	r := hostGet(e, "GET", "/api/reports/ping", "evil.example:8080")
 	var body httpapi.ErrorBody
 	r.JSON(t, &body)
@@ -80,7 +80,7 @@ func TestHostRefusalStatusConventional(t *testing.T) {
 }
 
 func TestHostAllowAny(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.AllowedHosts = []string{"*"} }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.AllowedHosts = []string{"*"} }})
 	if r := hostGet(e, "GET", "/api/reports/ping", "anything.example"); r.StatusCode != 200 {
 		t.Fatalf("%d %s", r.StatusCode, r.Body)
 	}
@@ -114,7 +114,7 @@ func TestHostMissingRefused(t *testing.T) {
 func TestReportHostRefusedOnAPI(t *testing.T) {
 	dashboard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dashboard")) })
 	e := apitest.Start(t, apitest.Options{
-		Config: func(c *daemon.Config) { c.ErrorStatus, c.AllowedHosts = "conventional", []string{"*"} },
+		Config: func(c *config.Config) { c.ErrorStatus, c.AllowedHosts = "conventional", []string{"*"} },
 		HTTP:   func(h *httpapi.Config) { h.Dashboard = dashboard },
 	})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(e.URL, "http://"))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
@@ -45,7 +45,7 @@ func reportCount(t *testing.T, e *apitest.Env) int {
 func TestIdempotencyKeyUpload(t *testing.T) {
 	for _, mode := range []string{"conventional", "spec"} {
 		t.Run(mode, func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.ErrorStatus = mode }})
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.ErrorStatus = mode }})
 			p := e.CreateProject("idem")
 			pid := formField("projectId", fmt.Sprint(p.ID))
 			single := []apitest.Part{pid, formField("fileType", "md"), formField("name", "dup"), formField("branch", "main"),
@@ -135,7 +135,7 @@ func TestIdempotencyKeyInFlight(t *testing.T) {
 		once    sync.Once
 	)
 	e := apitest.Start(t, apitest.Options{
-		Config: func(c *daemon.Config) { c.ErrorStatus = "conventional" },
+		Config: func(c *config.Config) { c.ErrorStatus = "conventional" },
 		Service: func(sc *service.Config) {
 			sc.Clock.Now = func() time.Time {
 				if armed.Load() {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -208,7 +208,7 @@ func wantLinkError(t *testing.T, r *apitest.Response, kind report.Kind) {
 }
 
 func TestLatestUsesPublicURL(t *testing.T) {
-	l := newLinkEnv(t, apitest.Options{Config: func(c *daemon.Config) { c.PublicURL = "https://reports.example.com/team/" }})
+	l := newLinkEnv(t, apitest.Options{Config: func(c *config.Config) { c.PublicURL = "https://reports.example.com/team/" }})
 	r := noFollow(t, l.Env, "/p/web/latest/coverage/pdf?branch=main")
 	if want := fmt.Sprintf("https://reports.example.com/team/api/reports/%d/pdf", l.covMain.ID); r.Header.Get("Location") != want {
 		t.Fatalf("Location %q, want %q", r.Header.Get("Location"), want)
@@ -251,7 +251,7 @@ func svgTexts(t *testing.T, b []byte) (texts []string, fills string) {
 }
 
 func TestBadges(t *testing.T) {
-	l := newLinkEnv(t, apitest.Options{Config: func(c *daemon.Config) { c.Badges.CoverageYellow = 85 }})
+	l := newLinkEnv(t, apitest.Options{Config: func(c *config.Config) { c.Badges.CoverageYellow = 85 }})
 	for path, want := range map[string]struct{ label, message, fill string }{
 		"/p/web/coverage/badge.svg?branch=main":       {"coverage", "80%", "#dfb317"}, // yellow below 85
 		"/p/web/coverage/badge.svg":                   {"coverage", "87.5%", "#4c1"},

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -17,7 +17,7 @@ import (
 // allowed.
 func TestCrossOriginChangesRefused(t *testing.T) {
 	const token = "cross-origin-test-token-0123456789"
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.ErrorStatus, c.Auth.Token, c.PublicURL = "conventional", token, "https://reports.example.com"
 	}})
 	own := strings.TrimSuffix(e.URL, "/")

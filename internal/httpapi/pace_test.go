@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -92,7 +92,7 @@ func wantNothingStored(t *testing.T, e *apitest.Env) {
 }
 
 func TestUploadBelowMinimumRateIsCutOff(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.UploadMinRate, c.UploadRateGrace, c.UploadIdleTimeout = 64<<10, 300*time.Millisecond, time.Minute
 	}})
 	p := e.CreateProject("p")
@@ -101,7 +101,7 @@ func TestUploadBelowMinimumRateIsCutOff(t *testing.T) {
 }
 
 func TestUploadThatStallsIsCutOff(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.ErrorStatus = "conventional"
 		c.UploadMinRate, c.UploadIdleTimeout = 0, 300*time.Millisecond
 	}})
@@ -113,7 +113,7 @@ func TestUploadThatStallsIsCutOff(t *testing.T) {
 // A client that keeps up is not disturbed by the pacing, and the
 // connection stays usable for the next request.
 func TestPacedUploadAtFullSpeed(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.UploadMinRate, c.UploadRateGrace, c.UploadIdleTimeout = 64<<10, 300*time.Millisecond, 300*time.Millisecond
 	}})
 	p := e.CreateProject("p")

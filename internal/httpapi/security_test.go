@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
@@ -39,7 +39,7 @@ func secErrorType(t *testing.T, r *apitest.Response) string {
 func TestSecurityUploadedHTMLIsSandboxed(t *testing.T) {
 	for _, scripts := range []bool{false, true} {
 		t.Run(fmt.Sprintf("html_allow_scripts=%v", scripts), func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.HTMLScripts = scripts }})
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.HTMLScripts = scripts }})
 			p := e.CreateProject("xss")
 			evil := []byte(`<html><body><script>fetch("/api/projects",{method:"DELETE"})</script></body></html>`)
 			html := e.MustUpload(p.ID, "evil.html", report.HTML, evil)
@@ -134,7 +134,7 @@ func TestSecurityCoverURLToInternalAddressesRefused(t *testing.T) {
 
 	// Control: the same URL works when private targets are allowed, so the
 	// refusals above are the guard's doing, not a broken fetch.
-	ok := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.CoverFetch.AllowPrivate = true }})
+	ok := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.CoverFetch.AllowPrivate = true }})
 	if r := ok.PostJSON("POST", "/api/projects", map[string]any{"name": "ok", "coverImage": internal.URL + "/c.png"}); r.StatusCode != http.StatusCreated {
 		t.Fatalf("allowed cover: %d %s", r.StatusCode, r.Body)
 	}
@@ -202,7 +202,7 @@ func (e *endless) Read(p []byte) (int, error) {
 }
 
 func TestSecurityOversizedBodiesCutOff(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.MaxUploadBytes = 1 << 20 }, HTTP: func(h *httpapi.Config) { h.MaxJSONBytes = 64 << 10 }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.MaxUploadBytes = 1 << 20 }, HTTP: func(h *httpapi.Config) { h.MaxJSONBytes = 64 << 10 }})
 	p := e.CreateProject("big")
 	before := e.Tree()
 
@@ -348,7 +348,7 @@ func TestSecurityContentMustMatchDeclaredType(t *testing.T) {
 func TestSecurityBearerToken(t *testing.T) {
 	for _, reads := range []bool{false, true} {
 		t.Run(fmt.Sprintf("reads=%v", reads), func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.Auth.Token, c.Auth.Reads = "t0ken", reads }})
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.Auth.Token, c.Auth.Reads = "t0ken", reads }})
 			send := func(method, path, token string, body io.Reader, ct string) *apitest.Response {
 				req, _ := http.NewRequest(method, e.URL+path, body)
 				if ct != "" {
@@ -411,7 +411,7 @@ func TestSecurityBearerToken(t *testing.T) {
 func TestSecurityErrorStatusSwitch(t *testing.T) {
 	for _, mode := range []httpapi.StatusMode{httpapi.StatusConventional, httpapi.StatusSpec} {
 		t.Run(string(mode), func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 				c.ErrorStatus, c.Auth.Token, c.MaxUploadBytes = string(mode), "tok", 1024
 			}})
 			auth := func(req *http.Request) *http.Request { req.Header.Set("Authorization", "Bearer tok"); return req }

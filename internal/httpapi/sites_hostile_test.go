@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -105,7 +105,7 @@ func tree(t *testing.T, dir string) []string {
 func TestSiteHostileArchives(t *testing.T) {
 	parent := t.TempDir()
 	dataDir := filepath.Join(parent, "data")
-	e := startSites(t, apitest.Options{DataDir: dataDir, Config: func(c *daemon.Config) {
+	e := startSites(t, apitest.Options{DataDir: dataDir, Config: func(c *config.Config) {
 		c.Sites.MaxBytes = 4 << 20 // absolute bombs: small limits through the config
 	}})
 	p := e.CreateProject("hostile")
@@ -209,7 +209,7 @@ func TestSiteTooManyEntries(t *testing.T) {
 // many parts, too many bytes, hostile part names.
 func TestSitePartsLimits(t *testing.T) {
 	parent := t.TempDir()
-	e := startSites(t, apitest.Options{DataDir: filepath.Join(parent, "data"), Config: func(c *daemon.Config) {
+	e := startSites(t, apitest.Options{DataDir: filepath.Join(parent, "data"), Config: func(c *config.Config) {
 		c.Sites.MaxEntries, c.Sites.MaxBytes = 3, 1000
 	}})
 	p := e.CreateProject("parts")

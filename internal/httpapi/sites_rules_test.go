@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 )
@@ -184,7 +184,7 @@ func TestSiteUpdate(t *testing.T) {
 // TestSiteWithoutContentOrigin: no ContentURL hook: no siteUrl, and the
 // preview of a site says why it cannot be shown.
 func TestSiteWithoutContentOrigin(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.Content.Enabled = false }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.Content.Enabled = false }})
 	p := e.CreateProject("plain")
 	rep := mustSite(t, uploadSite(t, e, p.ID, zipPart(t, "htmlcov.zip", htmlcov...)))
 	if rep.SiteURL != "" {
@@ -213,7 +213,7 @@ func TestSiteWithoutContentOrigin(t *testing.T) {
 // manifest no row owns.
 func TestSiteDedupDeleteGC(t *testing.T) {
 	dataDir := t.TempDir()
-	opts := apitest.Options{DataDir: dataDir, Config: func(c *daemon.Config) { c.Sites.GCGrace = 0 }}
+	opts := apitest.Options{DataDir: dataDir, Config: func(c *config.Config) { c.Sites.GCGrace = 0 }}
 	e := startSites(t, opts)
 	p := e.CreateProject("dedup")
 	a := mustSite(t, uploadSite(t, e, p.ID, zipPart(t, "a.zip", htmlcov...)))
@@ -269,7 +269,7 @@ func TestSiteDedupDeleteGC(t *testing.T) {
 // TestSitePrune: retention removes site reports like files: rows, then
 // manifests, then the objects only they referenced.
 func TestSitePrune(t *testing.T) {
-	e := startSites(t, apitest.Options{Config: func(c *daemon.Config) { c.Sites.GCGrace = 0 }})
+	e := startSites(t, apitest.Options{Config: func(c *config.Config) { c.Sites.GCGrace = 0 }})
 	p := e.CreateProject("prune")
 	var last report.Report
 	for i := range 3 {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
@@ -31,7 +31,7 @@ type tokenEnv struct {
 
 func startTokenEnv(t *testing.T, mode httpapi.StatusMode, reads bool) *tokenEnv {
 	t.Helper()
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.Auth.Token, c.Auth.Reads, c.ErrorStatus, c.Dashboard, c.Metrics.Enabled = legacyToken, reads, string(mode), true, true
 	}})
 	te := &tokenEnv{Env: e, auth: map[string]string{"none": "", "legacy": "Bearer " + legacyToken}}
@@ -451,7 +451,7 @@ func TestTokenNeverLogged(t *testing.T) {
 	var buf strings.Builder
 	var mu sync.Mutex
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e := apitest.Start(t, apitest.Options{Log: log, Config: func(c *daemon.Config) { c.Auth.Reads, c.Admin.Enabled = true, true }})
+	e := apitest.Start(t, apitest.Options{Log: log, Config: func(c *config.Config) { c.Auth.Reads, c.Admin.Enabled = true, true }})
 	_, secret, err := e.Server.Tokens().Create(tokens.Spec{Scope: tokens.Admin})
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +526,7 @@ func TestTokenAdminRoutes(t *testing.T) {
 // privately, and a project-limited token cannot probe other projects'
 // names or ids through /p/ links (their names are simply not found).
 func TestLinksWithScopedTokensOnly(t *testing.T) {
-	e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) {
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) {
 		c.Auth.Reads = true
 	}})
 	for _, name := range []string{"A", "B", "C", "C"} {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/apitest"
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 )
 
 // TestUploadRefusedByContentLength: a client that announces a 2.5 GB
@@ -22,7 +22,7 @@ import (
 func TestUploadRefusedByContentLength(t *testing.T) {
 	for _, mode := range []string{"spec", "conventional"} {
 		t.Run(mode, func(t *testing.T) {
-			e := apitest.Start(t, apitest.Options{Config: func(c *daemon.Config) { c.ErrorStatus = mode }})
+			e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.ErrorStatus = mode }})
 			before := e.Tree()
 			u, _ := url.Parse(e.URL)
 			conn, err := net.DialTimeout("tcp", u.Host, 30*time.Second)

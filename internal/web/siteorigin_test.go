@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/reportd/reportd/internal/apitest"
-	rd "github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -26,7 +26,7 @@ import (
 // without one hands out no siteUrl, and the test says so and skips.
 func TestSiteFramedFromContentOrigin(t *testing.T) {
 	const token = "site-frame-test-token-0123456789"
-	e := apitest.Start(t, apitest.Options{Config: func(c *rd.Config) { c.Auth.Token = token }})
+	e := apitest.Start(t, apitest.Options{Config: func(c *config.Config) { c.Auth.Token = token }})
 	send := func(method, path string, body io.Reader, ct string) *apitest.Response {
 		req, err := http.NewRequest(method, e.URL+path, body)
 		if err != nil {
