@@ -1,9 +1,7 @@
 package daemon
 
 import (
-	"context"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 
 	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/convert"
-	"github.com/reportd/reportd/internal/service"
 )
 
 // newEngines builds the converter; it starts no process (Start does, in
@@ -47,27 +44,6 @@ func newEngines(c config.Config, reg prometheus.Registerer, log *slog.Logger) (*
 		Logger:               log,
 	})
 }
-
-// engines adapts convert.Manager to the service's Converter.
-type engines struct{ m *convert.Manager }
-
-func (e engines) job(j service.PDFJob) convert.Job {
-	job := convert.Job{ReportID: j.ReportID, ProjectID: j.ProjectID, Type: j.Type, Src: j.Src, ContentKey: j.ContentKey, Print: j.Print}
-	if s := j.Site; s != nil {
-		job.Site = &convert.Site{Entry: s.Entry, Files: convert.SiteFiles(s.Files), Generator: s.Generator}
-	}
-	return job
-}
-
-func (e engines) PDF(ctx context.Context, j service.PDFJob) (*os.File, error) {
-	return e.m.PDF(ctx, e.job(j))
-}
-func (e engines) MarkdownHTML(ctx context.Context, j service.PDFJob) ([]byte, error) {
-	return e.m.MarkdownHTML(ctx, e.job(j))
-}
-func (e engines) Prepare(j service.PDFJob)    { e.m.Prepare(e.job(j)) }
-func (e engines) Forget(reportID int64) error { return e.m.Forget(reportID) }
-func (e engines) Generation() string          { return e.m.Generation() }
 
 // failureTTL maps the config's "0s: never remember failures" onto the
 // engine's convention, where zero means its default.

@@ -116,7 +116,7 @@ func (m *Server) Open(ctx context.Context) error {
 		if m.conv, err = newEngines(c, m.Metrics.Registry, m.Log); err != nil {
 			return err
 		}
-		conv = engines{m.conv}
+		conv = m.conv
 	}
 	clock := report.Clock{Location: loc}
 	// PostgreSQL and the bucket may still be starting (a host booting, a

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -63,25 +64,13 @@ type Config struct {
 	Sites SiteLimits
 }
 
-// PDFJob asks a Converter for the PDF of one stored report.
-type PDFJob struct {
-	ReportID   int64
-	ProjectID  int64 // the engines' queue serves projects in turn
-	Type       report.FileType
-	Src        string // absolute path of the original
-	ContentKey string // sha256 of the original (of a site: of its manifest)
-	Print      report.PrintOptions
-	// Site, when set, prints an HTML report from its files under an origin
-	// of its own (sitepdf.go); Src is then unused.
-	Site *PDFSite
-}
-
-// Converter turns stored reports into PDFs (internal/convert).
+// Converter turns stored reports into PDFs: *convert.Manager, whose Job
+// the service fills (a site job through siteJob, sitepdf.go).
 type Converter interface {
-	PDF(ctx context.Context, job PDFJob) (*os.File, error)
+	PDF(ctx context.Context, job convert.Job) (*os.File, error)
 	// MarkdownHTML renders a Markdown report to the HTML its PDF prints.
-	MarkdownHTML(ctx context.Context, job PDFJob) ([]byte, error)
-	Prepare(job PDFJob)
+	MarkdownHTML(ctx context.Context, job convert.Job) ([]byte, error)
+	Prepare(job convert.Job)
 	Forget(reportID int64) error
 	// Generation names what the engines print today: it changes whenever
 	// the same report and options would print differently (new rendering
@@ -282,8 +271,8 @@ func (s *Service) MarkdownHTML(ctx context.Context, id int64, fresh func(report.
 // A store with local files (blob.Pather) hands its own path and release
 // does nothing; any other store's object is copied into tmp/ and release
 // removes the copy: call it once nothing reads the copy any more.
-func (s *Service) job(ctx context.Context, rec report.ReportRecord) (PDFJob, func(), error) {
-	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
+func (s *Service) job(ctx context.Context, rec report.ReportRecord) (convert.Job, func(), error) {
+	job := convert.Job{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
 	if rec.IsSite() { // printed through siteJob (sitepdf.go)
 		return job, nil, report.Errorf(report.Validation, "report %d is a site: it has no single file to convert", rec.ID)
 	}
@@ -400,7 +389,7 @@ func coverDir(project int64) string {
 // passthrough is the converter when no engines are configured.
 type passthrough struct{}
 
-func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
+func (passthrough) PDF(ctx context.Context, job convert.Job) (*os.File, error) {
 	if job.Type != report.PDF {
 		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
 	}
@@ -409,12 +398,12 @@ func (passthrough) PDF(ctx context.Context, job PDFJob) (*os.File, error) {
 	}
 	return os.Open(job.Src)
 }
-func (passthrough) MarkdownHTML(context.Context, PDFJob) ([]byte, error) {
+func (passthrough) MarkdownHTML(context.Context, convert.Job) ([]byte, error) {
 	return nil, report.Errorf(report.Conversion, "no Markdown renderer in this daemon (engines are off)")
 }
-func (passthrough) Prepare(PDFJob)     {}
-func (passthrough) Forget(int64) error { return nil }
-func (passthrough) Generation() string { return "" }
+func (passthrough) Prepare(convert.Job) {}
+func (passthrough) Forget(int64) error  { return nil }
+func (passthrough) Generation() string  { return "" }
 
 // readAllString reads size bytes (more if the file grew) into one string,
 // without the extra copy of io.ReadAll and a []byte-to-string conversion.

@@ -5,22 +5,10 @@ import (
 	"io"
 	"sync"
 
+	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 )
-
-// PDFSite is the source of an HTML report printed as a site (PDFJob.Site):
-// its entry page and every file it loads are read through Files, so the
-// page's own fetch and XHR work while the engine has no network.
-type PDFSite struct {
-	Entry     string   // the entry page, relative to the site root
-	Files     SiteOpen // opens one file of the site
-	Generator string   // the report's generator: the engine knows when some are ready
-}
-
-// SiteOpen opens the site's file at p (relative to its root) with its
-// content type; a missing file is a report.NotFound error.
-type SiteOpen func(ctx context.Context, p string) (io.ReadCloser, string, error)
 
 // siteJob describes rec for the engines as a site, when it is printed as
 // one (ok): a site report (its entry page, or with scope=site its pages),
@@ -29,8 +17,8 @@ type SiteOpen func(ctx context.Context, p string) (io.ReadCloser, string, error)
 // printed one by one). Both read their files through the manifest the
 // content origin serves (SiteManifest, OpenSiteFile), loaded only when the
 // engines need a file: a cached PDF costs no manifest.
-func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (PDFJob, bool) {
-	job := PDFJob{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
+func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (convert.Job, bool) {
+	job := convert.Job{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
 	single := !rec.IsSite()
 	if single && (rec.FileType != report.HTML || opts.Scope != report.ScopeSite) {
 		return job, false
@@ -63,6 +51,6 @@ func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (PD
 		}
 		return o, ct, nil
 	}
-	job.Site = &PDFSite{Entry: entry, Files: open, Generator: rec.Generator}
+	job.Site = &convert.Site{Entry: entry, Files: open, Generator: rec.Generator}
 	return job, true
 }
