@@ -218,3 +218,28 @@ func TestConfigListKey(t *testing.T) {
 		t.Fatalf("list for a single value: %v", err)
 	}
 }
+
+// The convert section fills convert.Config itself: a key whose 0 means
+// none (never remember failures, no variant cap, no small-deck lane) is
+// the engines' -1, since their 0 means their default; sizes are bytes.
+func TestConvertKeysAreTheEnginesConfig(t *testing.T) {
+	c, err := loadArgs(t, nil, "--config", os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := c.Convert.Config
+	if cc.FailureTTL != 2*time.Minute || cc.MaxVariantsPerReport != 8 || cc.SmallDeckBytes != 1<<20 || cc.MaxWorkerRSS != 1<<30 || cc.DeckMaxBytes != 512<<20 || !c.Convert.WarmOnStart {
+		t.Fatalf("defaults: %+v warm %v", cc, c.Convert.WarmOnStart)
+	}
+	c, err = loadArgs(t, []string{"REPORTD_CONVERT_FAILURE_TTL=0s", "REPORTD_CONVERT_MAX_VARIANTS_PER_REPORT=0", "REPORTD_CONVERT_SMALL_DECK_BYTES=0", "REPORTD_CONVERT_CACHE_MAX_BYTES=5MiB"}, "--config", os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc = c.Convert.Config
+	if cc.FailureTTL != -1 || cc.MaxVariantsPerReport != -1 || cc.SmallDeckBytes != -1 || cc.CacheMaxBytes != 5<<20 {
+		t.Fatalf("0 as none: failure_ttl %v, max_variants %d, small_deck %d, cache %d", cc.FailureTTL, cc.MaxVariantsPerReport, cc.SmallDeckBytes, cc.CacheMaxBytes)
+	}
+	if _, err := loadArgs(t, []string{"REPORTD_CONVERT_FAILURE_TTL=-1s"}, "--config", os.DevNull); err == nil {
+		t.Fatal("a negative failure_ttl was taken")
+	}
+}

@@ -1,30 +1,12 @@
 package config
 
-import "time"
+import "github.com/reportd/reportd/internal/convert"
 
-// ConvertConfig is the `convert:` section: the PDF engines and their cache.
+// ConvertConfig is the `convert:` section: the PDF engines' own settings,
+// which the settings table fills directly (a key whose 0 means "none" is
+// read as the engine's -1, see orNone), and when to start them. The
+// daemon sets what no key holds (CacheDir, HideDirs, Registerer, Logger).
 type ConvertConfig struct {
-	Paper                string
-	AllowNetwork         bool
-	ScriptWait           time.Duration
-	ChromiumPath         string
-	SofficePath          string
-	PythonPath           string
-	OfficeWorkers        int
-	ChromiumTabs         int
-	ChromiumSpares       int
-	JobTimeout           time.Duration
-	MaxJobsPerWorker     int
-	MaxWorkerRSS         ByteSize
-	QueueSize            int
-	CacheMaxBytes        ByteSize
-	MaxVariantsPerReport int
-	SiteMaxPages         int
-	SiteTimeout          time.Duration
-	DeckMaxBytes         ByteSize
-	SmallDeckBytes       ByteSize
-	FailureTTL           time.Duration
-	WarmOnStart          bool
-	BwrapPath            string
-	Unsandboxed          bool
+	convert.Config
+	WarmOnStart bool
 }

@@ -121,6 +121,31 @@ func size(get func(*Config) *ByteSize) kind {
 	return field[ByteSize]{get: get, parse: ParseByteSize, show: func(b ByteSize) string { return strconv.FormatInt(int64(b), 10) }}
 }
 
+// size64 is a size (as size reads it) in an int64 field, for the engines'
+// own settings (convert.Config).
+func size64(get func(*Config) *int64) kind {
+	return field[int64]{get: get, parse: func(s string) (int64, error) {
+		b, err := ParseByteSize(s)
+		return int64(b), err
+	}, show: func(n int64) string { return strconv.FormatInt(n, 10) }}
+}
+
+// orNone reads a key's 0 ("none", "never", "no cap") as -1, the engines'
+// word for it, where their 0 means their default; it writes -1 back as 0.
+func orNone[T ~int | ~int64](k kind) kind {
+	f := k.(field[T])
+	parse, show := f.parse, f.show
+	f.parse = func(s string) (T, error) {
+		v, err := parse(s)
+		if err == nil && v == 0 {
+			v = -1
+		}
+		return v, err
+	}
+	f.show = func(v T) string { return show(max(v, 0)) }
+	return f
+}
+
 func same(s string) string { return s }
 
 // words is a list of strings: a YAML list, or comma-separated text.

@@ -103,15 +103,15 @@ var settings = []setting{
 	{"convert.chromium_spares", "0", "", "Chromium pages made ahead of jobs, each a fresh browser context; beyond chromium_tabs they are made only while nothing prints; 0: chromium_tabs", count(func(c *Config) *int { return &c.Convert.ChromiumSpares })},
 	{"convert.job_timeout", "60s", "", "time limit of one conversion", duration(func(c *Config) *time.Duration { return &c.Convert.JobTimeout })},
 	{"convert.max_jobs_per_worker", "200", "", "recycle an engine process after this many jobs", count(func(c *Config) *int { return &c.Convert.MaxJobsPerWorker })},
-	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory; a job's Chromium renderer above it is stopped, failing the job", size(func(c *Config) *ByteSize { return &c.Convert.MaxWorkerRSS })},
+	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory; a job's Chromium renderer above it is stopped, failing the job", size64(func(c *Config) *int64 { return &c.Convert.MaxWorkerRSS })},
 	{"convert.queue_size", "32", "", "jobs that may wait per engine", count(func(c *Config) *int { return &c.Convert.QueueSize })},
-	{"convert.cache_max_bytes", "1GiB", "", "size cap of the PDF cache", size(func(c *Config) *ByteSize { return &c.Convert.CacheMaxBytes })},
-	{"convert.max_variants_per_report", "8", "", "cached PDFs with print options per report, least recently used evicted first (never the default print); 0: no cap", count(func(c *Config) *int { return &c.Convert.MaxVariantsPerReport })},
+	{"convert.cache_max_bytes", "1GiB", "", "size cap of the PDF cache", size64(func(c *Config) *int64 { return &c.Convert.CacheMaxBytes })},
+	{"convert.max_variants_per_report", "8", "", "cached PDFs with print options per report, least recently used evicted first (never the default print); 0: no cap", orNone[int](count(func(c *Config) *int { return &c.Convert.MaxVariantsPerReport }))},
 	{"convert.site_timeout", "3m", "", "GET /pdf?scope=site: engine time of a whole site walk, its pages together (each page also has convert.job_timeout)", duration(func(c *Config) *time.Duration { return &c.Convert.SiteTimeout })},
 	{"convert.site_max_pages", "200", "", "GET /pdf?scope=site prints at most this many pages of a site (in link order from the entry); 0: 200", count(func(c *Config) *int { return &c.Convert.SiteMaxPages })},
-	{"convert.deck_max_bytes", "512MiB", "", "largest total a .pptx may expand to", size(func(c *Config) *ByteSize { return &c.Convert.DeckMaxBytes })},
-	{"convert.small_deck_bytes", "1MiB", "", "decks up to this size convert on a worker of their own, never behind a long deck; 0: no such lane", size(func(c *Config) *ByteSize { return &c.Convert.SmallDeckBytes })},
-	{"convert.failure_ttl", "2m", "", "answer a failed conversion from memory this long; 0s: never", duration(func(c *Config) *time.Duration { return &c.Convert.FailureTTL })},
+	{"convert.deck_max_bytes", "512MiB", "", "largest total a .pptx may expand to", size64(func(c *Config) *int64 { return &c.Convert.DeckMaxBytes })},
+	{"convert.small_deck_bytes", "1MiB", "", "decks up to this size convert on a worker of their own, never behind a long deck; 0: no such lane", orNone[int64](size64(func(c *Config) *int64 { return &c.Convert.SmallDeckBytes }))},
+	{"convert.failure_ttl", "2m", "", "answer a failed conversion from memory this long; 0s: never", orNone[time.Duration](duration(func(c *Config) *time.Duration { return &c.Convert.FailureTTL }))},
 }
 
 const envPrefix = "REPORTD_"
