@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/reportd/reportd/internal/apitest"
@@ -112,5 +113,47 @@ func TestAgainstRealStack(t *testing.T) {
 	var re *report.Error
 	if err := c.DeleteProject(ctx, p.ID); !errors.As(err, &re) || re.Kind != report.NotFound || re.Message == "" {
 		t.Fatalf("delete twice: %#v", err)
+	}
+}
+
+// TestRetentionSameThroughClientAndService: the retention methods of
+// report.Service answer the same through the client over HTTP as from the
+// daemon's service in process, whichever of them wrote the policy, and
+// both say NotFound for a project that does not exist.
+func TestRetentionSameThroughClientAndService(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{})
+	c, err := client.New(client.Options{Server: env.URL, Retries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	impls := []struct {
+		name string
+		svc  report.Service
+	}{{"client", c}, {"service", env.Svc}}
+	p, err := c.CreateProject(ctx, report.ProjectCreate{Name: "retained"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, writer := range impls {
+		want := report.Retention{KeepLast: ptr(3 + i), MaxAgeDays: ptr(30), KeepNewestPerBranch: ptr(i == 0)}
+		set, err := writer.svc.SetRetention(ctx, p.ID, want)
+		if err != nil || *set.KeepLast != 3+i || set.Effective.KeepLast != 3+i || set.Effective.KeepNewestPerBranch != (i == 0) {
+			t.Fatalf("SetRetention through the %s: %+v %v", writer.name, set, err)
+		}
+		for _, reader := range impls {
+			got, err := reader.svc.GetRetention(ctx, p.ID)
+			if err != nil || !reflect.DeepEqual(got, set) {
+				t.Errorf("written through the %s, read through the %s: %+v %v, want %+v", writer.name, reader.name, got, err, set)
+			}
+		}
+	}
+	for _, im := range impls {
+		if _, err := im.svc.GetRetention(ctx, p.ID+1000); !report.IsKind(err, report.NotFound) {
+			t.Errorf("%s: GetRetention of a missing project: %v, want NotFoundError", im.name, err)
+		}
+		if _, err := im.svc.SetRetention(ctx, p.ID+1000, report.Retention{KeepLast: ptr(1)}); !report.IsKind(err, report.NotFound) {
+			t.Errorf("%s: SetRetention of a missing project: %v, want NotFoundError", im.name, err)
+		}
 	}
 }

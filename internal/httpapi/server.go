@@ -11,7 +11,6 @@ import (
 
 	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -73,10 +72,10 @@ type Observer interface {
 	ObserveUpload(bytes int64)
 }
 
-// Server is the HTTP face of a service.Service.
+// Server is the HTTP face of a Service (service.go).
 type Server struct {
 	cfg   Config
-	svc   *service.Service
+	svc   Service
 	log   *slog.Logger
 	mux   *http.ServeMux
 	hosts *hostPolicy
@@ -86,7 +85,7 @@ type Server struct {
 }
 
 // New builds the handler tree.
-func New(cfg Config, svc *service.Service, log *slog.Logger) *Server {
+func New(cfg Config, svc Service, log *slog.Logger) *Server {
 	if cfg.ErrorStatus == "" {
 		cfg.ErrorStatus = StatusSpec
 	}

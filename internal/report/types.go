@@ -167,6 +167,11 @@ type Service interface {
 	CreateProject(ctx context.Context, in ProjectCreate) (Project, error)
 	UpdateProject(ctx context.Context, id int64, in ProjectUpdate) (Project, error)
 	DeleteProject(ctx context.Context, id int64) error
+	// GetRetention is a project's stored and effective retention policy.
+	GetRetention(ctx context.Context, project int64) (RetentionView, error)
+	// SetRetention replaces a project's policy; nil fields inherit the
+	// server default (a zero Retention removes the policy).
+	SetRetention(ctx context.Context, project int64, r Retention) (RetentionView, error)
 
 	// ListReports lists every report, or one project's when projectID is non-nil.
 	ListReports(ctx context.Context, projectID *int64) ([]Report, error)
