@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/reportd/reportd/internal/daemon"
+	"github.com/reportd/reportd/cmd/reportd/commands"
 )
 
-func main() { os.Exit(daemon.Main()) }
+func main() { os.Exit(commands.Main()) }

@@ -66,7 +66,7 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.store == nil { // storage: postgres
-		a.api.WriteError(w, r, report.Wrap(report.Validation, errPostgresBackup, errPostgresBackup.Error()))
+		a.api.WriteError(w, r, report.Wrap(report.Validation, ErrPostgresBackup, ErrPostgresBackup.Error()))
 		return
 	}
 	start := time.Now()

@@ -31,7 +31,7 @@ func Backup(ctx context.Context, cfg config.Config, out, server string) (Manifes
 		return Manifest{}, errors.New("--out is required")
 	}
 	if cfg.OnPostgres() {
-		return Manifest{}, errPostgresBackup
+		return Manifest{}, ErrPostgresBackup
 	}
 	tmp := out + ".partial"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)

@@ -5,17 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -150,18 +151,21 @@ func TestBackupOfflineAndCLI(t *testing.T) {
 	}
 }
 
-// runCLI runs the reportd command tree in-process and checks its outcome.
+// runCLI runs the reportd binary (cmd/reportd, whose command tree this
+// package's tests cannot import) with the test's environment and checks
+// its exit code; it returns stdout followed by stderr.
 func runCLI(t *testing.T, wantCode int, args ...string) string {
 	t.Helper()
-	root := NewRootCommand()
+	cmd := exec.CommandContext(t.Context(), bins.Path(t, "reportd"), args...)
 	var stdout, stderr bytes.Buffer
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	code := exitcode.Of(err)
-	if err != nil {
-		stderr.WriteString(err.Error())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("reportd %v: %v", args, err)
+		}
+		code = exit.ExitCode()
 	}
 	if code != wantCode {
 		t.Fatalf("reportd %v: exit %d, want %d\nstdout: %s\nstderr: %s", args, code, wantCode, stdout.String(), stderr.String())

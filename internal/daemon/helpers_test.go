@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/s3test"
@@ -286,7 +288,8 @@ func startSocketActivated(t *testing.T, n int) (*testbin.Daemon, []string) {
 // loadArgs loads the config as `reportd serve ARGS` would in environ.
 func loadArgs(t *testing.T, environ []string, args ...string) (config.Config, error) {
 	t.Helper()
-	cmd := newServeCommand()
+	cmd := &cobra.Command{} // the flags of reportd serve
+	config.Flags(cmd)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,8 @@ func (m *Server) Close() error {
 	return errors.Join(errs...)
 }
 
-func newLogger(c config.Config) (*slog.Logger, error) {
+// NewLogger is the logger log.level and log.format ask for, on stderr.
+func NewLogger(c config.Config) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)

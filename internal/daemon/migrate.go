@@ -60,12 +60,12 @@ var (
 	errMigrateStorage  = errors.New("reportd migrate copies into storage: postgres or postgres+s3: give the target's storage, postgres.* (and s3.*) keys as for reportd serve")
 )
 
-// refused marks an error of `reportd migrate` that stopped it before it
+// Refused marks an error of `reportd migrate` that stopped it before it
 // wrote anything (exit status 2): settings, a source in use, a non-empty
 // target.
-type refused struct{ error }
+type Refused struct{ error }
 
-func (r refused) Unwrap() error { return r.error }
+func (r Refused) Unwrap() error { return r.error }
 
 // errMigrateVerify marks a migration whose copy does not match the source.
 var errMigrateVerify = errors.New("verification failed")
@@ -96,14 +96,14 @@ type migration struct {
 func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum MigrateSummary, err error) {
 	start := time.Now()
 	if !cfg.OnPostgres() {
-		return sum, refused{errMigrateStorage}
+		return sum, Refused{errMigrateStorage}
 	}
 	if err := cfg.ValidateStorage(); err != nil {
-		return sum, refused{err}
+		return sum, Refused{err}
 	}
 	loc, err := cfg.Location()
 	if err != nil {
-		return sum, refused{err}
+		return sum, Refused{err}
 	}
 	clock := report.Clock{Location: loc}
 	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}, inTarget: map[string]bool{}}
@@ -115,11 +115,11 @@ func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum Mi
 	}
 	dbPath := filepath.Join(from, "reportd.db")
 	if _, err := os.Stat(dbPath); err != nil {
-		return sum, refused{fmt.Errorf("--from: no bbolt store at %s: %w", dbPath, err)}
+		return sum, Refused{fmt.Errorf("--from: no bbolt store at %s: %w", dbPath, err)}
 	}
 	if m.src, err = boltstore.OpenReadOnly(dbPath, clock, time.Second); err != nil {
 		if errors.Is(err, boltstore.ErrLocked) {
-			return sum, refused{fmt.Errorf("--from: %w: stop the bbolt daemon before migrating", err)}
+			return sum, Refused{fmt.Errorf("--from: %w: stop the bbolt daemon before migrating", err)}
 		}
 		return sum, err
 	}
@@ -163,7 +163,7 @@ func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum Mi
 			return sum, err
 		}
 		if !empty {
-			return sum, refused{errMigrateNotEmpty}
+			return sum, Refused{errMigrateNotEmpty}
 		}
 	}
 	steps := []struct {
@@ -233,7 +233,7 @@ func (m *migration) copyObjects(ctx context.Context) error {
 	for _, i := range infos {
 		total += i.Size
 	}
-	m.prog.step("copying %d objects (%s) from %s", len(infos), byteSize(total), m.opt.From)
+	m.prog.step("copying %d objects (%s) from %s", len(infos), FormatBytes(total), m.opt.From)
 	for n, i := range infos {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -250,7 +250,7 @@ func (m *migration) copyObjects(ctx context.Context) error {
 		} else {
 			m.sum.ObjectsKept++
 		}
-		m.prog.tick("objects %d/%d, %s of %s", n+1, len(infos), byteSize(m.sum.Bytes), byteSize(total))
+		m.prog.tick("objects %d/%d, %s of %s", n+1, len(infos), FormatBytes(m.sum.Bytes), FormatBytes(total))
 	}
 	return nil
 }

@@ -32,8 +32,8 @@ func (p *progress) tick(format string, args ...any) {
 	p.step(format, args...)
 }
 
-// byteSize is n in binary units, for progress lines.
-func byteSize(n int64) string {
+// FormatBytes is n in binary units, for progress lines.
+func FormatBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

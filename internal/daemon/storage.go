@@ -100,8 +100,8 @@ func dsnPasswords(dsn string) []string {
 	return out
 }
 
-// errPostgresBackup is what backup and restore answer with storage: postgres.
-var errPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, keep bucket versioning or replication on); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
+// ErrPostgresBackup is what backup and restore answer with storage: postgres.
+var ErrPostgresBackup = errors.New("backup of a postgres deployment: pg_dump the database and copy the data directory (with postgres+s3, keep bucket versioning or replication on); see docs/scale-out.md (reportd backup and restore handle storage: bolt only)")
 
 // On PostgreSQL, site GC never runs while another daemon ingests.
 var _ service.SiteLocker = (*pgstore.Store)(nil)

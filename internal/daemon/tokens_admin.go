@@ -11,8 +11,8 @@ import (
 	"github.com/reportd/reportd/internal/tokens"
 )
 
-// tokenRequest is the body of POST /admin/tokens.
-type tokenRequest struct {
+// TokenRequest is the body of POST /admin/tokens.
+type TokenRequest struct {
 	Name     string  `json:"name"`
 	Scope    string  `json:"scope"`
 	Projects []int64 `json:"projects"`
@@ -34,7 +34,7 @@ func (m *Server) Tokens() *tokens.Set { return m.tokens }
 
 // createToken validates req (the projects must exist) and creates the
 // token; the same code serves the admin route and the offline command.
-func createToken(ctx context.Context, store report.MetaStore, set *tokens.Set, req tokenRequest) (createdToken, error) {
+func createToken(ctx context.Context, store report.MetaStore, set *tokens.Set, req TokenRequest) (createdToken, error) {
 	scope, err := tokens.ParseScope(req.Scope)
 	if err != nil {
 		return createdToken{}, report.Errorf(report.Validation, "%v", err)
@@ -85,7 +85,7 @@ func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 		writeAdminJSON(w, http.StatusOK, a.tokens.List())
 		return
 	case !hasID && r.Method == http.MethodPost:
-		var req tokenRequest
+		var req TokenRequest
 		dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {

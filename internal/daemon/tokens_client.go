@@ -16,30 +16,30 @@ import (
 	"github.com/reportd/reportd/internal/tokens"
 )
 
-// tokenOps manages tokens for `reportd token`: in the store directly when
+// TokenOps manages tokens for `reportd token`: in the store directly when
 // no daemon holds it, else through the running daemon's /admin/tokens
 // (bbolt lets one process open the file), the way `reportd backup` does.
 // With storage: postgres the tokens table is shared: the command writes it
 // directly and running daemons pick the change up (tokenReloadInterval).
-type tokenOps struct {
-	cfg    config.Config
-	server string // "": the address the daemon recorded, else the configured one
+type TokenOps struct {
+	Config config.Config
+	Server string // "": the address the daemon recorded, else the configured one
 }
 
 // offline runs fn on the store if no daemon holds it; ok is false when one
 // does. It never creates a store (existingStore says why).
-func (o tokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) (ok bool, err error) {
-	if o.server != "" {
+func (o TokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) (ok bool, err error) {
+	if o.Server != "" {
 		return false, nil
 	}
-	if o.cfg.OnPostgres() {
+	if o.Config.OnPostgres() {
 		return true, o.onPostgres(ctx, fn)
 	}
-	dbPath, err := existingStore(o.cfg)
+	dbPath, err := existingStore(o.Config)
 	if err != nil {
 		return true, err
 	}
-	loc, err := o.cfg.Location()
+	loc, err := o.Config.Location()
 	if err != nil {
 		return true, err
 	}
@@ -59,15 +59,15 @@ func (o tokenOps) offline(ctx context.Context, fn func(report.MetaStore, *tokens
 }
 
 // onPostgres runs fn on the tokens table of storage: postgres.
-func (o tokenOps) onPostgres(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) error {
-	if err := o.cfg.ValidateStorage(); err != nil {
+func (o TokenOps) onPostgres(ctx context.Context, fn func(report.MetaStore, *tokens.Set) error) error {
+	if err := o.Config.ValidateStorage(); err != nil {
 		return err
 	}
-	loc, err := o.cfg.Location()
+	loc, err := o.Config.Location()
 	if err != nil {
 		return err
 	}
-	store, err := openPostgres(ctx, o.cfg, report.Clock{Location: loc})
+	store, err := openPostgres(ctx, o.Config, report.Clock{Location: loc})
 	if err != nil {
 		return err
 	}
@@ -81,11 +81,11 @@ func (o tokenOps) onPostgres(ctx context.Context, fn func(report.MetaStore, *tok
 
 // online sends one request to the running daemon's admin routes with the
 // admin key from the serve file and auth.token, and decodes the answer.
-func (o tokenOps) online(ctx context.Context, method, path string, body, out any) error {
-	server := o.server
+func (o TokenOps) online(ctx context.Context, method, path string, body, out any) error {
+	server := o.Server
 	if server == "" {
-		server = "http://" + loopbackAddr(o.cfg.Addr)
-		if si, ok := readServeInfo(o.cfg.DataDir); ok {
+		server = "http://" + loopbackAddr(o.Config.Addr)
+		if si, ok := readServeInfo(o.Config.DataDir); ok {
 			server = si.URL
 		}
 	}
@@ -102,10 +102,10 @@ func (o tokenOps) online(ctx context.Context, method, path string, body, out any
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if o.cfg.Auth.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+o.cfg.Auth.Token)
+	if o.Config.Auth.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+o.Config.Auth.Token)
 	}
-	if si, ok := readServeInfo(o.cfg.DataDir); ok && si.AdminKey != "" {
+	if si, ok := readServeInfo(o.Config.DataDir); ok && si.AdminKey != "" {
 		req.Header.Set(adminKeyHeader, si.AdminKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -128,7 +128,7 @@ func (o tokenOps) online(ctx context.Context, method, path string, body, out any
 }
 
 // Create creates a token (see tokenRequest).
-func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken, err error) {
+func (o TokenOps) Create(ctx context.Context, req TokenRequest) (c createdToken, err error) {
 	ok, err := o.offline(ctx, func(st report.MetaStore, set *tokens.Set) error {
 		c, err = createToken(ctx, st, set, req)
 		return err
@@ -140,7 +140,7 @@ func (o tokenOps) Create(ctx context.Context, req tokenRequest) (c createdToken,
 }
 
 // List lists every token.
-func (o tokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
+func (o TokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
 	ok, err := o.offline(ctx, func(_ report.MetaStore, set *tokens.Set) error {
 		ts = set.List()
 		return nil
@@ -153,7 +153,7 @@ func (o tokenOps) List(ctx context.Context) (ts []tokens.Token, err error) {
 
 // Revoke revokes one token. Offline, the daemon's exposure is not known,
 // so the last token may be revoked; the command warns.
-func (o tokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err error) {
+func (o TokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err error) {
 	if !tokens.ValidID(id) {
 		return t, fmt.Errorf("%q is not a token id (tok_ and 16 hex digits; reportd token list shows them)", id)
 	}

@@ -7,13 +7,13 @@ import (
 	"github.com/reportd/reportd/internal/tokens"
 )
 
-// explainCreated is the paragraph `reportd token create` prints about
+// ExplainCreated is the paragraph `reportd token create` prints about
 // what creating t (one of ts, the tokens now) changes for everyone else,
 // and what it does not: the first token closes writes to anonymous
 // clients, which must not come as a surprise (a running watch, CI jobs,
 // the dashboard), while reads and the links already handed out stay as
 // they were unless auth.reads is on.
-func explainCreated(c config.Config, t tokens.Token, ts []tokens.Token) string {
+func ExplainCreated(c config.Config, t tokens.Token, ts []tokens.Token) string {
 	others := 0
 	for _, o := range ts {
 		if o.ID != t.ID && o.RevokedAt == nil {
@@ -43,8 +43,8 @@ func explainCreated(c config.Config, t tokens.Token, ts []tokens.Token) string {
 		"this one only adds access for whoever holds it. As before, " + reads
 }
 
-// wrap breaks text into lines of at most width characters at spaces.
-func wrap(text string, width int) string {
+// Wrap breaks text into lines of at most width characters at spaces.
+func Wrap(text string, width int) string {
 	var b strings.Builder
 	n := 0
 	for _, w := range strings.Fields(text) {

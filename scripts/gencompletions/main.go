@@ -19,8 +19,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reportd/reportd/cmd/reportd/commands"
 	"github.com/reportd/reportd/internal/cli"
-	"github.com/reportd/reportd/internal/daemon"
 )
 
 func main() {
@@ -49,7 +49,7 @@ func roots() []*cobra.Command {
 	quiet := &cli.IOStreams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard}
 	return []*cobra.Command{
 		cli.NewRootCommand(cli.NewFactory(quiet)),
-		daemon.NewRootCommand(),
+		commands.NewRootCommand(),
 	}
 }
 

@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/exitcode"
 	"github.com/reportd/reportd/internal/version"
 )
@@ -40,13 +41,13 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log, err := newLogger(c)
+			log, err := daemon.NewLogger(c)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s := &Server{Config: c, Log: log}
+			s := &daemon.Server{Config: c, Log: log}
 			defer s.Close()
 			if err := s.Open(ctx); err != nil {
 				return err

@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 )
 
 func newBackupCommand() *cobra.Command {
@@ -29,7 +30,7 @@ renamed into place, so FILE is either complete or absent.`,
 			if err != nil {
 				return err
 			}
-			m, err := Backup(cmd.Context(), c, out, server)
+			m, err := daemon.Backup(cmd.Context(), c, out, server)
 			if err != nil {
 				return err
 			}

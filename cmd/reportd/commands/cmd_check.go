@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 )
 
 func newCheckCommand() *cobra.Command {
@@ -40,7 +41,7 @@ Exit status 0 when the store is clean (or was repaired), 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			rep, err := Check(cmd.Context(), c, repair)
+			rep, err := daemon.Check(cmd.Context(), c, repair)
 			if err != nil {
 				return err
 			}
@@ -65,7 +66,7 @@ Exit status 0 when the store is clean (or was repaired), 1 otherwise.`,
 	return cmd
 }
 
-func printCheck(w io.Writer, r CheckReport) {
+func printCheck(w io.Writer, r daemon.CheckReport) {
 	for _, m := range r.MissingFiles {
 		if m.Report > 0 {
 			fmt.Fprintf(w, "missing file: report %d (project %d): %s\n", m.Report, m.Project, m.Path)

@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/exitcode"
 )
 
 func newMigrateCommand() *cobra.Command {
-	var opt MigrateOptions
+	var opt daemon.MigrateOptions
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "migrate --from DATA_DIR [--resume]",
@@ -51,8 +52,8 @@ settings wrong or not postgres/postgres+s3, target not empty without --resume).`
 				return exitcode.With(exitcode.Usage, err)
 			}
 			opt.Progress = cmd.ErrOrStderr()
-			sum, err := Migrate(cmd.Context(), c, opt)
-			var r refused
+			sum, err := daemon.Migrate(cmd.Context(), c, opt)
+			var r daemon.Refused
 			switch {
 			case errors.As(err, &r):
 				return exitcode.With(exitcode.Usage, fmt.Errorf("migrate: %w", err))
@@ -74,11 +75,11 @@ settings wrong or not postgres/postgres+s3, target not empty without --resume).`
 	return cmd
 }
 
-func printMigrate(w io.Writer, s MigrateSummary) {
+func printMigrate(w io.Writer, s daemon.MigrateSummary) {
 	fmt.Fprintf(w, "migrated into storage: %s in %.1fs and verified\n", s.TargetStorage, s.Seconds)
 	fmt.Fprintf(w, "  projects:   %d\n  reports:    %d\n  day counts: %d\n  tokens:     %d\n", s.Projects, s.Reports, s.DayCounts, s.Tokens)
 	fmt.Fprintf(w, "  objects:    %d (%s): %d copied, %d already there; %d verified by sha256 from the target\n",
-		s.Objects, byteSize(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
+		s.Objects, daemon.FormatBytes(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
 	if s.RowsKept > 0 {
 		fmt.Fprintf(w, "  rows already there (--resume): %d\n", s.RowsKept)
 	}

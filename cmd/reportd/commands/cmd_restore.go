@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 )
 
 func newRestoreCommand() *cobra.Command {
@@ -34,14 +35,14 @@ DynamicUser restore into /var/lib/private/reportd while the unit is stopped).`,
 				return err
 			}
 			if c.OnPostgres() {
-				return errPostgresBackup
+				return daemon.ErrPostgresBackup
 			}
-			m, err := Restore(in, c.DataDir)
+			m, err := daemon.Restore(in, c.DataDir)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "restore: %d entries verified and restored into %s (backup of %s)\n", len(m.Entries), c.DataDir, m.Created.Format("2006-01-02 15:04:05Z"))
-			rep, err := Check(cmd.Context(), c, false)
+			rep, err := daemon.Check(cmd.Context(), c, false)
 			if err != nil {
 				return fmt.Errorf("restore: checking the restored store: %w", err)
 			}

@@ -1,4 +1,4 @@
-package daemon
+package commands
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
@@ -37,18 +38,18 @@ directory (and auth.token), like reportd backup.`,
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&server, "server", "", "base URL of the running daemon (default: the one recorded in the data directory)")
 	pf.BoolVar(&asJSON, "json", false, "print JSON")
-	ops := func(cmd *cobra.Command) (tokenOps, error) {
+	ops := func(cmd *cobra.Command) (daemon.TokenOps, error) {
 		c, err := config.Load(cmd.Flags())
-		return tokenOps{cfg: c, server: server}, err
+		return daemon.TokenOps{Config: c, Server: server}, err
 	}
 	cmd.AddCommand(newTokenCreateCommand(ops, &asJSON), newTokenListCommand(ops, &asJSON), newTokenRevokeCommand(ops, &asJSON))
 	return cmd
 }
 
-type opsFunc func(*cobra.Command) (tokenOps, error)
+type opsFunc func(*cobra.Command) (daemon.TokenOps, error)
 
 func newTokenCreateCommand(ops opsFunc, asJSON *bool) *cobra.Command {
-	var req tokenRequest
+	var req daemon.TokenRequest
 	cmd := &cobra.Command{
 		Use:   "create --scope read|upload|admin [--project ID]... [--allow-create-projects [--project-prefix PREFIX]] [--expires 90d] [--name NAME]",
 		Short: "Create a token and print its secret once",
@@ -82,7 +83,7 @@ auth.reads is true. The command says so when it happens.`,
 			errw := cmd.ErrOrStderr()
 			fmt.Fprintf(errw, "created %s: scope %s, %s, expires %s\n", c.Token.ID, c.Token.Scope, describeProjects(c.Token), when(c.Token.ExpiresAt, "never"))
 			if ts, err := o.List(cmd.Context()); err == nil {
-				fmt.Fprintln(errw, wrap(explainCreated(o.cfg, c.Token, ts), 78))
+				fmt.Fprintln(errw, daemon.Wrap(daemon.ExplainCreated(o.Config, c.Token, ts), 78))
 			}
 			fmt.Fprintln(errw, "The secret below is shown only this once: store it now (reportd keeps only its hash).")
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), c.Secret)
@@ -147,7 +148,7 @@ func newTokenRevokeCommand(ops opsFunc, asJSON *bool) *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "revoked %s\n", t.ID)
 				}
 			}
-			if ts, err := o.List(cmd.Context()); err == nil && o.cfg.Auth.Token == "" && !anyLive(ts) {
+			if ts, err := o.List(cmd.Context()); err == nil && o.Config.Auth.Token == "" && !anyLive(ts) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: no token is left and auth.token is not set: the API is open to anyone who can reach it")
 			}
 			if *asJSON {
