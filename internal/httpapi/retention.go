@@ -16,7 +16,7 @@ import (
 const maxPolicyBytes = 64 << 10
 
 func (s *Server) getRetention(w http.ResponseWriter, r *http.Request) error {
-	return getByID(s.svc.GetRetention)(w, r)
+	return getByID(s, Service.GetRetention)(w, r)
 }
 
 // putRetention replaces a project's policy: a field that is null or

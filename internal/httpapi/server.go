@@ -175,9 +175,9 @@ func (s *Server) routes() {
 	h := s.handle
 	h("GET", "/api/projects", s.listProjects)
 	h("POST", "/api/projects", s.createProject)
-	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
+	h("GET", "/api/projects/{id}", getByID(s, Service.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
-	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
+	h("DELETE", "/api/projects/{id}", deleteByID(s, Service.DeleteProject))
 	h("GET", "/api/projects/{id}/retention", s.getRetention)
 	h("PUT", "/api/projects/{id}/retention", s.putRetention)
 	h("POST", "/api/projects/{id}/prune", s.pruneProject)
@@ -192,7 +192,7 @@ func (s *Server) routes() {
 	h("POST", "/api/reports", s.uploadReport)
 	h("GET", "/api/reports/{id}", s.getReport)
 	h("PUT", "/api/reports/{id}", s.updateReport)
-	h("DELETE", "/api/reports/{id}", deleteByID(s.svc.DeleteReport))
+	h("DELETE", "/api/reports/{id}", deleteByID(s, Service.DeleteReport))
 	h("GET", "/api/reports/{id}/preview", s.original(inline))
 	h("GET", "/api/reports/{id}/download", s.original(nil)) // nil: attachment, and a site's zip
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
@@ -265,14 +265,15 @@ func (s *Server) allowed(r *http.Request) []string {
 	return allow
 }
 
-// getByID answers GET .../{id} with what get returns for the id.
-func getByID[T any](get func(context.Context, int64) (T, error)) func(http.ResponseWriter, *http.Request) error {
+// getByID answers GET .../{id} with what get (a method of Service)
+// returns for the id.
+func getByID[T any](s *Server, get func(Service, context.Context, int64) (T, error)) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r)
 		if err != nil {
 			return err
 		}
-		v, err := get(r.Context(), id)
+		v, err := get(s.svc, r.Context(), id)
 		if err == nil {
 			writeJSON(w, http.StatusOK, v)
 		}
@@ -280,14 +281,15 @@ func getByID[T any](get func(context.Context, int64) (T, error)) func(http.Respo
 	}
 }
 
-// deleteByID answers DELETE .../{id} with 204 once del succeeds.
-func deleteByID(del func(context.Context, int64) error) func(http.ResponseWriter, *http.Request) error {
+// deleteByID answers DELETE .../{id} with 204 once del (a method of
+// Service) succeeds.
+func deleteByID(s *Server, del func(Service, context.Context, int64) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r)
 		if err != nil {
 			return err
 		}
-		if err := del(r.Context(), id); err != nil {
+		if err := del(s.svc, r.Context(), id); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
