@@ -1,3 +1,8 @@
+// Package config is reportd's configuration: the settings table
+// (settings.go) that the config file, the REPORTD_* variables, the flags,
+// --help and the man page are all read from, loading with precedence
+// (load.go, configfile.go), value kinds (kinds.go) and the checks that
+// involve more than one key (storage.go, exposure.go, content.go, badges.go).
 package config
 
 import (

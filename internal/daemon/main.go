@@ -1,5 +1,7 @@
-// Package daemon is reportd: configuration, the serve lifecycle and the
-// operator commands. cmd/reportd only calls Main.
+// Package daemon wires reportd: the serve lifecycle (stores, engines,
+// service, HTTP listeners, content origin) and what the operator commands
+// of cmd/reportd/commands run (backup, restore, check, migrate, tokens).
+// Configuration is internal/config.
 package daemon
 
 import (
