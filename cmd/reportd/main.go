@@ -4,7 +4,16 @@ package main
 import (
 	"os"
 
+	"github.com/moby/sys/reexec"
+
 	"github.com/reportd/reportd/internal/daemon"
 )
 
-func main() { os.Exit(daemon.Main()) }
+func main() {
+	// A conversion child (internal/convert/reexec.go) is this binary started
+	// again under a registered name: it runs that child's work and exits.
+	if reexec.Init() {
+		return
+	}
+	os.Exit(daemon.Main())
+}

@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
@@ -19,24 +17,11 @@ import (
 // goldmark has inputs that take quadratic time (`[a](` repeated 100,000
 // times, 400 KB, renders for ~40 s) and no way to stop a render half way.
 // So Markdown is rendered in warm child processes, the running binary
-// started again with renderChildEnv set, and a child still rendering at
+// started again as renderChildName (reexec.go), and a child still rendering at
 // the job's deadline is killed: the CPU work really stops, the engine's
 // slot is free again, and the next job gets a fresh child. Starting a child
 // costs ~150 ms (the binary's package initialisation), paid off the job's
 // path once per child; a job pays only the pipe round trip.
-
-// renderChildEnv makes the process a Markdown renderer: it reads framed
-// Markdown documents on stdin and answers each with a framed HTML document.
-const renderChildEnv = "REPORTD_RENDER_MARKDOWN_CHILD"
-
-// init turns the process into the renderer before main runs, so every
-// binary that links this package (reportd, tests, benchmarks) can render.
-func init() {
-	if os.Getenv(renderChildEnv) != "1" {
-		return
-	}
-	os.Exit(renderChild(os.Stdin, os.Stdout))
-}
 
 // A frame is a status byte (0 ok, 1 error text), a uint64 length, the bytes.
 func writeFrame(w io.Writer, status byte, b []byte) error {
@@ -64,6 +49,8 @@ func readFrame(r io.Reader, limit uint64) (byte, []byte, error) {
 	return h[0], b, err
 }
 
+// renderChild is the renderer: it reads framed Markdown documents from in
+// and answers each with a framed HTML document.
 func renderChild(in io.Reader, out io.Writer) int {
 	r, w := bufio.NewReader(in), bufio.NewWriter(out)
 	for {
@@ -82,10 +69,6 @@ func renderChild(in io.Reader, out io.Writer) int {
 		}
 	}
 }
-
-// selfExe is the running binary. /proc/self/exe still works after a package
-// upgrade replaced the file on disk.
-const selfExe = "/proc/self/exe"
 
 // mdRenderer is a pool of warm renderer children; size bounds the idle ones.
 type mdRenderer struct {
@@ -107,10 +90,7 @@ func newMDRenderer(size int) *mdRenderer {
 }
 
 func startMDChild() (*mdChild, error) {
-	cmd := exec.Command(selfExe)
-	cmd.Env = append(os.Environ(), renderChildEnv+"=1")
-	cmd.Stderr = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd := childCommand(renderChildName)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/sys/reexec"
+
 	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
@@ -36,6 +38,9 @@ var bins = testbin.NewLazy("reportd-bin-", "reportd")
 // TestMain also stops the throwaway PostgreSQL of the storage: postgres
 // tests, if one was started.
 func TestMain(m *testing.M) {
+	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
+		return
+	}
 	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
 	bins.Remove()
 	os.Exit(code)
