@@ -20,7 +20,7 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
-	renderer := m.md.idle[0].cmd.Process.Pid
+	renderer := m.md.warmChildren()[0].cmd.Process.Pid
 	cur, _ := m.chrome.sup.current()
 	browser := cur.pid
 	w := m.office.workers[0]

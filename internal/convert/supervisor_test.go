@@ -75,7 +75,7 @@ func newTestSupervisor(t *testing.T, policy recyclePolicy, script string) *testS
 			<-p.done
 		},
 		replaced: func() { ts.replaced <- struct{}{} },
-		log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		log:      quietLog,
 		met:      met,
 		restarts: &ts.count,
 		overMem:  overMemory,
@@ -111,6 +111,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 const idleChild = "sleep 600"
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestRecyclePolicy(t *testing.T) {
 	p := recyclePolicy{maxJobs: 10, maxRSS: 1 << 20, measureEvery: 4}
