@@ -28,11 +28,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moby/sys/reexec"
+
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/report"
 )
 
 func main() {
+	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/convert:", err)
 		os.Exit(1)

@@ -42,6 +42,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/sys/reexec"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/reportd/reportd/internal/sitegen"
@@ -53,6 +54,9 @@ import (
 var bins = testbin.NewLazy("reportctl-e2e-bin-", "reportctl", "reportd")
 
 func TestMain(m *testing.M) {
+	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
+		return
+	}
 	code := sitegen.Main(m)
 	bins.Remove()
 	os.Exit(code)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,13 +16,13 @@ import (
 
 // Work whose cost nothing bounds in advance (pdfcpu over an uploaded PDF,
 // merging a site's printed pages) runs in a child process: the running
-// binary with a variable set that selects the work, its data segment capped
+// binary started again as a registered child (reexec.go), its data segment capped
 // at Config.MaxWorkerRSS, killed with its process group at the job's
 // deadline. The child reports a failure as "<kind>\n<message>" on stdout.
 
 // childTask is one run of such a child.
 type childTask struct {
-	env   string    // the variable (set to 1) that selects the child's work
+	name  string    // the registered child (reexec.go) that does the work
 	args  []string  // the child's argv after the program
 	stdin io.Reader // nil for none
 	// The messages: "cannot start" error, "<slow> took longer than …" at
@@ -36,14 +35,13 @@ type childTask struct {
 func (m *Manager) runChild(t childTask) error {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.JobTimeout)
 	defer cancel()
-	cmd := exec.Command(selfExe, t.args...)
-	cmd.Env = append(os.Environ(), t.env+"=1", trimChildMaxData+"="+strconv.FormatInt(m.cfg.MaxWorkerRSS, 10))
+	cmd := childCommand(t.name, t.args...)
+	cmd.Env = append(os.Environ(), trimChildMaxData+"="+strconv.FormatInt(m.cfg.MaxWorkerRSS, 10))
 	if t.stdin != nil {
 		cmd.Stdin = t.stdin
 	}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return report.Wrap(report.Conversion, err, t.start)
 	}

@@ -47,7 +47,6 @@ type chromium struct {
 	missing  error
 	gate     *gate
 	siteLane *gate         // pages of site walks at once: ChromiumTabs-1, at least 1 (chromium_site.go)
-	memcap   jobMemCap     // MaxWorkerRSS during jobs (memcap.go)
 	spare    chan *jobPage // pages made ahead, each for one job
 	spares   atomic.Int64  // pages ready in spare or being made
 	making   atomic.Bool   // a refill is making pages
@@ -55,18 +54,14 @@ type chromium struct {
 	quit     chan struct{}
 	wg       sync.WaitGroup // browser shutdowns in flight
 
-	mu  sync.Mutex
-	cur *browser
+	sup *supervisor[*browser] // starts, checks and replaces the browser
 
 	seq      atomic.Int64 // document origins, unique per job
 	launches atomic.Int64
 	done     atomic.Int64 // prints, for tests
 	restarts atomic.Int64
 
-	// The memory checks beside the every-8th-job one (memcheck.go).
-	largeJob  int           // bytes of input or output that make a job large
-	idleAfter time.Duration // quiet time after a job before the idle check
-	idle      *time.Timer   // the idle check, under mu
+	largeJob int // bytes of input or output that make a job large (memcheck.go)
 }
 
 func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir string) *chromium {
@@ -80,12 +75,11 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 		spare:   make(chan *jobPage, cfg.ChromiumSpares),
 		quit:    make(chan struct{}),
 
-		largeJob:  largeJobBytes,
-		idleAfter: idleCheckAfter,
+		largeJob: largeJobBytes,
 	}
 	// A walk waits here for each page's turn: one page per walk at most.
 	c.siteLane = newGate(max(1, cfg.ChromiumTabs-1), cfg.QueueSize, nil)
-	c.memcap = newRendererSampler(cfg.MaxWorkerRSS, log)
+	c.sup = c.newBrowserSupervisor()
 	c.path = cfg.ChromiumPath
 	if c.path == "" {
 		for _, name := range []string{"chromium-headless-shell", "chromium", "chromium-browser"} {
@@ -160,28 +154,16 @@ func (c *chromium) print(ctx context.Context, body []byte, o printOpts, out io.W
 }
 
 func (c *chromium) close() {
-	c.mu.Lock()
-	if c.idle != nil {
-		c.idle.Stop() // no idle check starts shutdowns from now on
-	}
-	c.mu.Unlock()
 	select {
 	case <-c.quit:
 		return
 	default:
-		close(c.quit)
 	}
+	// No idle check or job starts a browser from now on; the current one
+	// stops, in use or not (its pages die with it).
+	c.sup.close()
+	close(c.quit)
 	c.wg.Wait() // shutdowns that started before
-	c.mu.Lock()
-	b := c.cur
-	c.cur = nil
-	if b != nil {
-		b.retired = true
-	}
-	c.mu.Unlock()
-	if b != nil {
-		c.shutdown(b) // synchronous now that quit is closed; its pages die with it
-	}
 }
 
 // withDeadline runs fn and cancels its context with cancel if it takes too long.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 
 	"github.com/chromedp/chromedp"
@@ -19,44 +18,47 @@ import (
 const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache," +
 	"ProactivelySwapBrowsingInstance,RenderDocument,MediaRouter,OptimizationHints"
 
-// browser is one Chromium process tree (under its bwrap when sandboxed).
+// browser is one Chromium process tree (under its bwrap when sandboxed),
+// run by the chromium's supervisor (supervisor.go).
 type browser struct {
-	ctx      context.Context // the browser's root chromedp context
-	cancel   func()          // kills the browser and removes its profile
-	pid      int             // the process chromedp started: bwrap, or Chromium unsandboxed
-	jobs     int             // under chromium.mu
-	inflight int             // jobs and page creations using it, under chromium.mu
-	retired  bool            // under chromium.mu
-	stopOnce sync.Once
+	procState
+	ctx    context.Context // the browser's root chromedp context
+	cancel func()          // kills the browser and removes its profile
+	pid    int             // the process chromedp started: bwrap, or Chromium unsandboxed
+}
+
+func (b *browser) rootPID() int { return b.pid }
+
+func (b *browser) exited() bool { return b.ctx.Err() != nil }
+
+// newBrowserSupervisor runs c's browsers: replaced after MaxJobsPerWorker
+// jobs or over MaxWorkerRSS (measured every 8th job, after a large one and
+// once idle, memcheck.go; and during jobs, memcap.go), the successor started
+// in the background ahead of the next job.
+func (c *chromium) newBrowserSupervisor() *supervisor[*browser] {
+	return &supervisor[*browser]{
+		name:   "Chromium",
+		engine: "chromium",
+		policy: recyclePolicy{
+			maxJobs:      c.cfg.MaxJobsPerWorker,
+			maxRSS:       c.cfg.MaxWorkerRSS,
+			measureEvery: 8,
+			idleAfter:    idleCheckAfter,
+		},
+		launch:   c.launch,
+		stop:     c.shutdown,
+		replaced: c.warm,
+		log:      c.log,
+		met:      c.met,
+		restarts: &c.restarts,
+		memcap:   newRendererSampler(c.cfg.MaxWorkerRSS, c.log),
+		overMem:  overMemory,
+	}
 }
 
 // browserFor returns the current browser, starting one if there is none or
 // the last one died. It counts the caller as in flight; release undoes that.
-func (c *chromium) browserFor() (*browser, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if b := c.cur; b != nil {
-		select {
-		case <-b.ctx.Done():
-			c.retireLocked(b, "crash", fmt.Errorf("Chromium exited"))
-		default:
-			b.inflight++
-			return b, nil
-		}
-	}
-	select {
-	case <-c.quit:
-		return nil, report.Errorf(report.Unavailable, "conversion engines are shutting down")
-	default:
-	}
-	b, err := c.launch()
-	if err != nil {
-		return nil, err
-	}
-	c.cur = b
-	b.inflight++
-	return b, nil
-}
+func (c *chromium) browserFor() (*browser, error) { return c.sup.acquire() }
 
 // launchOptions are Chromium's flags; profile is its user data directory.
 func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption {
@@ -162,76 +164,29 @@ func (c *chromium) launch() (*browser, error) {
 // retire stops handing out b, counting a restart for reason; b shuts down
 // once its last job ends. It reports false when b was retired already.
 func (c *chromium) retire(b *browser, reason string, err error) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.retireLocked(b, reason, err)
+	return c.sup.retire(b, reason, err)
 }
 
-func (c *chromium) retireLocked(b *browser, reason string, err error) bool {
-	if b.retired {
-		return false
-	}
-	c.restarts.Add(1)
-	c.met.restarted("chromium", reason)
-	if err != nil {
-		c.log.Warn("Chromium replaced", "reason", reason, "jobs", b.jobs, "err", err)
-	} else {
-		c.log.Info("Chromium replaced", "reason", reason, "jobs", b.jobs)
-	}
-	if c.cur == b {
-		c.cur = nil
-	}
-	b.retired = true
-	if b.inflight == 0 {
-		c.shutdown(b)
-	}
-	return true
-}
-
+// shutdown kills b: in the background, or at once while closing (close
+// waits for it right here).
 func (c *chromium) shutdown(b *browser) {
-	b.stopOnce.Do(func() {
-		select {
-		case <-c.quit: // closing: close waits for it right here
-			b.cancel()
-			return
-		default:
-		}
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			b.cancel()
-		}()
-	})
+	select {
+	case <-c.quit:
+		b.cancel()
+		return
+	default:
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		b.cancel()
+	}()
 }
 
 // release ends a use of b, and retires b after too many jobs or too much
-// memory. A replacement starts in the background, ahead of the next job.
-// large says the job's input or output was large (see memcheck.go).
+// memory (the supervisor's policy). A replacement starts in the background,
+// ahead of the next job. large says the job's input or output was large
+// (see memcheck.go).
 func (c *chromium) release(b *browser, job, large bool) {
-	c.mu.Lock()
-	b.inflight--
-	if job {
-		b.jobs++
-	}
-	reason := ""
-	if job && !b.retired && b.jobs >= c.cfg.MaxJobsPerWorker {
-		reason = "jobs"
-	}
-	// Memory is measured outside the lock (reading /proc takes milliseconds
-	// that other jobs should not wait for): every 8th job, after a large
-	// one, and once the browser has been idle a while (memcheck.go).
-	measure := reason == "" && job && !b.retired && c.cfg.MaxWorkerRSS > 0 && (large || b.jobs%8 == 0)
-	if job {
-		c.armIdleCheckLocked()
-	}
-	if b.retired && b.inflight == 0 {
-		c.shutdown(b)
-	}
-	c.mu.Unlock()
-	if measure && overMemory(b.pid, c.cfg.MaxWorkerRSS) {
-		reason = "memory"
-	}
-	if reason != "" && c.retire(b, reason, nil) {
-		go c.warm()
-	}
+	c.sup.release(b, job, large)
 }

@@ -219,13 +219,7 @@ func (c *chromium) take() (*jobPage, error) {
 
 // claim counts a job in flight on p's browser, unless that browser is gone.
 func (c *chromium) claim(p *jobPage) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p.b.retired || p.b.ctx.Err() != nil || p.ctx.Err() != nil {
-		return false
-	}
-	p.b.inflight++
-	return true
+	return c.sup.hold(p.b, func() bool { return p.b.ctx.Err() == nil && p.ctx.Err() == nil })
 }
 
 // refill makes pages in the background until cap(spare) are ready, one

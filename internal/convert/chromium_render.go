@@ -40,7 +40,7 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	cw := &countingWriter{w: out}
 	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
-	mark, end := c.memcap.begin(b)
+	mark, end := c.sup.watch(b)
 	defer end()
 
 	timeout := c.cfg.JobTimeout

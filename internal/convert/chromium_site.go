@@ -70,7 +70,7 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	var bytes int64
 	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
 	defer p.dispose()
-	mark, end := c.memcap.begin(b)
+	mark, end := c.sup.watch(b)
 	defer end()
 	// Each page has the deadline of a job; the whole walk has its budget
 	// of engine time, and a bound on its wall time.

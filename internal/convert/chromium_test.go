@@ -134,9 +134,8 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
-	m.chrome.mu.Lock()
-	pid := m.chrome.cur.pid
-	m.chrome.mu.Unlock()
+	cur, _ := m.chrome.sup.current()
+	pid := cur.pid
 	killGroup(pid)
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)

@@ -234,7 +234,7 @@ func New(cfg Config) (*Manager, error) {
 	if m.cfg.SmallDeckBytes > 0 {
 		m.small = newOffice(&m.cfg, m.log, met, box, work, "office-small", 1)
 	}
-	m.md = newMDRenderer(m.cfg.ChromiumTabs)
+	m.md = newMDRenderer(m.cfg.ChromiumTabs, m.cfg.MaxJobsPerWorker, m.log, met)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	m.variant = variantOf(&m.cfg)
 	return m, nil

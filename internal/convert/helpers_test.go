@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/sys/reexec"
+
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -80,6 +82,9 @@ func sharedManager(t *testing.T) *Manager {
 }
 
 func TestMain(m *testing.M) {
+	if reexec.Init() { // a conversion child this test binary started (reexec.go)
+		return
+	}
 	code := m.Run()
 	if shared != nil {
 		shared.Close()

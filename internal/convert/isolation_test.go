@@ -134,9 +134,8 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 	needSandbox(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
-	m.chrome.mu.Lock()
-	root := m.chrome.cur.pid
-	m.chrome.mu.Unlock()
+	cur, _ := m.chrome.sup.current()
+	root := cur.pid
 	self, err := os.Readlink("/proc/self/ns/net")
 	if err != nil {
 		t.Fatal(err)

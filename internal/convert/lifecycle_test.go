@@ -20,10 +20,9 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
-	renderer := m.md.idle[0].cmd.Process.Pid
-	m.chrome.mu.Lock()
-	browser := m.chrome.cur.pid
-	m.chrome.mu.Unlock()
+	renderer := m.md.warmChildren()[0].cmd.Process.Pid
+	cur, _ := m.chrome.sup.current()
+	browser := cur.pid
 	w := m.office.workers[0]
 	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
 	if err := m.Close(); err != nil {

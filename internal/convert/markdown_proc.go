@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
 	"os/exec"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
@@ -19,24 +19,11 @@ import (
 // goldmark has inputs that take quadratic time (`[a](` repeated 100,000
 // times, 400 KB, renders for ~40 s) and no way to stop a render half way.
 // So Markdown is rendered in warm child processes, the running binary
-// started again with renderChildEnv set, and a child still rendering at
+// started again as renderChildName (reexec.go), and a child still rendering at
 // the job's deadline is killed: the CPU work really stops, the engine's
 // slot is free again, and the next job gets a fresh child. Starting a child
 // costs ~150 ms (the binary's package initialisation), paid off the job's
 // path once per child; a job pays only the pipe round trip.
-
-// renderChildEnv makes the process a Markdown renderer: it reads framed
-// Markdown documents on stdin and answers each with a framed HTML document.
-const renderChildEnv = "REPORTD_RENDER_MARKDOWN_CHILD"
-
-// init turns the process into the renderer before main runs, so every
-// binary that links this package (reportd, tests, benchmarks) can render.
-func init() {
-	if os.Getenv(renderChildEnv) != "1" {
-		return
-	}
-	os.Exit(renderChild(os.Stdin, os.Stdout))
-}
 
 // A frame is a status byte (0 ok, 1 error text), a uint64 length, the bytes.
 func writeFrame(w io.Writer, status byte, b []byte) error {
@@ -64,6 +51,8 @@ func readFrame(r io.Reader, limit uint64) (byte, []byte, error) {
 	return h[0], b, err
 }
 
+// renderChild is the renderer: it reads framed Markdown documents from in
+// and answers each with a framed HTML document.
 func renderChild(in io.Reader, out io.Writer) int {
 	r, w := bufio.NewReader(in), bufio.NewWriter(out)
 	for {
@@ -83,34 +72,62 @@ func renderChild(in io.Reader, out io.Writer) int {
 	}
 }
 
-// selfExe is the running binary. /proc/self/exe still works after a package
-// upgrade replaced the file on disk.
-const selfExe = "/proc/self/exe"
-
-// mdRenderer is a pool of warm renderer children; size bounds the idle ones.
+// mdRenderer is a pool of warm renderer children: size slots, each a
+// supervisor (supervisor.go) running at most one child, replaced after
+// MaxJobsPerWorker documents, when found dead, or when killed under a job.
+// A render takes a free slot; one that finds none (more renders at once than
+// slots) runs on a child of its own, killed after it.
 type mdRenderer struct {
-	size   int
+	slots    chan *supervisor[*mdChild] // the free ones
+	all      []*supervisor[*mdChild]
+	restarts atomic.Int64
+
 	mu     sync.Mutex
-	idle   []*mdChild
 	closed bool
 }
 
 type mdChild struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	out    *bufio.Reader
-	exited <-chan struct{} // closed once the child is waited for (startLocked)
+	procState
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	out      *bufio.Reader
+	done     <-chan struct{} // closed once the child is waited for (startLocked)
+	killOnce sync.Once
 }
 
-func newMDRenderer(size int) *mdRenderer {
-	return &mdRenderer{size: size}
+func (c *mdChild) rootPID() int { return c.cmd.Process.Pid }
+
+func (c *mdChild) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func newMDRenderer(size, maxJobs int, log *slog.Logger, met *metrics) *mdRenderer {
+	p := &mdRenderer{slots: make(chan *supervisor[*mdChild], size)}
+	for range size {
+		s := &supervisor[*mdChild]{
+			name:     "Markdown renderer",
+			engine:   "markdown",
+			policy:   recyclePolicy{maxJobs: maxJobs},
+			launch:   startMDChild,
+			stop:     (*mdChild).kill,
+			log:      log,
+			met:      met,
+			restarts: &p.restarts,
+			overMem:  overMemory,
+		}
+		p.all = append(p.all, s)
+		p.slots <- s
+	}
+	return p
 }
 
 func startMDChild() (*mdChild, error) {
-	cmd := exec.Command(selfExe)
-	cmd.Env = append(os.Environ(), renderChildEnv+"=1")
-	cmd.Stderr = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd := childCommand(renderChildName)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -123,17 +140,20 @@ func startMDChild() (*mdChild, error) {
 	// the thread that forked the child exits, which the Go runtime may do
 	// at any time to an unlocked one (a warm child died so, "the Markdown
 	// renderer failed: EOF").
-	exited, err := startLocked(cmd)
+	done, err := startLocked(cmd)
 	if err != nil {
 		return nil, err
 	}
-	return &mdChild{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), exited: exited}, nil
+	return &mdChild{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), done: done}, nil
 }
 
+// kill ends the child and waits for it; later calls do nothing.
 func (c *mdChild) kill() {
-	killGroup(c.cmd.Process.Pid)
-	c.stdin.Close()
-	<-c.exited
+	c.killOnce.Do(func() {
+		killGroup(c.cmd.Process.Pid)
+		c.stdin.Close()
+		<-c.done
+	})
 }
 
 func (c *mdChild) render(src []byte) ([]byte, error) {
@@ -154,45 +174,60 @@ type renderError struct{ msg string }
 
 func (e *renderError) Error() string { return e.msg }
 
-// warm starts one child ahead of the first job.
-func (p *mdRenderer) warm() {
-	if c, err := startMDChild(); err == nil {
-		p.put(c)
+// takeSlot returns a free slot, or nil when all are busy or closed.
+func (p *mdRenderer) takeSlot() *supervisor[*mdChild] {
+	select {
+	case s := <-p.slots:
+		return s
+	default:
+		return nil
 	}
 }
 
-func (p *mdRenderer) put(c *mdChild) {
+// putSlot frees s; after close, its child is stopped instead.
+func (p *mdRenderer) putSlot(s *supervisor[*mdChild]) {
 	p.mu.Lock()
-	if !p.closed && len(p.idle) < p.size {
-		p.idle = append(p.idle, c)
-		c = nil
+	closed := p.closed
+	if !closed {
+		p.slots <- s // never blocks: one place per slot
 	}
 	p.mu.Unlock()
-	if c != nil {
-		c.kill()
+	if closed {
+		s.close()
 	}
 }
 
-func (p *mdRenderer) get() *mdChild {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		return c
+// warm starts one child ahead of the first job.
+func (p *mdRenderer) warm() {
+	if s := p.takeSlot(); s != nil {
+		s.warm()
+		p.putSlot(s)
 	}
-	return nil
+}
+
+// warmChildren lists the children the slots hold, for tests.
+func (p *mdRenderer) warmChildren() []*mdChild {
+	var out []*mdChild
+	for _, s := range p.all {
+		if c, ok := s.current(); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // close kills the idle children; busy ones die with their job's context
-// and are not taken back.
+// and are stopped when their slot comes back.
 func (p *mdRenderer) close() {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
+	p.closed = true
 	p.mu.Unlock()
-	for _, c := range idle {
-		c.kill()
+	for {
+		s := p.takeSlot()
+		if s == nil {
+			return
+		}
+		s.close()
 	}
 }
 
@@ -204,26 +239,43 @@ func (p *mdRenderer) close() {
 func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := p.get()
-	warm := c != nil
-	for {
-		if c == nil {
-			var err error
-			if c, err = startMDChild(); err != nil {
-				return nil, report.Wrap(report.Conversion, err, "cannot start the Markdown renderer")
-			}
+	slot := p.takeSlot()
+	if slot != nil {
+		defer p.putSlot(slot)
+	}
+	for attempt := 0; ; attempt++ {
+		var c *mdChild
+		var err error
+		warm := false
+		if slot != nil {
+			warm = slot.running()
+			c, err = slot.acquire()
+		} else {
+			c, err = startMDChild()
 		}
-		html, err, retry := p.renderOn(ctx, c, src, timeout)
-		if !retry || !warm {
+		if err != nil {
+			return nil, report.Wrap(report.Conversion, err, "cannot start the Markdown renderer")
+		}
+		html, err, killed := p.renderOn(ctx, c, src, timeout)
+		retry := killed == "crash" && ctx.Err() == nil
+		if slot == nil {
+			c.kill()
+		} else {
+			if killed != "" {
+				slot.retire(c, killed, nil)
+			}
+			slot.release(c, killed == "", false)
+		}
+		if !retry || !warm || attempt > 0 {
 			return html, err
 		}
-		c, warm = nil, false
 	}
 }
 
-// renderOn runs one attempt on child c; retry reports that c was broken
-// before the document could have mattered.
-func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeout time.Duration) (html []byte, err error, retry bool) {
+// renderOn runs one attempt on child c; killed is why c was killed under
+// it ("crash": broken before the document could have mattered, "timeout",
+// "cancelled"), "" when c is still good.
+func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeout time.Duration) (html []byte, err error, killed string) {
 	type result struct {
 		html []byte
 		err  error
@@ -238,21 +290,19 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 		var re *renderError
 		switch {
 		case r.err == nil:
-			p.put(c)
-			return r.html, nil, false
+			return r.html, nil, ""
 		case errors.As(r.err, &re):
-			p.put(c)
-			return nil, report.Wrap(report.Conversion, r.err, "cannot render the Markdown"), false
+			return nil, report.Wrap(report.Conversion, r.err, "cannot render the Markdown"), ""
 		default:
 			c.kill()
-			return nil, report.Wrap(report.Conversion, r.err, "the Markdown renderer failed"), ctx.Err() == nil
+			return nil, report.Wrap(report.Conversion, r.err, "the Markdown renderer failed"), "crash"
 		}
 	case <-ctx.Done():
 		c.kill() // ends the render; the goroutine above sees EOF
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, timedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), false
+			return nil, timedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), "timeout"
 		}
-		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), false
+		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), "cancelled"
 	}
 }

@@ -80,7 +80,7 @@ func TestMarkdownPathologyIsBounded(t *testing.T) {
 
 // A Markdown render runs in a child process; many in a row reuse it.
 func TestMarkdownRendererReusesChild(t *testing.T) {
-	p := newMDRenderer(1)
+	p := newMDRenderer(1, 200, quietLog, nil)
 	defer p.close()
 	pid := 0
 	for i := range 3 {
@@ -91,10 +91,10 @@ func TestMarkdownRendererReusesChild(t *testing.T) {
 		if !bytes.Contains(html, []byte("<h1 id=\"title\">Title</h1>")) {
 			t.Fatalf("render %d: %s", i, html)
 		}
-		if len(p.idle) != 1 {
-			t.Fatalf("%d idle renderers, want 1", len(p.idle))
+		if len(p.warmChildren()) != 1 {
+			t.Fatalf("%d idle renderers, want 1", len(p.warmChildren()))
 		}
-		if got := p.idle[0].cmd.Process.Pid; pid != 0 && got != pid {
+		if got := p.warmChildren()[0].cmd.Process.Pid; pid != 0 && got != pid {
 			t.Fatalf("render %d ran in a new child %d, not %d", i, got, pid)
 		} else {
 			pid = got
@@ -105,17 +105,17 @@ func TestMarkdownRendererReusesChild(t *testing.T) {
 // A warm child that died while idle is replaced, and the job still renders:
 // a dead renderer is not the document's fault.
 func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
-	p := newMDRenderer(1)
+	p := newMDRenderer(1, 200, quietLog, nil)
 	defer p.close()
 	p.warm()
-	if len(p.idle) != 1 {
-		t.Fatalf("%d idle renderers after warm, want 1", len(p.idle))
+	if len(p.warmChildren()) != 1 {
+		t.Fatalf("%d idle renderers after warm, want 1", len(p.warmChildren()))
 	}
-	dead := p.idle[0].cmd.Process.Pid
-	if err := p.idle[0].cmd.Process.Kill(); err != nil {
+	dead := p.warmChildren()[0].cmd.Process.Pid
+	if err := p.warmChildren()[0].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-p.idle[0].exited // waited for by the thread that started it (startLocked)
+	<-p.warmChildren()[0].done // waited for by the thread that started it (startLocked)
 	html, err := p.render(testCtx(t), []byte("# After\n\ntext"), time.Minute)
 	if err != nil {
 		t.Fatalf("render after the warm child died: %v", err)
@@ -123,7 +123,7 @@ func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
 	if !bytes.Contains(html, []byte("After</h1>")) {
 		t.Fatalf("render: %s", html)
 	}
-	if len(p.idle) != 1 || p.idle[0].cmd.Process.Pid == dead {
+	if len(p.warmChildren()) != 1 || p.warmChildren()[0].cmd.Process.Pid == dead {
 		t.Fatalf("the dead child was not replaced by a fresh one")
 	}
 }
@@ -135,7 +135,7 @@ func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
 // render (markdown_links.go); nested block quotes, deep lists and
 // emphasis runs are still slow in goldmark and show the deadline at work.
 func TestMarkdownPathologiesAreBounded(t *testing.T) {
-	p := newMDRenderer(1)
+	p := newMDRenderer(1, 200, quietLog, nil)
 	defer p.close()
 	rep := func(s string, n int) []byte { return bytes.Repeat([]byte(s), n) }
 	nested := func(n int) []byte {
@@ -192,7 +192,7 @@ func TestMarkdownPathologiesAreBounded(t *testing.T) {
 // once per link, render in about linear time (markdown_links.go): 400 KB
 // well within a generous bound, and as text.
 func TestMarkdownOpenLinksRender(t *testing.T) {
-	p := newMDRenderer(1)
+	p := newMDRenderer(1, 200, quietLog, nil)
 	defer p.close()
 	for _, unit := range []string{"[a](", "[a](<", "[a](((("} {
 		src := bytes.Repeat([]byte(unit), 400_000/len(unit))

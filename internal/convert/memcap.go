@@ -16,21 +16,22 @@ import (
 
 // jobMemCap enforces Config.MaxWorkerRSS while jobs run; the checks of
 // memcheck.go act between jobs only, and a page with a few Web Workers
-// held 1.6 GiB against a 1 GiB limit inside one job. It is an interface so
-// that an engine supervisor can take it over (a cgroup where the machine
-// delegates one); rendererSampler is the fallback that works everywhere.
+// held 1.6 GiB against a 1 GiB limit inside one job. The engine's
+// supervisor holds it (supervisor.watch); it is an interface so that a
+// cgroup can take over where the machine delegates one. rendererSampler is
+// the one that works everywhere.
 type jobMemCap interface {
-	// begin watches browser b while a job runs on it, until end is called.
-	// mark is to be handed to stoppedSince after the job.
-	begin(b *browser) (mark int64, end func())
+	// begin watches the process tree at root while a job runs in it, until
+	// end is called. mark is to be handed to stoppedSince after the job.
+	begin(root int) (mark int64, end func())
 	// stoppedSince reports whether a renderer was stopped for memory since
 	// mark, and the memory it had then.
 	stoppedSince(mark int64) (stopped bool, rss int64)
 }
 
 // rendererSampler samples the memory (PSS) of each renderer process of
-// the browsers that jobs run on, every interval while any job runs, and
-// kills a renderer over the limit. A job runs in a browser context of its
+// the browsers (process trees) that jobs run on, every interval while any
+// job runs, and kills a renderer over the limit. A job runs in a browser context of its
 // own, so its renderer is its own: the kill ends that job's page (Chromium
 // reports the target crashed; chromium_page.go), and the browser, its
 // other pages and the next job go on. V8's heaps are capped too
@@ -42,24 +43,24 @@ type rendererSampler struct {
 	log      *slog.Logger
 
 	mu      sync.Mutex
-	watched map[*browser]int // jobs running on each browser
-	running bool             // the sampling goroutine
+	watched map[int]int // jobs running on each browser, by its root PID
+	running bool        // the sampling goroutine
 
 	stops atomic.Int64 // renderers killed so far
 	last  atomic.Int64 // the memory of the last one
 }
 
 func newRendererSampler(limit int64, log *slog.Logger) *rendererSampler {
-	return &rendererSampler{limit: limit, interval: 200 * time.Millisecond, log: log, watched: map[*browser]int{}}
+	return &rendererSampler{limit: limit, interval: 200 * time.Millisecond, log: log, watched: map[int]int{}}
 }
 
-func (s *rendererSampler) begin(b *browser) (int64, func()) {
+func (s *rendererSampler) begin(root int) (int64, func()) {
 	mark := s.stops.Load()
-	if s.limit <= 0 || b.pid <= 0 {
+	if s.limit <= 0 || root <= 0 {
 		return mark, func() {}
 	}
 	s.mu.Lock()
-	s.watched[b]++
+	s.watched[root]++
 	if !s.running {
 		s.running = true
 		go s.sample()
@@ -70,8 +71,8 @@ func (s *rendererSampler) begin(b *browser) (int64, func()) {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if s.watched[b]--; s.watched[b] <= 0 {
-				delete(s.watched, b)
+			if s.watched[root]--; s.watched[root] <= 0 {
+				delete(s.watched, root)
 			}
 		})
 	}
@@ -94,8 +95,8 @@ func (s *rendererSampler) sample() {
 			return
 		}
 		pids := make([]int, 0, len(s.watched))
-		for b := range s.watched {
-			pids = append(pids, b.pid)
+		for root := range s.watched {
+			pids = append(pids, root)
 		}
 		s.mu.Unlock()
 		kids := procChildren()
@@ -167,7 +168,7 @@ func v8HeapMiB(limit int64) int64 {
 // the memory cap since mark, or crashed on its own (V8 out of memory,
 // mostly). what names the input.
 func (c *chromium) crashErr(err error, mark int64, what string) error {
-	if stopped, rss := c.memcap.stoppedSince(mark); stopped {
+	if stopped, rss := c.sup.stoppedSince(mark); stopped {
 		return report.Wrap(report.Conversion, err, fmt.Sprintf(
 			"%s needed more memory than allowed: its renderer reached %s, over convert.max_worker_rss (%s), and was stopped",
 			what, approxSize(rss), approxSize(c.cfg.MaxWorkerRSS)))

@@ -26,9 +26,7 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	job.Print.WaitForSelector = "#never"
 	warm := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
 	wantText(t, pdftest.Text(t, warm), "warm")
-	m.chrome.mu.Lock()
-	browser := m.chrome.cur
-	m.chrome.mu.Unlock()
+	browser, _ := m.chrome.sup.current()
 
 	start := time.Now()
 	_, err := m.PDF(testCtx(t), job)
@@ -43,9 +41,8 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	}
 
 	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
-	m.chrome.mu.Lock()
-	same := m.chrome.cur == browser
-	m.chrome.mu.Unlock()
+	cur, _ := m.chrome.sup.current()
+	same := cur == browser
 	if !same || m.chrome.restarts.Load() != 0 {
 		t.Errorf("the browser was replaced (restarts %d): only the job's renderer should stop", m.chrome.restarts.Load())
 	}

@@ -104,8 +104,10 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDi
 	}
 	for i := range n {
 		dir := filepath.Join(workDir, fmt.Sprintf("%s-%d", name, i))
-		o.workers = append(o.workers, &officeWorker{o: o, id: i, dir: dir,
-			profile: filepath.Join(dir, "profile"), job: filepath.Join(dir, "job")})
+		w := &officeWorker{o: o, id: i, dir: dir,
+			profile: filepath.Join(dir, "profile"), job: filepath.Join(dir, "job")}
+		w.sup = w.newSupervisor()
+		o.workers = append(o.workers, w)
 	}
 	soffice, err := absPath(cfg.SofficePath)
 	o.soffice = soffice
@@ -173,8 +175,9 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 	}
 }
 
-// officeWorker owns one helper process at a time and replaces it after a
-// crash, a timeout, MaxJobsPerWorker jobs, or MaxWorkerRSS of memory.
+// officeWorker owns one helper process at a time, run by its supervisor
+// (supervisor.go), and replaces it after a crash, a timeout,
+// MaxJobsPerWorker jobs, or MaxWorkerRSS of memory (office_fault.go).
 //
 // A worker's directory is all of the host its sandbox may write (and, below
 // /usr and a few /etc files, see): profile/ for soffice, job/ for the one
@@ -185,15 +188,58 @@ type officeWorker struct {
 	dir     string
 	profile string
 	job     string
+	sup     *supervisor[*officeProc]
 
 	cmd     *exec.Cmd
 	exited  <-chan struct{} // closes when cmd has exited and been reaped
 	stdin   io.WriteCloser
 	replies chan string // lines from the helper; closed when it exits
-	jobs    int
 
 	pid        atomic.Int64 // bwrap's (or unsandboxed the helper's), which leads the process group; 0 when down
 	sofficePID atomic.Int64 // as seen from here, not from inside the sandbox
+}
+
+// officeProc is a worker's helper process (with its soffice) as the
+// supervisor sees it; the worker's fields hold its pipes, one at a time.
+type officeProc struct {
+	procState
+	w   *officeWorker
+	pid int
+}
+
+func (p *officeProc) rootPID() int { return p.pid }
+
+// exited: soffice died while idle (OOM killer, a crash), which the helper
+// would only notice mid-job; the supervisor replaces it before the job.
+func (p *officeProc) exited() bool {
+	s := p.w.sofficePID.Load()
+	return s != 0 && !alive(int(s))
+}
+
+// newSupervisor runs w's processes: replaced after MaxJobsPerWorker jobs
+// or over MaxWorkerRSS after any job, and by office_fault.go's rule after a
+// failed one. The worker's loop starts the successor ahead of the next job.
+func (w *officeWorker) newSupervisor() *supervisor[*officeProc] {
+	return &supervisor[*officeProc]{
+		name:   "LibreOffice worker",
+		engine: "office",
+		policy: recyclePolicy{
+			maxJobs:      w.o.cfg.MaxJobsPerWorker,
+			maxRSS:       w.o.cfg.MaxWorkerRSS,
+			measureEvery: 1,
+		},
+		launch: func() (*officeProc, error) {
+			if err := w.spawn(); err != nil {
+				return nil, err
+			}
+			return &officeProc{w: w, pid: w.cmd.Process.Pid}, nil
+		},
+		stop:     func(*officeProc) { w.reap() },
+		log:      w.o.log.With("worker", w.id),
+		met:      w.o.met,
+		restarts: &w.o.restarts,
+		overMem:  overMemory,
+	}
 }
 
 func (w *officeWorker) loop() {
@@ -202,8 +248,8 @@ func (w *officeWorker) loop() {
 	var failedAt time.Time
 	for {
 		// Warm up ahead of the next job, but do not spin on a broken install.
-		if w.cmd == nil && time.Since(failedAt) > 5*time.Second {
-			if err := w.spawn(); err != nil {
+		if !w.sup.running() && time.Since(failedAt) > 5*time.Second {
+			if err := w.sup.warm(); err != nil {
 				failedAt = time.Now()
 				w.o.log.Error("LibreOffice worker failed to start", "worker", w.id, "err", err)
 			}
@@ -216,26 +262,18 @@ func (w *officeWorker) loop() {
 				j.result <- report.Wrap(report.Unavailable, j.ctx.Err(), "conversion cancelled")
 				continue
 			}
-			if p := w.sofficePID.Load(); w.cmd != nil && p != 0 && !alive(int(p)) {
-				// soffice died while idle (OOM killer, a crash): the helper
-				// would only notice mid-job. Replace it before this job.
-				w.kill("crash")
+			err, retry, started := w.attempt(j)
+			if !started {
+				failedAt = time.Now()
+				j.result <- err
+				continue
 			}
-			if w.cmd == nil {
-				if err := w.spawn(); err != nil {
-					failedAt = time.Now()
-					j.result <- engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
-					continue
-				}
-			}
-			err, retry := w.run(j)
 			if retry && j.ctx.Err() == nil {
 				w.o.log.Info("LibreOffice job retried on a fresh worker", "worker", w.id, "err", err)
 				first := err
-				if err = w.spawn(); err != nil {
+				if err, _, started = w.attempt(j); !started {
 					failedAt = time.Now()
-					err = engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start"))
-				} else if err, _ = w.run(j); crashed(first) && crashed(err) {
+				} else if crashed(first) && crashed(err) {
 					// Two workers died under this deck: the deck's fault,
 					// remembered like any other (failures.go).
 					err = report.Wrap(report.Conversion, err,
@@ -316,11 +354,11 @@ func (w *officeWorker) spawn() error {
 			replies <- sc.Text()
 		}
 	}()
-	w.cmd, w.exited, w.stdin, w.replies, w.jobs = cmd, exited, stdin, replies, 0
+	w.cmd, w.exited, w.stdin, w.replies = cmd, exited, stdin, replies
 
 	line, err := w.await(ctx)
 	if err != nil {
-		w.kill("start")
+		w.reap()
 		if s := stderr.String(); strings.Contains(s, "No module named 'uno'") {
 			return report.Errorf(report.Conversion,
 				"PowerPoint conversion needs Python with UNO: install python3-uno")
@@ -331,7 +369,7 @@ func (w *officeWorker) spawn() error {
 	}
 	var r helperReply
 	if json.Unmarshal([]byte(line), &r) != nil || !r.Ready {
-		w.kill("start")
+		w.reap()
 		return fmt.Errorf("LibreOffice helper did not start: %s", line)
 	}
 	w.pid.Store(int64(cmd.Process.Pid))
@@ -359,7 +397,6 @@ func (w *officeWorker) warmup() {
 	if err != nil {
 		w.o.log.Warn("LibreOffice warm-up failed", "worker", w.id, "err", err)
 	}
-	w.jobs = 0
 }
 
 // await returns the helper's next line, or an error when it exits or ctx ends.
@@ -377,6 +414,18 @@ func (w *officeWorker) await(ctx context.Context) (string, error) {
 	}
 }
 
+// attempt runs j on the worker's process, started first if there is none
+// (started is false, and err says why, when it cannot be).
+func (w *officeWorker) attempt(j *officeJob) (err error, retry, started bool) {
+	p, err := w.sup.acquire()
+	if err != nil {
+		return engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start")), false, false
+	}
+	err, retry = w.run(j)
+	w.sup.release(p, err == nil, false) // the policy counts converted jobs
+	return err, retry, true
+}
+
 // run converts j on this worker. retry reports a failure that was not the
 // input's (a broken worker): the worker is gone, and the job may be tried
 // once more on a fresh one (office_fault.go).
@@ -389,13 +438,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter, detect: j.detect})
 	}, &staging)
 	if err == nil {
-		w.jobs++
 		w.o.done.Add(1)
-		if w.jobs >= w.o.cfg.MaxJobsPerWorker {
-			w.kill("jobs")
-		} else if max := w.o.cfg.MaxWorkerRSS; max > 0 && overMemory(w.cmd.Process.Pid, max) {
-			w.kill("memory")
-		}
 		return nil, false
 	}
 	return w.failed(ctx, err, staging, fileSize(j.in))
@@ -448,9 +491,13 @@ func (e *sofficeDied) Error() string {
 	return fmt.Sprintf("soffice exited with status %d during the job (peak %d MiB): %s", e.status, e.peak>>20, e.msg)
 }
 
-// kill ends the helper and its soffice at once: by killing bwrap, whose
+// kill retires the worker's process for reason (office_fault.go): it is
+// stopped (reap) as soon as the job at hand is released.
+func (w *officeWorker) kill(reason string) { w.sup.retireCurrent(reason, nil) }
+
+// reap ends the helper and its soffice at once: by killing bwrap, whose
 // PID namespace dies with it, or unsandboxed by process group.
-func (w *officeWorker) kill(reason string) {
+func (w *officeWorker) reap() {
 	if w.cmd == nil {
 		return
 	}
@@ -459,14 +506,10 @@ func (w *officeWorker) kill(reason string) {
 	w.cmd, w.exited, w.stdin, w.replies = nil, nil, nil, nil
 	w.pid.Store(0)
 	w.sofficePID.Store(0)
-	if reason != "start" && reason != "close" {
-		w.o.restarts.Add(1)
-		w.o.met.restarted("office", reason)
-		w.o.log.Info("LibreOffice worker replaced", "worker", w.id, "reason", reason)
-	}
 }
 
-func (w *officeWorker) stop() { w.kill("close") }
+// stop ends the worker's process without counting a restart.
+func (w *officeWorker) stop() { w.sup.close() }
 
 // limitedWriter keeps the first n bytes, enough for an error message.
 type limitedWriter struct {

@@ -12,12 +12,9 @@ import (
 // object graph can take pdfcpu minutes and gigabytes. So it runs like the
 // engines' jobs: under the conversion gate (one of the Chromium slots, served
 // project by project), on inputs up to Config.TrimMaxBytes, in a child
-// process (the running binary with trimChildEnv set, see childproc.go) whose
+// process (the running binary as trimChildName, see childproc.go) whose
 // data segment is capped at Config.MaxWorkerRSS and which is killed at the
 // job's deadline.
-
-// trimChildEnv makes the process select pages: argv is src, ranges, out.
-const trimChildEnv = "REPORTD_TRIM_PDF_CHILD"
 
 // trimChildMaxData carries the child's RLIMIT_DATA, in bytes.
 const trimChildMaxData = "REPORTD_TRIM_PDF_MAX_DATA"
@@ -25,13 +22,6 @@ const trimChildMaxData = "REPORTD_TRIM_PDF_MAX_DATA"
 // trimChildStall makes the child wait that many milliseconds before it
 // works; tests use it to stand in for a PDF that takes pdfcpu too long.
 const trimChildStall = "REPORTD_TRIM_PDF_TEST_STALL_MS"
-
-func init() {
-	if os.Getenv(trimChildEnv) != "1" {
-		return
-	}
-	os.Exit(trimChild(os.Args[1:]))
-}
 
 // trimChild selects the pages (see childMain).
 func trimChild(args []string) int {
@@ -61,7 +51,7 @@ func (m *Manager) trimDoc(job Job, out string) error {
 	}
 	defer leave()
 	return m.runChild(childTask{
-		env:    trimChildEnv,
+		name:   trimChildName,
 		args:   []string{job.Src, job.Print.PageRanges, out},
 		start:  "cannot start the page selection",
 		slow:   "selecting pages of the PDF",

@@ -255,9 +255,8 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 		"b.html":     `<title>B</title><p>page b</p>`,
 	})
 	convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
-	m.chrome.mu.Lock()
-	pid := m.chrome.cur.pid
-	m.chrome.mu.Unlock()
+	cur, _ := m.chrome.sup.current()
+	pid := cur.pid
 	killGroup(pid)
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)

@@ -12,26 +12,16 @@ import (
 // Merging the printed pages of a site (scope=site) holds every page's PDF
 // in pdfcpu's memory at once, for up to Config.SiteMaxPages pages. Like
 // selecting pages of a stored PDF (pdfpages_proc.go), it runs in a child
-// process (childproc.go), the running binary with mergeChildEnv set, whose data segment
+// process (childproc.go), the running binary as mergeChildName, whose data segment
 // is capped at Config.MaxWorkerRSS and which is killed at the job's
 // deadline. The caller holds the job's slot of the Chromium gate.
-
-// mergeChildEnv makes the process merge PDFs: argv is out; stdin carries
-// the parts as JSON ([]sitePart).
-const mergeChildEnv = "REPORTD_MERGE_PDF_CHILD"
 
 // mergeChildStall makes the child wait until killed; tests use it to stand
 // in for a merge that takes too long.
 const mergeChildStall = "REPORTD_MERGE_PDF_TEST_STALL"
 
-func init() {
-	if os.Getenv(mergeChildEnv) != "1" {
-		return
-	}
-	os.Exit(mergeChild(os.Args[1:]))
-}
-
-// mergeChild merges (see childMain).
+// mergeChild merges (see childMain); stdin carries the parts as JSON
+// ([]sitePart).
 func mergeChild(args []string) int {
 	return childMain(os.Getenv(mergeChildStall) == "1", func() error {
 		var parts []sitePart
@@ -49,7 +39,7 @@ func (m *Manager) mergeParts(parts []sitePart, out string) error {
 		return report.Wrap(report.Internal, err, "cannot list the printed pages")
 	}
 	return m.runChild(childTask{
-		env:    mergeChildEnv,
+		name:   mergeChildName,
 		args:   []string{out},
 		stdin:  bytes.NewReader(in),
 		start:  "cannot start merging the site's pages",

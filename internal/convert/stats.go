@@ -6,11 +6,9 @@ package convert
 func (m *Manager) EngineRSS() map[string]int64 {
 	out := map[string]int64{}
 	pid := 0
-	m.chrome.mu.Lock()
-	if b := m.chrome.cur; b != nil {
+	if b, ok := m.chrome.sup.current(); ok {
 		pid = b.pid
 	}
-	m.chrome.mu.Unlock()
 	out["chromium"] = treeRSS(pid) // outside the lock: reading /proc takes a while
 	var officeRSS int64
 	for _, pool := range []*office{m.office, m.small} {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/sys/reexec"
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
@@ -39,6 +40,9 @@ var bins = testbin.NewLazy("reportd-bin-", "reportd")
 // TestMain also stops the throwaway PostgreSQL of the storage: postgres
 // tests, if one was started.
 func TestMain(m *testing.M) {
+	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
+		return
+	}
 	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
 	bins.Remove()
 	os.Exit(code)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/moby/sys/reexec"
 
 	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testbin"
@@ -32,6 +33,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
+		return
+	}
 	flag.Parse()
 	os.Exit(runMain(m))
 }
