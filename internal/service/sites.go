@@ -97,12 +97,14 @@ func ArchiveFormat(head []byte) string {
 // first bytes) declared html. The name is only a hint, one way: a name
 // ending in .html or .htm keeps the upload a single file (whose content
 // checks then apply). An archive declared as another type is refused with
-// a message saying so; pptx files are zip archives and stay single files.
+// a message saying so, unless the type's own container is that archive
+// format (a .pptx is a zip: report.TypeInfo.Container) and it stays a
+// single file.
 func IsSiteArchive(st *files.Staged, t report.FileType, fileName string) (string, error) {
 	f := ArchiveFormat(st.Head)
 	ext := strings.ToLower(path.Ext(fileName))
 	switch {
-	case f == "" || t == report.PPTX || ext == ".html" || ext == ".htm":
+	case f == "" || string(t.Info().Container) == f || ext == ".html" || ext == ".htm":
 		return "", nil
 	case t != report.HTML:
 		return "", report.Errorf(report.Validation, "the file is a %s archive, which makes a site report: a site takes fileType html, not %q", f, t)
