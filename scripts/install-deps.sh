@@ -12,11 +12,13 @@ set -euo pipefail
 # (internal/daemon runs the shipped examples/content-origin/nginx.conf with its proxy_cache
 # in front of reportd; bench compares against it); bench: wrk for side-by-side serving figures.
 # test also needs Node.js and npm (Debian's, only when no node is on PATH) and the report
-# generators internal/sitegen runs (pinned npm packages, see the end of this script).
+# generators internal/sitegen runs (pinned npm packages, see the end of this script);
+# libreoffice-writer-nogui: internal/daemon's TestTypeRowEndToEnd converts a test-only
+# docx row of the type table through Writer.
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
-test=(poppler-utils python3-coverage postgresql lintian nginx-light)
+test=(poppler-utils python3-coverage postgresql lintian nginx-light libreoffice-writer-nogui)
 bench=(wrk)
 
 want=("${runtime[@]}")
