@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // A password-protected .pptx (testdata/deck-encrypted.pptx, saved by
@@ -89,7 +89,7 @@ func TestOfficePowerPoint95(t *testing.T) {
 			t.Fatal(err)
 		}
 		pdf := convertOK(t, m, jobFor(t, report.PPT, b))
-		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdftest.Text(t, pdf))
+		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], testfixture.PDFText(t, pdf))
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // docxRow is a file type that is not public, added the way a new type is
@@ -114,7 +114,7 @@ func TestTypeRowEndToEnd(t *testing.T) {
 	}
 
 	pdf := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, rep.ID))
-	if text := pdftest.Text(t, pdf); !strings.Contains(text, "Quarterly figures from Writer") {
+	if text := testfixture.PDFText(t, pdf); !strings.Contains(text, "Quarterly figures from Writer") {
 		t.Errorf("the PDF's text is %q, want the document's paragraph", text)
 	}
 }

@@ -20,9 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // waitLong bounds every poll in these tests: generous, because a loaded
@@ -36,7 +35,7 @@ var bins = testbin.NewLazy("reportd-bin-", "reportd")
 // TestMain also stops the throwaway PostgreSQL of the storage: postgres
 // tests, if one was started.
 func TestMain(m *testing.M) {
-	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
+	code := testserver.Run(m)
 	bins.Remove()
 	os.Exit(code)
 }
