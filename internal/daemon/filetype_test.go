@@ -83,7 +83,7 @@ func TestTypeRowEndToEnd(t *testing.T) {
 	}
 
 	// The row's content rule: a zip without word/document.xml is refused.
-	st, _, e, _ = upload(httpClient, base, proj.ID, "docx", "empty.docx", zipOf(t, map[string]string{"a.txt": "a"}))
+	st, _, e, _ = upload(httpClient, base, proj.ID, "docx", "empty.docx", testfixture.Zip(t, "", map[string]string{"a.txt": "a"}))
 	if st == http.StatusCreated || e.Type != "ValidationError" || !strings.Contains(e.Error, "word/document.xml") {
 		t.Errorf("zip without word/document.xml: %d %+v, want a ValidationError naming the part", st, e)
 	}
@@ -117,21 +117,4 @@ func TestTypeRowEndToEnd(t *testing.T) {
 	if text := testfixture.PDFText(t, pdf); !strings.Contains(text, "Quarterly figures from Writer") {
 		t.Errorf("the PDF's text is %q, want the document's paragraph", text)
 	}
-}
-
-func zipOf(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	z := zip.NewWriter(&buf)
-	for name, body := range files {
-		w, err := z.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }

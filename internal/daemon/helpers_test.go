@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testfixture"
 	"github.com/reportd/reportd/internal/testserver"
 )
 
@@ -154,14 +154,7 @@ func createProject(t testing.TB, base, name string) apiProject {
 
 // multipartUpload is the body of POST /api/reports.
 func multipartUpload(project int64, fileType, name string, content []byte) (string, *bytes.Buffer) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("projectId", fmt.Sprint(project))
-	mw.WriteField("fileType", fileType)
-	fw, _ := mw.CreateFormFile("file", name)
-	fw.Write(content)
-	mw.Close()
-	return mw.FormDataContentType(), &buf
+	return testfixture.UploadBody(project, fileType, name, content, nil)
 }
 
 // upload posts one report and returns the status and decoded body.

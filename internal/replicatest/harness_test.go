@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,6 +20,7 @@ import (
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testfixture"
 	"github.com/reportd/reportd/internal/testserver"
 )
 
@@ -141,14 +141,7 @@ func createProject(t *testing.T, base, name string) project {
 }
 
 func uploadBody(projectID int64, name string, content []byte) (string, *bytes.Buffer) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("projectId", strconv.FormatInt(projectID, 10))
-	mw.WriteField("fileType", "html")
-	fw, _ := mw.CreateFormFile("file", name)
-	fw.Write(content)
-	mw.Close()
-	return mw.FormDataContentType(), &buf
+	return testfixture.UploadBody(projectID, "html", name, content, nil)
 }
 
 // upload posts an html report; errors are returned, not fatal (goroutines).
