@@ -444,7 +444,7 @@ func (s *Service) dropManifest(id int64) {
 	}
 }
 
-// collectSites runs site GC after a site was deleted (GCSites); calls
+// collectSites runs site GC after a site was deleted (gcSites); calls
 // coalesce: a caller whose manifest was already gone when a GC started
 // waits for it instead of running another. Errors are logged: the row is
 // gone already, and the next GC retries.
@@ -467,16 +467,10 @@ func (s *Service) collectSites(ctx context.Context) {
 	}
 }
 
-// GCSites removes the site content objects no manifest references and
+// gcSites removes the site content objects no manifest references and
 // older than sites.gc_grace (site.GC), under the exclusive site lock:
 // never while an ingest runs, in this daemon or (PostgreSQL) any other.
-// Deletes run it themselves; a periodic sweep may run it too.
-func (s *Service) GCSites(ctx context.Context) (site.GCStats, error) {
-	s.gcMu.Lock()
-	defer s.gcMu.Unlock()
-	return s.gcSites(ctx)
-}
-
+// The caller holds gcMu (collectSites, after a delete).
 func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
 	unlock, err := s.lockSites(ctx, true)
 	if err != nil {
