@@ -6,17 +6,19 @@ set -euo pipefail
 
 # runtime: the PDF engines, their sandbox (bubblewrap) and fonts; test: poppler (pdftotext/pdfinfo),
 # python3-coverage (real coverage.py output for internal/detect) and Debian's PostgreSQL
-# (internal/pgtest starts a throwaway server on loopback for internal/pgstore),
-# plus versitygw, an S3 server built with `go install` (internal/s3test starts it on
+# (internal/testserver starts a throwaway server on loopback for internal/pgstore),
+# plus versitygw, an S3 server built with `go install` (internal/testserver starts it on
 # loopback for internal/blob/s3store), lintian (the .deb test in internal/release) and nginx
 # (internal/daemon runs the shipped examples/content-origin/nginx.conf with its proxy_cache
 # in front of reportd; bench compares against it); bench: wrk for side-by-side serving figures.
 # test also needs Node.js and npm (Debian's, only when no node is on PATH) and the report
-# generators internal/sitegen runs (pinned npm packages, see the end of this script).
+# generators internal/sitegen runs (pinned npm packages, see the end of this script);
+# libreoffice-writer-nogui: internal/daemon's TestTypeRowEndToEnd converts a test-only
+# docx row of the type table through Writer.
 runtime=(chromium-headless-shell libreoffice-impress-nogui python3-uno bubblewrap
   fonts-noto-cjk fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito
   fonts-noto-color-emoji)
-test=(poppler-utils python3-coverage postgresql lintian nginx-light)
+test=(poppler-utils python3-coverage postgresql lintian nginx-light libreoffice-writer-nogui)
 bench=(wrk)
 
 want=("${runtime[@]}")
@@ -44,7 +46,7 @@ if ((${#missing[@]})); then
 fi
 command -v go >/dev/null || { echo "Go 1.26+ is required: https://go.dev/dl/" >&2; exit 1; }
 
-# versitygw (tests only): found where internal/s3test looks, on PATH or in
+# versitygw (tests only): found where internal/testserver looks, on PATH or in
 # GOBIN / GOPATH/bin, at this version, else built there by `go install`.
 versitygw=v1.8.0
 if [ "${1:-run}" != run ]; then

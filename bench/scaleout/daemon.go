@@ -7,16 +7,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 type bench struct {
 	bin, work string
 	sz        sizes
-	pg        *pgtest.Server
-	s3        *s3test.Server
+	pg        *testserver.PGServer
+	s3        *testserver.S3Server
 	daemons   []*testbin.Daemon
 	client    *http.Client
 	res       results

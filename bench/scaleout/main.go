@@ -10,8 +10,8 @@
 //   - one 1 GiB upload streamed through the S3 path, with the daemon's
 //     peak RSS (VmHWM) before and after.
 //
-// PostgreSQL and versitygw are the throwaway servers of internal/pgtest
-// and internal/s3test. `bash bench/run.sh` runs it; alone:
+// PostgreSQL and versitygw are the throwaway servers of internal/testserver
+// (pg.go, s3.go). `bash bench/run.sh` runs it; alone:
 //
 //	go build -o /tmp/reportd ./cmd/reportd && go run ./bench/scaleout -reportd /tmp/reportd -md /tmp/scaleout.md
 package main
@@ -27,8 +27,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/bench/internal/benchkit"
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 type sizes struct {
@@ -88,12 +87,12 @@ func run(ctx context.Context, bin, work, mdPath string, sz sizes) error {
 	}
 	start := time.Now()
 	logf("starting PostgreSQL and versitygw")
-	pg, err := pgtest.Start()
+	pg, err := testserver.StartPG()
 	if err != nil {
 		return err
 	}
 	defer pg.Stop()
-	s3, err := s3test.Start()
+	s3, err := testserver.StartS3()
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 func (r results) markdown(sz sizes) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "`go run ./bench/scaleout` took %v. PostgreSQL %s and versitygw %s run on loopback beside the daemons.\n\n",
-		r.Elapsed.Round(time.Second), "(internal/pgtest)", "(internal/s3test)")
+		r.Elapsed.Round(time.Second), "(internal/testserver)", "(internal/testserver)")
 	fmt.Fprintf(&b, "### Lists, bbolt and PostgreSQL side by side (%d projects; project 1 always holds %d reports)\n\n", sz.Projects, sz.Target)
 	b.WriteString("Stores seeded with BulkLoad (rows only: these reads open no file). One request at a time over a kept-alive connection.\n\n")
 	b.WriteString("| Endpoint | Reports in the store | bbolt p50 | bbolt p95 | PostgreSQL p50 | PostgreSQL p95 | Body |\n|---|---|---|---|---|---|---|\n")

@@ -15,11 +15,11 @@ import (
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/bucketsweep"
 	"github.com/reportd/reportd/internal/pgstore"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { testserver.Main(m) }
 
 var ctx = context.Background()
 
@@ -27,7 +27,7 @@ var ctx = context.Background()
 // contents no report has), keeps referenced and young ones, runs the extra
 // steps, and is skipped while another replica holds the lock.
 func TestSweep(t *testing.T) {
-	pg, err := pgstore.Open(ctx, pgtest.DSN(t), report.Clock{})
+	pg, err := pgstore.Open(ctx, testserver.DSN(t), report.Clock{})
 	if err != nil {
 		t.Fatal(err)
 	}

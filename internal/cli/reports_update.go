@@ -47,7 +47,7 @@ func newReportsUpdateCmd(f *Factory) *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringVar(&fileName, "file-name", "", "new file name")
-	cmd.Flags().StringVar(&fileType, "file-type", "", "new file type: html, md, pdf, ppt or pptx")
+	cmd.Flags().StringVar(&fileType, "file-type", "", "new file type: "+report.TypeNames(", ", " or "))
 	for i, m := range metaSettings {
 		cmd.Flags().StringVar(&meta[i], m.flag, "", "new "+m.flag+` ("" clears it)`)
 	}
@@ -57,8 +57,8 @@ func newReportsUpdateCmd(f *Factory) *cobra.Command {
 
 func fileTypeNames() []string {
 	var out []string
-	for _, t := range report.FileTypes {
-		out = append(out, string(t))
+	for _, t := range report.Types() {
+		out = append(out, string(t.Type))
 	}
 	return out
 }

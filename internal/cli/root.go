@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/watch"
 )
 
@@ -26,7 +27,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		Use:   "reportctl",
 		Short: "Command-line client of the Report Publishing Service (reportd)",
 		Long: `reportctl manages projects and reports on a reportd server, and uploads
-report files (html, md, pdf, ppt, pptx) from scripts and CI pipelines.
+report files (` + report.TypeNames(", ", ", ") + `) from scripts and CI pipelines.
 
 Settings come from flags, then REPORTCTL_* environment variables, then the
 config file (~/.config/reportctl/config.yaml or --config), then defaults;

@@ -53,9 +53,9 @@ only .html file, else a generated file list).
 
 Other arguments are files or glob patterns. Patterns are expanded by reportctl
 itself, so quote them; '**' matches any number of directories
-('build/**/*.html'). Glob matches keep only supported extensions (.html .md
-.pdf .ppt .pptx); the report type comes from the extension unless --type is
-given. A pattern that matches no file is an error (exit status 4) before
+('build/**/*.html'). Glob matches keep only supported extensions
+(` + report.TypeExts(" ", " ") + `); the report type comes from the extension unless
+--type is given. A pattern that matches no file is an error (exit status 4) before
 anything is uploaded, unless --allow-empty is given. A glob that picks HTML
 pages of a report site (an index.html next to data/, static/, assets/ or
 scripts, or a generator reportd recognises) gets a warning naming the
@@ -125,7 +125,7 @@ others still complete, and the exit status is that of the first failure.`,
 	fl.StringVarP(&project, "project", "p", "", "upload into project `ID`")
 	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME` (or whose slug that is, as links show it)")
 	fl.BoolVar(&o.createProject, "create-project", false, "create the --project-name project when it does not exist")
-	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: html, md, pdf, ppt or pptx (default: from the extension)")
+	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: "+report.TypeNames(", ", " or ")+" (default: from the extension)")
 	fl.IntVarP(&o.jobs, "jobs", "j", 16, "upload up to `N` files in parallel (1: one after another)")
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")

@@ -70,7 +70,7 @@ func expandPatterns(patterns []string, override report.FileType) (expansion, err
 			if typ == "" {
 				t, ok := report.TypeOfName(p)
 				if !ok {
-					return ex, usageErrorf("%s: cannot tell the report type from the extension (supported: .html .md .pdf .ppt .pptx); use --type", p)
+					return ex, usageErrorf("%s: cannot tell the report type from the extension (supported: %s); use --type", p, report.TypeExts(" ", " "))
 				}
 				typ = t
 			}

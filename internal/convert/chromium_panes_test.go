@@ -3,9 +3,9 @@ package convert
 import (
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sitegen"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // A go tool cover -html report prints every file, each under its name, not
@@ -16,7 +16,7 @@ func TestGoCoverReportPrintsEveryFile(t *testing.T) {
 	if !allPanes(src) {
 		t.Fatal("the go cover report is not recognised")
 	}
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, src)))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, src)))
 	wantText(t, text, "example.com/calc/add.go", "func Add", "example.com/calc/mul.go", "func Mul",
 		"example.com/calc/strs/strs.go", "func Shout")
 }

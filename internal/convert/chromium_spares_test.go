@@ -6,8 +6,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Pages are made ahead of jobs, ChromiumSpares of them, each in a browser
@@ -42,6 +42,6 @@ func TestSparePagesAreFreshContexts(t *testing.T) {
 		c.release(p.b, false, false)
 	}
 	full()
-	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
+	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
 	wantText(t, text, "spare page job")
 }

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func TestHTMLToPDF(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.HTML, fixture(t, "report.html")))
-	text := pdftest.Text(t, pdf)
+	text := testfixture.PDFText(t, pdf)
 	wantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
 	// Drawn by script after load: the bounded settle wait must catch it.
 	wantText(t, text, "Chart drawn by script")
@@ -69,7 +69,7 @@ func TestHTMLNetworkBlockedByDefault(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
 	m := sharedManager(t)
-	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
 	wantText(t, text, "local text")
 	if strings.Contains(text, "REMOTE-CONTENT") {
 		t.Error("remote content reached the PDF")
@@ -83,7 +83,7 @@ func TestHTMLNetworkAllowed(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
 	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
-	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
 	wantText(t, text, "REMOTE-CONTENT")
 	if hits.Load() == 0 {
 		t.Error("with AllowNetwork the page never reached the server")
@@ -104,14 +104,14 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	}
 	// The same single tab slot serves the next job.
 	m.cfg.JobTimeout = 2 * time.Minute
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
 }
 
 func TestHTMLAlertDoesNotStall(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`)))
-	wantText(t, pdftest.Text(t, pdf), "before", "after alert")
+	wantText(t, testfixture.PDFText(t, pdf), "before", "after alert")
 }
 
 func TestChromiumMissing(t *testing.T) {
@@ -140,7 +140,7 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
 	if m.chrome.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
@@ -150,5 +150,5 @@ func TestHTMLLegacyCharset(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
 }

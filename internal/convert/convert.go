@@ -303,7 +303,7 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	if err := job.Print.CheckFor(job.Type); err != nil {
 		return nil, err
 	}
-	if job.Type == report.PDF && job.Print.IsZero() {
+	if job.Type.Info().Engine == report.EnginePassthroughPDF && job.Print.IsZero() {
 		return openPDF(job.Src)
 	}
 	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
@@ -393,21 +393,22 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return diskErr(err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
-	switch {
+	// Routing by the type's engine, from the type table (report.TypeInfo).
+	switch eng := job.Type.Info().Engine; {
 	case job.Site != nil:
 		err = m.printSite(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = diskErr(cerr, "cannot write the PDF cache")
 		}
-	case job.Type == report.HTML, job.Type == report.MD:
+	case eng == report.EngineChromiumHTML, eng == report.EngineChromiumMarkdown:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = diskErr(cerr, "cannot write the PDF cache")
 		}
-	case job.Type == report.PDF: // with pageRanges, the only option a PDF takes
+	case eng == report.EnginePassthroughPDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
 		err = m.trimDoc(job, tmp.Name())
-	case job.Type == report.PPT, job.Type == report.PPTX:
+	case eng == report.EngineOffice:
 		tmp.Close()
 		if err = job.Print.CheckFor(job.Type); err != nil {
 			return err
@@ -444,8 +445,8 @@ func (m *Manager) convertDeck(job Job, out string) error {
 	}
 	defer leave()
 	src := job.Src
-	if job.Type == report.PPTX {
-		src = out + ".pptx"
+	if job.Type.Info().Container == report.ContainerZip { // an Open XML package
+		src = out + job.Type.Ext()
 		defer os.Remove(src)
 		lim := deckLimits{maxBytes: m.cfg.DeckMaxBytes, maxEntries: defaultDeckEntries,
 			ratio: defaultDeckRatio, ratioFloor: defaultDeckRatioFloor}
@@ -467,7 +468,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	}
 	defer leave()
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper), allPanes: allPanes(src)}
-	if job.Type == report.MD {
+	if job.Type.Info().Engine == report.EngineChromiumMarkdown {
 		if err := job.Print.CheckFor(job.Type); err != nil {
 			return err
 		}
@@ -486,7 +487,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 // request is a cache hit. It never blocks: when background work is already
 // at its bound, the job is left for the first request.
 func (m *Manager) Prepare(job Job) {
-	if job.Type == report.PDF {
+	if job.Type.Info().Engine == report.EnginePassthroughPDF {
 		return
 	}
 	m.mu.Lock()

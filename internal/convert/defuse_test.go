@@ -17,9 +17,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 var testLimits = deckLimits{maxBytes: 64 << 20, maxEntries: 1000, ratio: 100, ratioFloor: 1 << 20}
@@ -323,7 +323,7 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
 		t.Run(target, func(t *testing.T) {
 			pdf := convertOK(t, m, jobFor(t, report.PPTX, linkedDeck(t, target)))
-			wantText(t, pdftest.Text(t, pdf), "Slide one", "Slide two")
+			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Slide two")
 			if n := pdfImages(t, pdf); n != 0 {
 				t.Errorf("the PDF holds %d images; the linked picture was fetched", n)
 			}

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -61,7 +60,7 @@ func TestDiskFullDuringConversion(t *testing.T) {
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, job)), "paragraph 399")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "paragraph 399")
 }
 
 // A site whose files cannot be read (the bucket or store is down) fails
@@ -98,7 +97,7 @@ func TestSiteStorageFaultIsNotTheReports(t *testing.T) {
 				t.Errorf("%s down, scope %q: message %q", down, scope, re.Message)
 			}
 			outage.Store(false)
-			wantText(t, pdftest.Text(t, convertOK(t, m, job)), "data loaded")
+			wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "data loaded")
 		}
 	}
 }

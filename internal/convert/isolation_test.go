@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Attack documents from the red team's findings: each tries to leave work
@@ -44,7 +44,7 @@ func TestHTMLJobsAreIsolated(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// One page at a time: every job runs in the same browser.
 			m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
-			text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte(attack))))
+			text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(attack))))
 			wantText(t, text, "ATTACKER "+name)
 			if name == "popup" {
 				wantText(t, text, "POPUP-BLOCKED")
@@ -55,7 +55,7 @@ func TestHTMLJobsAreIsolated(t *testing.T) {
 				if i%2 == 1 {
 					doc += victimScript
 				}
-				text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
+				text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
 				wantText(t, text, own)
 				for _, bad := range []string{"INJECTED", "ATTACKER", "victim number"} {
 					if strings.Count(text, bad) != strings.Count(own, bad) {
@@ -78,7 +78,7 @@ func TestMarkdownRunsNoScript(t *testing.T) {
 	if err := m.chrome.print(testCtx(t), []byte(doc), printOpts{params: markdownPrintParams("A4"), noScript: true}, &out); err != nil {
 		t.Fatal(err)
 	}
-	text := pdftest.Text(t, out.Bytes())
+	text := testfixture.PDFText(t, out.Bytes())
 	wantText(t, text, "static part")
 	if strings.Contains(text, "RAN-BY") {
 		t.Errorf("script ran in a no-script print:\n%s", text)
@@ -115,7 +115,7 @@ pc.createOffer().then((o) => pc.setLocalDescription(o));
 setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>gathered</p>'), 1500);
 </script>`, port)
 	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
-	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
+	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
 	wantText(t, text, "webrtc", "gathered")
 	conn.Close()
 	if n := <-got; n != 0 {
@@ -167,7 +167,7 @@ func TestHTMLCannotReadFiles(t *testing.T) {
 	doc := fmt.Sprintf(`<p>local</p><iframe src="file://%[1]s"></iframe><script>
 fetch("file://%[1]s").then(r => r.text()).then(t => document.body.append(t), () => document.body.append("fetch-refused"));
 </script>`, secret)
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, []byte(doc))))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, []byte(doc))))
 	wantText(t, text, "local", "fetch-refused")
 	if strings.Contains(text, "TOP-SECRET") {
 		t.Error("a report read a local file")

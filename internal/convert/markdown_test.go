@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func TestRenderMarkdownDropsRawHTML(t *testing.T) {
@@ -42,7 +42,7 @@ func TestMarkdownToPDF(t *testing.T) {
 	needChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.MD, fixture(t, "report.md")))
-	text := pdftest.Text(t, pdf)
+	text := testfixture.PDFText(t, pdf)
 	wantText(t, text, "Monthly summary", "Figures", "Region", "Revenue", "North", "bold text",
 		"Café résumé", "你好世界", "hello from a code block", "The footnote text", "collect data")
 	if !strings.Contains(strings.ReplaceAll(text, " ", ""), "1/1") {
@@ -74,7 +74,7 @@ func TestMarkdownPathologyIsBounded(t *testing.T) {
 			t.Errorf("message %q lacks %q", re.Message, s)
 		}
 	}
-	text := pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
+	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
 	wantText(t, text, "After", "still converts")
 }
 

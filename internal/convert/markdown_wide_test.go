@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Nothing of a Markdown source may be lost at the page's right edge: every
@@ -37,7 +37,7 @@ func TestMarkdownWideContentIsNotCut(t *testing.T) {
 	fmt.Fprintf(&src, "\nA long word: %s and a link %s.\n\nWeather: ☀️ and a rocket 🚀.\n", long, url)
 
 	pdf := convertOK(t, sharedManager(t), jobFor(t, report.MD, []byte(src.String())))
-	text := pdftest.Text(t, pdf)
+	text := testfixture.PDFText(t, pdf)
 	for _, h := range head {
 		wantText(t, text, h)
 	}

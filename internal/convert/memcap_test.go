@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // A page whose Web Workers allocate memory without end is stopped while
@@ -25,7 +25,7 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	// deadline, a minute): the workers grow meanwhile.
 	job.Print.WaitForSelector = "#never"
 	warm := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
-	wantText(t, pdftest.Text(t, warm), "warm")
+	wantText(t, testfixture.PDFText(t, warm), "warm")
 	browser, _ := m.chrome.sup.current()
 
 	start := time.Now()
@@ -40,7 +40,7 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 		t.Errorf("the job ran %s: it was not stopped while it ran", took)
 	}
 
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
 	cur, _ := m.chrome.sup.current()
 	same := cur == browser
 	if !same || m.chrome.restarts.Load() != 0 {

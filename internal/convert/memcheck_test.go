@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // largeMarkdown is a Markdown report of more than n bytes of plain paragraphs.
@@ -34,16 +34,16 @@ func TestChromiumMemoryCheckedAfterLargeJob(t *testing.T) {
 	// A lower bar than the default 1 MiB keeps the "large" job a few seconds
 	// of work on a loaded machine; the path is the same.
 	m.chrome.largeJob = 128 << 10
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))), "first")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))), "first")
 	if n := m.chrome.restarts.Load(); n != 0 {
 		t.Fatalf("restarts after a small job = %d, want 0", n)
 	}
 	big := largeMarkdown(m.chrome.largeJob + 1)
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, big))), "The last paragraph.")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, big))), "The last paragraph.")
 	if n := m.chrome.restarts.Load(); n != 1 {
 		t.Fatalf("restarts after a large job over the memory bound = %d, want 1", n)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
 }
 
 // A browser left idle over the memory bound is replaced without waiting for
@@ -66,5 +66,5 @@ func TestChromiumMemoryCheckedWhenIdle(t *testing.T) {
 	if got := testutil.ToFloat64(m.met.restarts.WithLabelValues("chromium", "memory")); got != 1 {
 		t.Errorf("reportd_pdf_engine_restarts_total{engine=chromium,reason=memory} = %v, want 1", got)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
 }

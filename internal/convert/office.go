@@ -70,24 +70,26 @@ type officeJob struct {
 	ctx    context.Context
 	in     string
 	out    string
-	filter string
-	detect bool // a .ppt: LibreOffice's type detection may pick another presentation filter
+	office report.Office // import filter, fallback to type detection, document service, export filter
 	result chan error
 }
 
-// filters name LibreOffice's import filter for each type, so that a file is
-// never opened as something else (a fake .pptx that is really text would
-// otherwise open in Writer and "convert" fine). A .ppt that this filter
-// cannot load (PowerPoint 95 or 4.0: LibreOffice's "PowerPoint 3" filter) is
-// loaded with the filter LibreOffice's type detection picks, if that filter
-// makes a presentation (officeDetect); a Word or Excel file is still refused.
-var officeFilters = map[report.FileType]string{
-	report.PPTX: "Impress MS PowerPoint 2007 XML",
-	report.PPT:  "MS PowerPoint 97",
+// officeOf returns how LibreOffice loads and exports a type: the type
+// table's Office row (report.TypeInfo). The import filter is named so
+// that a file is never opened as something else (a fake .pptx that is
+// really text would otherwise open in Writer and "convert" fine). A .ppt
+// that its filter cannot load (PowerPoint 95 or 4.0: LibreOffice's
+// "PowerPoint 3" filter) is loaded with the filter LibreOffice's type
+// detection picks (Office.Detect), if that filter makes the row's document
+// service; a Word or Excel file is still refused.
+func officeOf(t report.FileType) report.Office {
+	o := t.Info().Office
+	o.Detect = o.Detect && !officeNoDetect.Load()
+	return o
 }
 
-// officeDetect: the types whose files may fall back to type detection.
-var officeDetect = map[report.FileType]bool{report.PPT: true}
+// officeNoDetect turns the type detection fallback off, for a test's control.
+var officeNoDetect atomic.Bool
 
 // newOffice makes a pool of n workers named name-0, name-1, ... (their
 // directories under workDir, and the pool's queue metric).
@@ -159,7 +161,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 		return err
 	}
 	o.start()
-	j := &officeJob{ctx: ctx, in: in, out: out, filter: officeFilters[typ], detect: officeDetect[typ], result: make(chan error, 1)}
+	j := &officeJob{ctx: ctx, in: in, out: out, office: officeOf(typ), result: make(chan error, 1)}
 	select {
 	case o.jobs <- j: // never blocks: the gate bounds the jobs to the workers' number
 	case <-o.quit:
@@ -393,7 +395,7 @@ func (w *officeWorker) warmup() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
 	defer cancel()
-	err := w.exchange(ctx, &officeJob{in: in, out: in + ".pdf", filter: officeFilters[report.PPTX]})
+	err := w.exchange(ctx, &officeJob{in: in, out: in + ".pdf", office: officeOf(report.PPTX)})
 	if err != nil {
 		w.o.log.Warn("LibreOffice warm-up failed", "worker", w.id, "err", err)
 	}
@@ -435,7 +437,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 	defer cancel()
 	var staging bool
 	err = w.staged(j, func(in, out string) error {
-		return w.exchange(ctx, &officeJob{in: in, out: out, filter: j.filter, detect: j.detect})
+		return w.exchange(ctx, &officeJob{in: in, out: out, office: j.office})
 	}, &staging)
 	if err == nil {
 		w.o.done.Add(1)
@@ -447,7 +449,8 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 // exchange sends one job and reads its answer. A *report.Error means the
 // helper answered that the document could not be converted.
 func (w *officeWorker) exchange(ctx context.Context, j *officeJob) error {
-	b, _ := json.Marshal(map[string]any{"in": j.in, "out": j.out, "filter": j.filter, "detect": j.detect})
+	b, _ := json.Marshal(map[string]any{"in": j.in, "out": j.out, "filter": j.office.Filter, "detect": j.office.Detect,
+		"service": j.office.Service, "export": j.office.Export})
 	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // A password-protected .pptx (testdata/deck-encrypted.pptx, saved by
@@ -73,8 +73,8 @@ func TestOfficePowerPoint95(t *testing.T) {
 	}
 
 	// The control: the "MS PowerPoint 97" filter alone cannot read it.
-	officeDetect[report.PPT] = false
-	defer func() { officeDetect[report.PPT] = true }()
+	officeNoDetect.Store(true)
+	defer officeNoDetect.Store(false)
 	_, err := m.PDF(testCtx(t), jobFor(t, report.PPT, append(deck, 0)))
 	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("without type detection: %v, want the deck refused as damaged", err)
@@ -83,13 +83,13 @@ func TestOfficePowerPoint95(t *testing.T) {
 	// A genuine PowerPoint 95 file, when one is at hand (e.g. Apache POI's
 	// test-data/slideshow/PPT95.ppt; none is committed).
 	if path := os.Getenv("REPORTD_TEST_PPT95"); path != "" {
-		officeDetect[report.PPT] = true
+		officeNoDetect.Store(false)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pdf := convertOK(t, m, jobFor(t, report.PPT, b))
-		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], pdftest.Text(t, pdf))
+		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], testfixture.PDFText(t, pdf))
 	}
 }
 

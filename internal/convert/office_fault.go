@@ -66,7 +66,7 @@ func (w *officeWorker) probe() bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.o.cfg.JobTimeout)
 	defer cancel()
-	err := w.exchange(ctx, &officeJob{in: in, out: in + ".pdf", filter: officeFilters[report.PPTX]})
+	err := w.exchange(ctx, &officeJob{in: in, out: in + ".pdf", office: officeOf(report.PPTX)})
 	if err == nil {
 		_, err = os.Stat(in + ".pdf")
 	}

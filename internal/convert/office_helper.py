@@ -1,13 +1,16 @@
-# reportd office helper: keeps one LibreOffice warm and converts slides to PDF.
+# reportd office helper: keeps one LibreOffice warm and converts documents to PDF.
 #
 # Runs on Debian's /usr/bin/python3 (the one with python3-uno). reportd starts
 # it in its own process group with: helper.py SOFFICE PROFILE_URL PIPE_NAME
 # [DATA_LIMIT]: soffice's heap is capped at DATA_LIMIT bytes (0: no cap).
 # It starts soffice as its child (same group, so one kill ends both), connects
 # over a named UNO pipe, prints one JSON line {"ready":true,"pid":N}, then reads
-# one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME,"detect":BOOL}
-# (detect: if the filter cannot load the file, use the presentation filter
-# LibreOffice's type detection picks) and answers each with one JSON line
+# one JSON job per stdin line {"in":PATH,"out":PATH,"filter":NAME,"detect":BOOL,
+# "service":NAME,"export":NAME} (filter: the import filter; service: the
+# document service the file must load as; export: the PDF export filter, all
+# from reportd's type table; detect: if the filter cannot load the file, use
+# the filter LibreOffice's type detection picks if it makes that service)
+# and answers each with one JSON line
 # {"ok":true} or {"ok":false,"error":TEXT} ("encrypted":true when LibreOffice
 # said the file is password-protected); when
 # soffice died during the job the answer has "died":true, its exit "status" and
@@ -87,13 +90,14 @@ def main():
         doc = None
         try:
             job = json.loads(line)
+            service = job.get("service") or PRESENTATION
             t0 = time.monotonic()
             # Never run macros, never fetch linked content: decks are user uploads.
             load = props(Hidden=True, ReadOnly=True, FilterName=job["filter"],
                          MacroExecutionMode=0, UpdateDocMode=0)
             url = uno.systemPathToFileUrl(job["in"])
             try:
-                doc = load_into_model(smgr, ctx, load + props(URL=url))
+                doc = load_into_model(smgr, ctx, service, load + props(URL=url))
             except Exception as e:
                 if encrypted(e) or not job.get("detect"):
                     raise
@@ -102,16 +106,16 @@ def main():
                 # filter, and take it only if it makes a presentation.
                 close(doc)
                 doc = None
-                other = presentation_filter(smgr, ctx, url)
+                other = detected_filter(smgr, ctx, service, url)
                 if other is None or other == job["filter"]:
                     raise
-                doc = load_into_model(smgr, ctx, props(
+                doc = load_into_model(smgr, ctx, service, props(
                     Hidden=True, ReadOnly=True, FilterName=other,
                     MacroExecutionMode=0, UpdateDocMode=0, URL=url))
-            if not doc.supportsService("com.sun.star.presentation.PresentationDocument"):
-                raise RuntimeError("the file is not a presentation")
+            if not doc.supportsService(service):
+                raise RuntimeError("the file is not a %s" % KINDS.get(service, "document of its type"))
             t1 = time.monotonic()
-            doc.storeToURL(uno.systemPathToFileUrl(job["out"]), props(FilterName="impress_pdf_Export"))
+            doc.storeToURL(uno.systemPathToFileUrl(job["out"]), props(FilterName=job.get("export") or "impress_pdf_Export"))
             # Answer first, then close: the PDF is complete, and the caller
             # need not wait for the teardown (the next job on this worker does).
             reply({"ok": True, "load_ms": round((t1 - t0) * 1000, 1),
@@ -145,13 +149,28 @@ def main():
     return 0
 
 
-def load_into_model(smgr, ctx, media):
-    # Load into a bare document model: no frame, view or controller
-    # (which loadComponentFromURL builds even when hidden). The PDF
-    # export renders from the model alone; this saves ~25 ms a deck.
-    doc = smgr.createInstanceWithContext("com.sun.star.presentation.PresentationDocument", ctx)
+PRESENTATION = "com.sun.star.presentation.PresentationDocument"
+
+# What a file that did not load as its service is not, for the error.
+KINDS = {PRESENTATION: "presentation", "com.sun.star.text.TextDocument": "text document"}
+
+
+def load_into_model(smgr, ctx, service, media):
+    # A presentation loads into a bare document model: no frame, view or
+    # controller (which loadComponentFromURL builds even when hidden). Its
+    # PDF export renders from the model alone; this saves ~25 ms a deck.
+    # Other services (Writer) lay their pages out in a view: the desktop
+    # loads them, hidden, with the same filter and media descriptor.
+    if service != PRESENTATION:
+        desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        url = [p.Value for p in media if p.Name == "URL"][0]
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(p for p in media if p.Name != "URL"))
+        if doc is None:
+            raise RuntimeError("LibreOffice could not load the %s" % KINDS.get(service, "document"))
+        return doc
+    doc = smgr.createInstanceWithContext(service, ctx)
     if doc is None:
-        raise RuntimeError("LibreOffice could not create a presentation")
+        raise RuntimeError("LibreOffice could not create a %s (is its module installed?)" % KINDS.get(service, service))
     try:
         doc.load(media)
     except Exception:
@@ -160,10 +179,10 @@ def load_into_model(smgr, ctx, media):
     return doc
 
 
-def presentation_filter(smgr, ctx, url):
+def detected_filter(smgr, ctx, service, url):
     # The import filter LibreOffice's own (deep) type detection picks for
-    # the file, if that filter makes a presentation; else None. A Word or
-    # Excel OLE2 file named .ppt is thus still refused.
+    # the file, if that filter makes a document of service; else None. A
+    # Word or Excel OLE2 file named .ppt is thus still refused.
     try:
         td = smgr.createInstanceWithContext("com.sun.star.document.TypeDetection", ctx)
         typ, _ = td.queryTypeByDescriptor(props(URL=url), True)
@@ -174,7 +193,7 @@ def presentation_filter(smgr, ctx, url):
             return None
         ff = smgr.createInstanceWithContext("com.sun.star.document.FilterFactory", ctx)
         f = {p.Name: p.Value for p in ff.getByName(name)}
-        if f.get("DocumentService") != "com.sun.star.presentation.PresentationDocument":
+        if f.get("DocumentService") != service:
             return None
         if not int(f.get("Flags", 0)) & 1:  # an import filter (SfxFilterFlags::IMPORT)
             return None

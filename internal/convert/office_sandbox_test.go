@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // linkedPPT builds a binary .ppt (which no OOXML defusing reaches) whose
@@ -133,7 +133,7 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 
 	m := newManager(t, nil)
 	pdf := convertOK(t, m, jobFor(t, report.PPT, ppt))
-	wantText(t, pdftest.Text(t, pdf), "Slide one")
+	wantText(t, testfixture.PDFText(t, pdf), "Slide one")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the sandboxed engine fetched the linked URL %d times", n)
 	}

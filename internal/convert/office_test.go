@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func TestPresentationToPDF(t *testing.T) {
@@ -24,7 +24,7 @@ func TestPresentationToPDF(t *testing.T) {
 			if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 				t.Errorf("pages %q, want 3, one per slide", pages)
 			}
-			wantText(t, pdftest.Text(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
+			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
 		})
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // printJob is a job for content printed with the options of query q.
@@ -66,7 +66,7 @@ func TestPrintOptionsPageRanges(t *testing.T) {
 	if n := pdfInfo(t, pdf)["Pages"]; n != "1" {
 		t.Errorf("pageRanges=2: %s pages, want 1", n)
 	}
-	text := pdftest.Text(t, pdf)
+	text := testfixture.PDFText(t, pdf)
 	if !strings.Contains(text, "page two") || strings.Contains(text, "page one") {
 		t.Errorf("pageRanges=2 printed %q", text)
 	}
@@ -138,9 +138,9 @@ func TestPrintOptionsWaitForSelector(t *testing.T) {
 		const p = document.createElement('p'); p.id = 'late'; p.textContent = 'LATE ELEMENT';
 		document.body.appendChild(p)}, 300)</script>`)
 	pdf := convertOK(t, m, printJob(t, report.HTML, late, "waitForSelector=%23late"))
-	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
+	wantText(t, testfixture.PDFText(t, pdf), "LATE ELEMENT")
 	pdf = convertOK(t, m, printJob(t, report.HTML, late, "waitForExpression=document.querySelector('%23late')"))
-	wantText(t, pdftest.Text(t, pdf), "LATE ELEMENT")
+	wantText(t, testfixture.PDFText(t, pdf), "LATE ELEMENT")
 }
 
 // waitForExpression runs inside the report before it is printed, and may
@@ -163,7 +163,7 @@ func TestWaitForExpressionCannotForgeOrLeak(t *testing.T) {
 		}
 	}
 	// The report still prints as it is.
-	text := pdftest.Text(t, convertOK(t, m, printJob(t, report.HTML, victim, "")))
+	text := testfixture.PDFText(t, convertOK(t, m, printJob(t, report.HTML, victim, "")))
 	wantText(t, text, "3 tests failed")
 	if strings.Contains(text, "FORGED") {
 		t.Fatalf("the PDF was forged: %q", text)
@@ -231,7 +231,7 @@ func TestPrintOptionsPDFPageRanges(t *testing.T) {
 	if n := pdfInfo(t, pdf)["Pages"]; n != "1" {
 		t.Errorf("pageRanges=2 of a stored 3-page PDF: %s pages, want 1", n)
 	}
-	if text := pdftest.Text(t, pdf); !strings.Contains(text, "page two") || strings.Contains(text, "page three") {
+	if text := testfixture.PDFText(t, pdf); !strings.Contains(text, "page two") || strings.Contains(text, "page three") {
 		t.Errorf("pageRanges=2 kept %q", text)
 	}
 	if n := pdfInfo(t, convertOK(t, m, printJob(t, report.PDF, three, "pageRanges=1,3-9")))["Pages"]; n != "2" {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // closeFunc is an io.ReadCloser whose Close runs done after closing rc.
@@ -57,7 +57,7 @@ Promise.all(Array.from({length: ` + strconv.Itoa(asks) + `}, (_, i) => fetch("bi
 		}
 		return closeFunc{rc, done}, ct, nil
 	}
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), job))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), job))
 	wantText(t, text, "got "+strconv.Itoa(asks))
 	mu.Lock()
 	defer mu.Unlock()
@@ -91,7 +91,7 @@ Promise.all(["sub/..%2F..%2F..%2Fsecret.txt", "..%2fsecret.txt", "/a/%2e%2e%2F%2
 		mu.Unlock()
 		return files(ctx, p)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, sharedManager(t), job)), "statuses 200 200 200")
+	wantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), job)), "statuses 200 200 200")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range asked {

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sitegen"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // coverageSite generates a real coverage.py HTML report (Debian's
@@ -70,14 +70,14 @@ func TestSiteCoveragePy(t *testing.T) {
 	start := time.Now()
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", ""))
 	tEntry := time.Since(start)
-	text := pdftest.Text(t, entry)
+	text := testfixture.PDFText(t, entry)
 	wantText(t, text, "Total", total)
 	wantText(t, text, mods...)
 
 	start = time.Now()
 	all := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", report.ScopeSite))
 	tSite := time.Since(start)
-	text = pdftest.Text(t, all)
+	text = testfixture.PDFText(t, all)
 	wantText(t, text, "Total", total)
 	for _, mod := range mods {
 		wantText(t, text, "Coverage for "+mod)
@@ -85,7 +85,7 @@ func TestSiteCoveragePy(t *testing.T) {
 	wantText(t, text, "def alpha_sign(x):", "def delta_sign(x):")
 
 	pages, _ := filepath.Glob(filepath.Join(dir, "*.html"))
-	titles := pdftest.Outline(t, all)
+	titles := testfixture.PDFOutline(t, all)
 	if len(titles) != len(pages) {
 		t.Errorf("outline has %d entries, the site %d pages: %q", len(titles), len(pages), titles)
 	}
@@ -114,15 +114,15 @@ func TestSiteGoCoverParts(t *testing.T) {
 	needChromium(t)
 	gc := sitegen.GoCover(t)
 	pdf := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", report.ScopeSite))
-	wantText(t, pdftest.Text(t, pdf), "func Add", "func Mul", "func Shout")
-	titles := pdftest.Outline(t, pdf)
+	wantText(t, testfixture.PDFText(t, pdf), "func Add", "func Mul", "func Shout")
+	titles := testfixture.PDFOutline(t, pdf)
 	if len(titles) != 3 || !strings.Contains(titles[0], "add.go") || !strings.Contains(titles[1], "mul.go") ||
 		!strings.Contains(titles[2], "strs.go") {
 		t.Errorf("outline %q, want one bookmark per file (add.go, mul.go, strs.go)", titles)
 	}
 	// The entry print of the same file shows every pane at once.
 	entry := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", ""))
-	wantText(t, pdftest.Text(t, entry), "func Add", "func Mul", "func Shout")
+	wantText(t, testfixture.PDFText(t, entry), "func Add", "func Mul", "func Shout")
 }
 
 // A page's fetch and XHR of the site's own files work (a missing one is a
@@ -148,7 +148,7 @@ fetch("data/missing.json").then(r => { document.getElementById("gone").textConte
 		"data/y.txt":   `seventeen`,
 		"lib/word.mjs": `export const word = "hello";`,
 	})
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
 	wantText(t, text, "fetched forty-two", "xhr seventeen", "missing answered 404", "module says hello")
 	if strings.Contains(text, "waiting") {
 		t.Errorf("printed before the data was drawn:\n%s", text)
@@ -177,7 +177,7 @@ fetch("` + outside + `/data").then(r => r.text()).then(t => { out.textContent = 
   () => { out.textContent = "outside blocked"; });
 </script>`,
 	})
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
 	wantText(t, text, "outside blocked")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the outside server was hit %d times", n)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Sites written by the JavaScript report generators that draw themselves
@@ -83,10 +83,10 @@ test.skip('needs a printer', async () => {});
 	runTool(t, dir, false, nil, allure, "generate", results, "--output", filepath.Join(dir, "allure-report"))
 	m := sharedManager(t)
 
-	text := pdftest.Text(t, convertOK(t, m, siteJobFor(t, html, "index.html", "playwright", "")))
+	text := testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, html, "index.html", "playwright", "")))
 	wantText(t, text, "adds numbers", "multiplies wrongly", "calc.spec.js", "Passed", "Failed", "Skipped")
 
-	text = pdftest.Text(t, convertOK(t, m, siteJobFor(t, filepath.Join(dir, "allure-report"), "index.html", "allure", "")))
+	text = testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, filepath.Join(dir, "allure-report"), "index.html", "allure", "")))
 	wantText(t, text, "Allure Report", "adds numbers", "multiplies wrongly")
 }
 
@@ -102,7 +102,7 @@ describe('Calculator suite', () => {
 });
 `})
 	runTool(t, dir, true, nil, mocha, "--reporter", "mochawesome", "--reporter-options", "reportDir=out,reportFilename=index", "test")
-	text := pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, filepath.Join(dir, "out"), "index.html", "mochawesome", "")))
+	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, filepath.Join(dir, "out"), "index.html", "mochawesome", "")))
 	wantText(t, text, "Calculator suite", "adds two numbers", "divides badly", "AssertionError")
 }
 
@@ -130,9 +130,9 @@ func TestSiteC8Tree(t *testing.T) {
 	more, _ := filepath.Glob(filepath.Join(out, "*", "*", "*.html"))
 	n := 1 + len(pages) + len(more) // index.html, then folders and files
 	pdf := convertOK(t, sharedManager(t), siteJobFor(t, out, "index.html", "istanbul", report.ScopeSite))
-	titles := pdftest.Outline(t, pdf)
+	titles := testfixture.PDFOutline(t, pdf)
 	if len(titles) != n {
 		t.Errorf("outline has %d entries, the report %d pages: %q", len(titles), n, titles)
 	}
-	wantText(t, pdftest.Text(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
+	wantText(t, testfixture.PDFText(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
 }

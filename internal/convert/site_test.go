@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // dirFiles serves a site from a real directory, confined to it (os.Root),
@@ -85,14 +85,14 @@ func TestSiteLinksBreadthFirst(t *testing.T) {
 	})
 	m := sharedManager(t)
 	pdf := convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))
-	got := fmt.Sprint(pdftest.Outline(t, pdf))
+	got := fmt.Sprint(testfixture.PDFOutline(t, pdf))
 	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee", "Über"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
-	wantText(t, pdftest.Text(t, pdf), "page one", "page two", "page three", "page four", "page five")
+	wantText(t, testfixture.PDFText(t, pdf), "page one", "page two", "page three", "page four", "page five")
 
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
-	if text := pdftest.Text(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
+	if text := testfixture.PDFText(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
 		t.Errorf("the entry PDF holds another page:\n%s", text)
 	}
 }
@@ -107,7 +107,7 @@ func TestSiteMaxPages(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	m := newManager(t, func(c *Config) { c.SiteMaxPages = 2 })
-	got := fmt.Sprint(pdftest.Outline(t, convertOK(t, m, siteJobFor(t, dir, "p0.html", "", report.ScopeSite))))
+	got := fmt.Sprint(testfixture.PDFOutline(t, convertOK(t, m, siteJobFor(t, dir, "p0.html", "", report.ScopeSite))))
 	if want := fmt.Sprint([]string{"P0", "P1"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
@@ -183,7 +183,7 @@ func TestSiteCachedPerScope(t *testing.T) {
 	if reads.Load() == n {
 		t.Error("scope=site was answered from the entry's cache file")
 	}
-	if got := pdftest.Outline(t, all); len(got) != 2 {
+	if got := testfixture.PDFOutline(t, all); len(got) != 2 {
 		t.Errorf("outline %q, want two pages", got)
 	}
 	n = reads.Load()
@@ -205,14 +205,14 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	})
 	m := sharedManager(t)
 	job := siteJobFor(t, dir, "index.html", "", "")
-	if text := pdftest.Text(t, convertOK(t, m, job)); bytes.Contains([]byte(text), []byte("drawn late")) {
+	if text := testfixture.PDFText(t, convertOK(t, m, job)); bytes.Contains([]byte(text), []byte("drawn late")) {
 		t.Skip("the page drew before the print without any wait; the machine is too slow for this test's timer")
 	}
 	job = siteJobFor(t, dir, "index.html", "", "")
 	job.Print.WaitForSelector = "#done"
-	wantText(t, pdftest.Text(t, convertOK(t, m, job)), "drawn late")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "drawn late")
 	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
-	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
 
 // Requests quiet.js does not see in the page (a worker's timers and
@@ -241,7 +241,7 @@ hop("0.json").then(w => postMessage(w));`,
 		files[fmt.Sprintf("data/%d.json", i)] = "{" + next + "}"
 	}
 	writeFiles(t, dir, files)
-	wantText(t, pdftest.Text(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
+	wantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
 }
 
 // A browser killed between jobs is replaced when a site job finds it dead,
@@ -261,7 +261,7 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 	for alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
 	if m.chrome.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
 	}
@@ -282,5 +282,5 @@ func TestSitePageDeadline(t *testing.T) {
 	if !strings.Contains(re.Message, "hang.html") || !strings.Contains(re.Message, "timed out") {
 		t.Errorf("message %q does not name the page and the deadline", re.Message)
 	}
-	wantText(t, pdftest.Text(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // hostileSite writes a site of n pages, each linking to the next ones and
@@ -83,7 +83,7 @@ func TestSiteWalksShareTheEngine(t *testing.T) {
 		start := time.Now()
 		pdf := convertOK(t, m, job)
 		took := time.Since(start)
-		wantText(t, pdftest.Text(t, pdf), fmt.Sprintf("quick %d", i))
+		wantText(t, testfixture.PDFText(t, pdf), fmt.Sprintf("quick %d", i))
 		t.Logf("one-page PDF %d while three hostile walks run: %s", i, took)
 		// Generous: a walk holding a slot for its whole budget would
 		// make this wait minutes; a page's turn is 4 s.
@@ -132,7 +132,7 @@ func TestSiteWalkFailureIsTheReports(t *testing.T) {
 	// The entry print is not a walk: it is not refused.
 	entry := job
 	entry.Print = report.PrintOptions{}
-	wantText(t, pdftest.Text(t, convertOK(t, m, entry)), "hostile page 0")
+	wantText(t, testfixture.PDFText(t, convertOK(t, m, entry)), "hostile page 0")
 }
 
 // waitUntil polls cond until it holds or limit passes.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Merging a site's pages runs in a child that is killed at the deadline
@@ -35,7 +35,7 @@ func TestSiteMergeBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		pdf, _ := os.ReadFile(out)
-		if got := pdftest.Outline(t, pdf); len(got) != 2 || got[0] != "One" || got[1] != "Two" {
+		if got := testfixture.PDFOutline(t, pdf); len(got) != 2 || got[0] != "One" || got[1] != "Two" {
 			t.Errorf("outline %q", got)
 		}
 	})

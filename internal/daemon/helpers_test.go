@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -24,9 +23,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testfixture"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // waitLong bounds every poll in these tests: generous, because a loaded
@@ -43,7 +42,7 @@ func TestMain(m *testing.M) {
 	if reexec.Init() { // a conversion child (internal/convert/reexec.go)
 		return
 	}
-	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
+	code := testserver.Run(m)
 	bins.Remove()
 	os.Exit(code)
 }
@@ -162,14 +161,7 @@ func createProject(t testing.TB, base, name string) apiProject {
 
 // multipartUpload is the body of POST /api/reports.
 func multipartUpload(project int64, fileType, name string, content []byte) (string, *bytes.Buffer) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("projectId", fmt.Sprint(project))
-	mw.WriteField("fileType", fileType)
-	fw, _ := mw.CreateFormFile("file", name)
-	fw.Write(content)
-	mw.Close()
-	return mw.FormDataContentType(), &buf
+	return testfixture.UploadBody(project, fileType, name, content, nil)
 }
 
 // upload posts one report and returns the status and decoded body.

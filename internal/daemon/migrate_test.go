@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,18 +70,9 @@ func makeBoltDeployment(t *testing.T) *boltDeployment {
 		return b
 	}
 	up := func(project int64, typ, name string, content []byte, meta map[string]string) apiReport {
-		var buf bytes.Buffer
-		mw := multipart.NewWriter(&buf)
-		mw.WriteField("projectId", fmt.Sprint(project))
-		mw.WriteField("fileType", typ)
-		for k, v := range meta {
-			mw.WriteField(k, v)
-		}
-		fw, _ := mw.CreateFormFile("file", name)
-		fw.Write(content)
-		mw.Close()
+		ct, buf := testfixture.UploadBody(project, typ, name, content, meta)
 		var r apiReport
-		b := send("POST", "/api/reports", mw.FormDataContentType(), &buf)
+		b := send("POST", "/api/reports", ct, buf)
 		if err := jsonUnmarshal(b, &r); err != nil {
 			t.Fatal(err)
 		}

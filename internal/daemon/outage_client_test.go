@@ -11,8 +11,8 @@ import (
 
 	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // TestClientRetriesThroughPostgresOutage: an upload by reportctl's client
@@ -20,7 +20,7 @@ import (
 // conventional mode), retries, and lands exactly once when the database is
 // back; the daemon keeps running throughout.
 func TestClientRetriesThroughPostgresOutage(t *testing.T) {
-	pg, dsn := pgtest.Own(t)
+	pg, dsn := testserver.OwnPG(t)
 	c := testConfig(t, t.TempDir())
 	c.Storage, c.Postgres.DSN, c.ErrorStatus = config.StoragePostgres, dsn, "conventional"
 	s, _ := startServer(t, c)

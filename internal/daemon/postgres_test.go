@@ -12,14 +12,14 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // postgresConfig is testConfig with storage: postgres on a fresh database.
 func postgresConfig(t *testing.T, dataDir string) config.Config {
 	t.Helper()
 	c := testConfig(t, dataDir)
-	c.Storage, c.Postgres.DSN = config.StoragePostgres, pgtest.DSN(t)
+	c.Storage, c.Postgres.DSN = config.StoragePostgres, testserver.DSN(t)
 	return c
 }
 
@@ -223,7 +223,7 @@ func TestPostgresRefusals(t *testing.T) {
 // no log line, at debug level.
 func TestPostgresBinary(t *testing.T) {
 	const password = "pw-never-logged-7d1f"
-	dsn := strings.Replace(pgtest.DSN(t), "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
+	dsn := strings.Replace(testserver.DSN(t), "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
 	if !strings.Contains(dsn, password) {
 		t.Fatalf("unexpected pgtest DSN shape")
 	}

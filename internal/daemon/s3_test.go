@@ -19,8 +19,7 @@ import (
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // s3Config is testConfig with storage: postgres+s3 on a fresh database and
@@ -28,8 +27,8 @@ import (
 func s3Config(t *testing.T, dataDir string) (config.Config, *s3store.Store) {
 	t.Helper()
 	c := testConfig(t, dataDir)
-	b := s3test.Bucket(t)
-	c.Storage, c.Postgres.DSN = config.StoragePostgresS3, pgtest.DSN(t)
+	b := testserver.Bucket(t)
+	c.Storage, c.Postgres.DSN = config.StoragePostgresS3, testserver.DSN(t)
 	c.S3.Endpoint, c.S3.Bucket, c.S3.AccessKey, c.S3.SecretKey = b.Endpoint, b.Bucket, b.AccessKey, b.SecretKey
 	c.S3.TLS, c.S3.Prefix = false, "rd"
 	st, err := s3store.New(s3store.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, AccessKey: b.AccessKey, SecretKey: b.SecretKey, Region: c.S3.Region, Prefix: "rd"})

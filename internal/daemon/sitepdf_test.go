@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pdftest"
 	"github.com/reportd/reportd/internal/sitegen"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // GET /pdf?scope=site of a go tool cover -html report, through the real
@@ -43,7 +43,7 @@ func TestSitePDFScopeOfGoCoverReport(t *testing.T) {
 	if st != http.StatusOK || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		t.Fatalf("scope=site: %d %.200s", st, pdf)
 	}
-	titles := pdftest.Outline(t, pdf)
+	titles := testfixture.PDFOutline(t, pdf)
 	if len(titles) != 3 {
 		t.Fatalf("bookmarks %q, want one per file", titles)
 	}
@@ -52,7 +52,7 @@ func TestSitePDFScopeOfGoCoverReport(t *testing.T) {
 			t.Errorf("bookmark %d is %q, want %s", i, titles[i], name)
 		}
 	}
-	if text := pdftest.Text(t, pdf); !strings.Contains(text, "func Add(") || !strings.Contains(text, "func Mul(") ||
+	if text := testfixture.PDFText(t, pdf); !strings.Contains(text, "func Add(") || !strings.Contains(text, "func Mul(") ||
 		!strings.Contains(text, "func Shout(") {
 		t.Errorf("scope=site text lacks a file:\n%s", text)
 	}
@@ -157,7 +157,7 @@ func TestSitePDFOfCoverageSite(t *testing.T) {
 	}
 
 	entry := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf", base, id))
-	text := pdftest.Text(t, entry)
+	text := testfixture.PDFText(t, entry)
 	for _, want := range append([]string{"Coverage report", "Total"}, mods...) {
 		if !strings.Contains(text, want) {
 			t.Errorf("entry PDF lacks %q:\n%s", want, text)
@@ -170,13 +170,13 @@ func TestSitePDFOfCoverageSite(t *testing.T) {
 		t.Error("the entry PDF was not answered from the print made at upload")
 	}
 	all := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id))
-	text = pdftest.Text(t, all)
+	text = testfixture.PDFText(t, all)
 	for _, m := range mods {
 		if !strings.Contains(text, "Coverage for "+m) {
 			t.Errorf("site PDF lacks the page of %s", m)
 		}
 	}
-	if bms := pdftest.Outline(t, all); len(bms) != pages {
+	if bms := testfixture.PDFOutline(t, all); len(bms) != pages {
 		t.Errorf("site PDF has %d bookmarks, the site %d pages", len(bms), pages)
 	}
 	if again := getBody(t, fmt.Sprintf("%s/api/reports/%d/pdf?scope=site", base, id)); !bytes.Equal(again, all) {

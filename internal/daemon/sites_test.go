@@ -8,34 +8,16 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // siteZip zips files below one top folder, in name order.
 func siteZip(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, n := range names {
-		w, err := zw.Create("site/" + n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, files[n])
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return testfixture.Zip(t, "site/", files)
 }
 
 // keysBelow lists a blob store's keys below prefix.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // logTo is a Server logger that writes text lines to buf.
@@ -35,7 +35,7 @@ func waitLog(t *testing.T, buf *testbin.Buffer, want string) {
 // within a short startup_wait it gives up saying so; a database that
 // answers "no such database" fails at once, without waiting.
 func TestStartupWaitsForPostgres(t *testing.T) {
-	pg, dsn := pgtest.Own(t)
+	pg, dsn := testserver.OwnPG(t)
 	pg.Down()
 
 	// Gives up after startup_wait (the test is about that bound).

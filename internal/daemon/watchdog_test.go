@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/config"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // expectPrefix waits for a notify message that starts with prefix.
@@ -36,7 +36,7 @@ func expectPrefix(t *testing.T, msgs <-chan string, prefix string) string {
 // while PostgreSQL is down: an outage of the database must not get the
 // daemon killed.
 func TestWatchdogWatchesTheProcess(t *testing.T) {
-	pg, dsn := pgtest.Own(t)
+	pg, dsn := testserver.OwnPG(t)
 	pg.Down()
 	sock, msgs := notifySocket(t)
 	t.Setenv("NOTIFY_SOCKET", sock)

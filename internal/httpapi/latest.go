@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -105,8 +104,8 @@ func parseLink(r *http.Request) (link, error) {
 	}
 	if v := q.Get("type"); v != "" {
 		t := report.FileType(v)
-		if !slices.Contains(report.FileTypes, t) {
-			return link{}, report.Errorf(report.Validation, "?type=%s is not a report type: want one of html, md, pdf, ppt, pptx", v)
+		if _, ok := report.Lookup(t); !ok {
+			return link{}, report.Errorf(report.Validation, "?type=%s is not a report type: want one of %s", v, report.TypeNames(", ", ", "))
 		}
 		if l.name == nil {
 			return link{}, report.Errorf(report.Validation, "?type= narrows a report name to one file type: give the name too (/p/{project}/latest/{name}?type=%s)", t)

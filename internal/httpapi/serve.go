@@ -118,7 +118,7 @@ func etagOf(rec report.ReportRecord) string {
 // report served as stored does not depend on the engines.
 func pdfETag(rec report.ReportRecord, opts report.PrintOptions, gen string) string {
 	tag := "pdf-" + etagOf(rec)
-	if rec.FileType != report.PDF || !opts.IsZero() {
+	if rec.FileType.Info().Engine != report.EnginePassthroughPDF || !opts.IsZero() {
 		if gen != "" {
 			tag += "-g" + gen
 		}
@@ -220,9 +220,9 @@ func (s *Server) pdf(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// staticTypes are the Content-Types of the images a data directory holds;
+// a report file's comes from the type table (staticType).
 var staticTypes = map[string]string{
-	".html": report.HTML.ContentType(), ".md": report.MD.ContentType(), ".pdf": report.PDF.ContentType(),
-	".ppt": report.PPT.ContentType(), ".pptx": report.PPTX.ContentType(),
 	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
 }
 
@@ -243,10 +243,17 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
 		return report.Errorf(report.NotFound, "file not found: %s", r.URL.Path)
 	}
 	defer o.Close()
-	ct, ok := staticTypes[strings.ToLower(path.Ext(o.Info().Key))]
-	if !ok {
-		ct = "application/octet-stream"
-	}
-	s.serveObject(w, r, o, ct, "", "")
+	s.serveObject(w, r, o, staticType(o.Info().Key), "", "")
 	return nil
+}
+
+// staticType is the Content-Type of a stored file by its extension.
+func staticType(key string) string {
+	if t, ok := report.TypeOfName(key); ok {
+		return t.ContentType()
+	}
+	if ct, ok := staticTypes[strings.ToLower(path.Ext(key))]; ok {
+		return ct
+	}
+	return "application/octet-stream"
 }

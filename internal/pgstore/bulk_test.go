@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // BulkLoad leaves the counters, day counts and sequences as row-by-row
@@ -13,7 +13,7 @@ import (
 func TestBulkLoad(t *testing.T) {
 	loc := time.FixedZone("UTC+8", 8*3600)
 	clock := report.Clock{Location: loc}
-	s := open(t, pgtest.DSN(t), clock)
+	s := open(t, testserver.DSN(t), clock)
 	defer s.Close()
 	at := time.Date(2026, 3, 10, 20, 0, 0, 0, time.UTC) // the 11th in UTC+8
 	projects := []report.Project{{ID: 1, Name: "a", CreatedAt: report.LocalTime{Time: at}}, {ID: 5, Name: "b", CreatedAt: report.LocalTime{Time: at}}}
@@ -60,7 +60,7 @@ func TestBulkLoad(t *testing.T) {
 
 // AdvanceSequences moves both sequences forward, never back.
 func TestAdvanceSequences(t *testing.T) {
-	s := open(t, pgtest.DSN(t), report.Clock{})
+	s := open(t, testserver.DSN(t), report.Clock{})
 	defer s.Close()
 	if err := s.AdvanceSequences(ctx, 41, 99); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 type stepClock struct {
@@ -50,7 +50,7 @@ func sameAsBolt(t *testing.T, seed uint64, steps int) {
 	defer bolt.Close()
 	// Durability is not under test here: spare the disk and the batch delay.
 	bolt.DB().NoSync, bolt.DB().MaxBatchDelay = true, time.Microsecond
-	pg := open(t, pgtest.DSN(t), clock)
+	pg := open(t, testserver.DSN(t), clock)
 	defer pg.Close()
 
 	rng := rand.New(rand.NewPCG(seed, 7))

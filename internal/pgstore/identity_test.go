@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reportd/reportd/internal/pgstore"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // A database at schema version 8 (before slugs and the name + type
@@ -17,7 +17,7 @@ import (
 // give a new project (the SQL and the Go must agree), and the name + type
 // forms of Latest find the old rows.
 func TestUpgradeFromVersion8(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	steps, err := pgstore.Migrations()
 	if err != nil {
 		t.Fatal(err)

@@ -3,14 +3,14 @@ package pgstore_test
 import (
 	"testing"
 
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // A try-lock is held by one session at a time, across stores on the same
 // database (replicas), and free again once unlocked.
 func TestTryLock(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	a, b := open(t, dsn, report.Clock{}), open(t, dsn, report.Clock{})
 	defer a.Close()
 	defer b.Close()

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/pgstore"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // The project list reads today's counts through project_days_day, not a
 // scan of every day ever counted (a year of history for 200 projects).
 func TestProjectsPlanUsesDayIndex(t *testing.T) {
-	s := open(t, pgtest.DSN(t), report.Clock{Location: time.UTC})
+	s := open(t, testserver.DSN(t), report.Clock{Location: time.UTC})
 	defer s.Close()
 	for _, q := range []string{
 		`INSERT INTO projects (id, name, slug, created_at) SELECT g, 'p' || g, 'p' || g, now() FROM generate_series(1, 200) g`,

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // A project delete racing uploads, report deletes and updates into the same
@@ -18,7 +18,7 @@ import (
 // project delete).
 func TestDeleteProjectRaces(t *testing.T) {
 	clock := report.Clock{Location: time.UTC}
-	s := open(t, pgtest.DSN(t), clock)
+	s := open(t, testserver.DSN(t), clock)
 	defer s.Close()
 	for round := 0; round < 5; round++ {
 		id, _ := s.NextProjectID(ctx)

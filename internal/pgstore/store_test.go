@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reportd/reportd/internal/pgstore"
-	"github.com/reportd/reportd/internal/pgtest"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/storetest"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
-// A throwaway PostgreSQL on loopback for this test binary (internal/pgtest).
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// A throwaway PostgreSQL on loopback for this test binary (internal/testserver).
+func TestMain(m *testing.M) { testserver.Main(m) }
 
 var ctx = context.Background()
 
@@ -32,7 +32,7 @@ func open(t *testing.T, dsn string, clock report.Clock) *pgstore.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, clock report.Clock) (report.MetaStore, func() report.MetaStore) {
-		dsn := pgtest.DSN(t)
+		dsn := testserver.DSN(t)
 		cur := open(t, dsn, clock)
 		t.Cleanup(func() { cur.Close() })
 		return cur, func() report.MetaStore {
@@ -77,7 +77,7 @@ func wantAllApplied(t *testing.T, dsn string) {
 
 // Migrating an up-to-date database does nothing, and reopening keeps data.
 func TestMigrationsIdempotent(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
 	wantAllApplied(t, dsn)
@@ -102,7 +102,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 // Replicas starting together on an empty database all succeed, and each
 // step is applied exactly once (the advisory lock serialises them).
 func TestConcurrentOpens(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	const n = 4
 	var wg sync.WaitGroup
 	stores := make([]*pgstore.Store, n)
@@ -139,7 +139,7 @@ func TestConcurrentOpens(t *testing.T) {
 // A database written by a newer reportd (a schema version this one does
 // not know) is refused, not written to.
 func TestNewerSchemaRefused(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
 	if _, err := s.Pool().Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES (9999, 'future')"); err != nil {
@@ -157,7 +157,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 // reports, for each form of query: the plan of its real statement, on a
 // table with enough rows (and statistics) that a scan would show.
 func TestLatestUsesIndex(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
 	// 20,000 reports: project 1 went quiet (its 10,000 are the oldest ids),
@@ -246,7 +246,7 @@ func TestBadDSNNotEchoed(t *testing.T) {
 // rows read back with no generator, summary or retention policy, and
 // every form of Latest finds them.
 func TestUpgradeFromVersion1(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	steps, err := pgstore.Migrations()
 	if err != nil || len(steps) < 2 || steps[0].Version != 1 {
 		t.Fatalf("embedded migrations: %+v %v", steps, err)
@@ -291,7 +291,7 @@ func TestUpgradeFromVersion1(t *testing.T) {
 // and while one collects, none can ingest.
 func TestSiteLock(t *testing.T) {
 	clock := report.Clock{Location: time.UTC}
-	dsn := pgtest.DSN(t)
+	dsn := testserver.DSN(t)
 	a, b := open(t, dsn, clock), open(t, dsn, clock)
 	defer a.Close()
 	defer b.Close()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,9 +19,9 @@ import (
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testfixture"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // waitLong bounds every poll: generous for a loaded 2-core machine, never
@@ -32,7 +31,7 @@ const waitLong = 120 * time.Second
 var bins = testbin.NewLazy("reportd-replicas-", "reportd")
 
 func TestMain(m *testing.M) {
-	code := s3test.Run(s3test.RunFunc(func() int { return pgtest.Run(m) }))
+	code := testserver.Run(m)
 	bins.Remove()
 	os.Exit(code)
 }
@@ -49,7 +48,7 @@ const prefix = "rd/"
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
-	b := s3test.Bucket(t)
+	b := testserver.Bucket(t)
 	st, err := s3store.New(s3store.Config{Endpoint: b.Endpoint, Bucket: b.Bucket, AccessKey: b.AccessKey,
 		SecretKey: b.SecretKey, Region: "us-east-1", Prefix: prefix})
 	if err != nil {
@@ -57,7 +56,7 @@ func newCluster(t *testing.T) *cluster {
 	}
 	return &cluster{t: t, bucket: st, bucketName: b.Bucket, env: []string{
 		"REPORTD_STORAGE=postgres+s3",
-		"REPORTD_POSTGRES_DSN=" + pgtest.DSN(t),
+		"REPORTD_POSTGRES_DSN=" + testserver.DSN(t),
 		"REPORTD_S3_ENDPOINT=" + b.Endpoint,
 		"REPORTD_S3_BUCKET=" + b.Bucket,
 		"REPORTD_S3_ACCESS_KEY=" + b.AccessKey,
@@ -142,14 +141,7 @@ func createProject(t *testing.T, base, name string) project {
 }
 
 func uploadBody(projectID int64, name string, content []byte) (string, *bytes.Buffer) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("projectId", strconv.FormatInt(projectID, 10))
-	mw.WriteField("fileType", "html")
-	fw, _ := mw.CreateFormFile("file", name)
-	fw.Write(content)
-	mw.Close()
-	return mw.FormDataContentType(), &buf
+	return testfixture.UploadBody(projectID, "html", name, content, nil)
 }
 
 // upload posts an html report; errors are returned, not fatal (goroutines).

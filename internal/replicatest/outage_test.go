@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportd/reportd/internal/pgtest"
-	"github.com/reportd/reportd/internal/s3test"
 	"github.com/reportd/reportd/internal/testbin"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // answer is one response, body read.
@@ -86,8 +85,8 @@ func TestOutagesUnderReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts its own PostgreSQL and versitygw and two replicas")
 	}
-	pg, dsn := pgtest.Own(t)
-	s3, err := s3test.Start()
+	pg, dsn := testserver.OwnPG(t)
+	s3, err := testserver.StartS3()
 	if err != nil {
 		t.Fatal(err)
 	}

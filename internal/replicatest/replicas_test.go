@@ -1,7 +1,6 @@
 package replicatest
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -21,6 +20,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func htmlReport(tag string, n int) []byte {
@@ -432,17 +432,5 @@ func TestTwoReplicas(t *testing.T) {
 
 // siteZip is a zip archive of files (name -> content).
 func siteZip(t *testing.T, files map[string]string) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testfixture.Zip(t, "", files)
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// FileType is the kind of a stored report. The set is closed (api-spec §2).
+// FileType is the kind of a stored report. What each type is (extension,
+// MIME type, content rule, engine, print options, label) is its row in the
+// type table (types.go); every layer reads it from there.
 type FileType string
 
 const (
@@ -16,43 +18,42 @@ const (
 	PPTX FileType = "pptx"
 )
 
-// FileTypes lists every supported type in a stable order.
+// FileTypes lists the public types (api-spec §2, the OpenAPI FileType
+// enum) in a stable order: the seed table's. A type registered by a test
+// (RegisterType) is not among them.
 var FileTypes = []FileType{HTML, MD, PDF, PPT, PPTX}
 
-// ParseFileType accepts the spec's names, ignoring case and surrounding
+// ParseFileType accepts the table's names, ignoring case and surrounding
 // space ("PDF" is pdf); the stored value is always the lower-case name.
 func ParseFileType(s string) (FileType, error) {
 	norm := strings.ToLower(strings.TrimSpace(s))
-	for _, t := range FileTypes {
-		if norm == string(t) {
-			return t, nil
-		}
+	if ti, ok := Lookup(FileType(norm)); ok {
+		return ti.Type, nil
 	}
-	return "", Errorf(Validation, "fileType must be one of html, md, pdf, ppt, pptx (got %q)", s)
+	return "", Errorf(Validation, "fileType must be one of %s (got %q)", TypeNames(", ", ", "), s)
 }
 
 // Ext is the extension, with its dot, that stored files of this type carry.
-func (t FileType) Ext() string { return "." + string(t) }
+func (t FileType) Ext() string {
+	if ti, ok := Lookup(t); ok {
+		return ti.Exts[0]
+	}
+	return "." + string(t)
+}
 
 // ContentType is the preview Content-Type from DESIGN.md.
 func (t FileType) ContentType() string {
-	switch t {
-	case HTML:
-		return "text/html; charset=utf-8"
-	case MD:
-		return "text/markdown; charset=utf-8"
-	case PDF:
-		return "application/pdf"
-	case PPT:
-		return "application/vnd.ms-powerpoint"
-	case PPTX:
-		return "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	if ti, ok := Lookup(t); ok {
+		return ti.MIME
 	}
 	return "application/octet-stream"
 }
 
 // IsText reports whether the detail response carries the file's text.
-func (t FileType) IsText() bool { return t == HTML || t == MD }
+func (t FileType) IsText() bool {
+	ti, ok := Lookup(t)
+	return ok && ti.Text
+}
 
 // TypeOfName infers the type from a file name's extension, case-insensitively.
 func TypeOfName(name string) (FileType, bool) {
@@ -60,6 +61,12 @@ func TypeOfName(name string) (FileType, bool) {
 	if ext == "" {
 		return "", false
 	}
-	t, err := ParseFileType(ext[1:])
-	return t, err == nil
+	for _, ti := range Types() {
+		for _, e := range ti.Exts {
+			if e == ext {
+				return ti.Type, true
+			}
+		}
+	}
+	return "", false
 }

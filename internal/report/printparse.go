@@ -111,30 +111,34 @@ func (o PrintOptions) LastPage() int {
 }
 
 // CheckFor refuses options that cannot apply to reports of type t, rather
-// than ignoring them: HTML takes every option; Markdown every one but the
-// waits (its engine runs no script) and scope; PDF only pageRanges; PPT and
-// PPTX none yet. scope=site takes no pageRanges.
+// than ignoring them, by the type's PrintRule: HTML takes every option;
+// Markdown every one but the waits (its engine runs no script) and scope;
+// PDF only pageRanges; PPT and PPTX none yet. scope=site takes no pageRanges.
 func (o PrintOptions) CheckFor(t FileType) error {
+	rule := PrintNone
+	if ti, ok := Lookup(t); ok {
+		rule = ti.Print
+	}
 	switch {
 	case o.Scope != "" && o.PageRanges != "":
 		return Errorf(Validation, "pageRanges cannot be combined with scope=site (it would apply to every page of the site)")
-	case o.IsZero() || t == HTML:
+	case o.IsZero() || rule == PrintAll:
 		return nil
 	case o.Scope != "":
 		return Errorf(Validation, "scope=site applies to HTML reports only; this %s report is printed whole", t)
-	case t == MD:
+	case rule == PrintNoScript:
 		if o.WaitForSelector != "" || o.WaitForExpression != "" {
 			return Errorf(Validation, "waitForSelector and waitForExpression apply to HTML reports only: Markdown runs no script")
 		}
 		return nil
-	case t == PDF:
+	case rule == PrintPageRanges:
 		if rest := o; rest.PageRanges != "" {
 			rest.PageRanges = ""
 			if rest.IsZero() {
 				return nil
 			}
 		}
-		return Errorf(Validation, "a pdf report takes only the print option pageRanges (%s)", o.Key())
+		return Errorf(Validation, "a %s report takes only the print option pageRanges (%s)", t, o.Key())
 	}
 	return Errorf(Validation, "print options apply to HTML and Markdown reports; this %s report takes none (%s)", t, o.Key())
 }

@@ -70,7 +70,7 @@ var errHeldElsewhere = errors.New("held by another replica")
 
 func (c *sharedPDFs) PDF(ctx context.Context, rec report.ReportRecord, opts report.PrintOptions) (blob.Object, error) {
 	gen := c.s.conv.Generation()
-	if (rec.FileType == report.PDF && opts.IsZero()) || gen == "" || !isSHA256(rec.SHA256) {
+	if (rec.FileType.Info().Engine == report.EnginePassthroughPDF && opts.IsZero()) || gen == "" || !isSHA256(rec.SHA256) {
 		// A stored PDF is served as itself (validated), and without
 		// engines nothing converts: nothing to share.
 		return localPDFs{c.s}.PDF(ctx, rec, opts)
@@ -165,7 +165,7 @@ func (c *sharedPDFs) convert(rec report.ReportRecord, opts report.PrintOptions, 
 // When background work is at its bound the report is left for the first
 // request.
 func (c *sharedPDFs) Prepare(rec report.ReportRecord) {
-	if rec.FileType == report.PDF || c.ctx.Err() != nil {
+	if rec.FileType.Info().Engine == report.EnginePassthroughPDF || c.ctx.Err() != nil {
 		return
 	}
 	select {

@@ -390,7 +390,7 @@ func coverDir(project int64) string {
 type passthrough struct{}
 
 func (passthrough) PDF(ctx context.Context, job convert.Job) (*os.File, error) {
-	if job.Type != report.PDF {
+	if job.Type.Info().Engine != report.EnginePassthroughPDF {
 		return nil, report.Errorf(report.Conversion, "no PDF engine for %s reports in this daemon", job.Type)
 	}
 	if !job.Print.IsZero() {

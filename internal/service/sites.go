@@ -97,12 +97,14 @@ func ArchiveFormat(head []byte) string {
 // first bytes) declared html. The name is only a hint, one way: a name
 // ending in .html or .htm keeps the upload a single file (whose content
 // checks then apply). An archive declared as another type is refused with
-// a message saying so; pptx files are zip archives and stay single files.
+// a message saying so, unless the type's own container is that archive
+// format (a .pptx is a zip: report.TypeInfo.Container) and it stays a
+// single file.
 func IsSiteArchive(st *files.Staged, t report.FileType, fileName string) (string, error) {
 	f := ArchiveFormat(st.Head)
 	ext := strings.ToLower(path.Ext(fileName))
 	switch {
-	case f == "" || t == report.PPTX || ext == ".html" || ext == ".htm":
+	case f == "" || string(t.Info().Container) == f || ext == ".html" || ext == ".htm":
 		return "", nil
 	case t != report.HTML:
 		return "", report.Errorf(report.Validation, "the file is a %s archive, which makes a site report: a site takes fileType html, not %q", f, t)
@@ -442,7 +444,7 @@ func (s *Service) dropManifest(id int64) {
 	}
 }
 
-// collectSites runs site GC after a site was deleted (GCSites); calls
+// collectSites runs site GC after a site was deleted (gcSites); calls
 // coalesce: a caller whose manifest was already gone when a GC started
 // waits for it instead of running another. Errors are logged: the row is
 // gone already, and the next GC retries.
@@ -465,16 +467,10 @@ func (s *Service) collectSites(ctx context.Context) {
 	}
 }
 
-// GCSites removes the site content objects no manifest references and
+// gcSites removes the site content objects no manifest references and
 // older than sites.gc_grace (site.GC), under the exclusive site lock:
 // never while an ingest runs, in this daemon or (PostgreSQL) any other.
-// Deletes run it themselves; a periodic sweep may run it too.
-func (s *Service) GCSites(ctx context.Context) (site.GCStats, error) {
-	s.gcMu.Lock()
-	defer s.gcMu.Unlock()
-	return s.gcSites(ctx)
-}
-
+// The caller holds gcMu (collectSites, after a delete).
 func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
 	unlock, err := s.lockSites(ctx, true)
 	if err != nil {

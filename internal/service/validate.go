@@ -42,7 +42,7 @@ func BaseName(name string) (string, error) {
 func checkNameType(name string, t report.FileType) error {
 	got, ok := report.TypeOfName(name)
 	if !ok {
-		return report.Errorf(report.Validation, "fileName %q must end in .html, .md, .pdf, .ppt or .pptx", name)
+		return report.Errorf(report.Validation, "fileName %q must end in %s", name, report.TypeExts(", ", " or "))
 	}
 	if got != t {
 		return report.Errorf(report.Validation, "fileName %q does not match fileType %q", name, t)

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -130,5 +132,33 @@ func TestSiteVariantsOnRequest(t *testing.T) {
 			t.Fatalf("variants not made on request: %+v", v)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// Each variant is the file's bytes, compressed: decode and compare.
+	for enc, decode := range map[string]func(io.Reader) (io.Reader, error){
+		site.Gzip:   func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) },
+		site.Brotli: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil },
+	} {
+		vf := f
+		vf.Encoding = enc
+		o, err := s.OpenSiteFile(ctx, 1, vf)
+		if err != nil {
+			t.Fatalf("%s variant: %v", enc, err)
+		}
+		raw, err := io.ReadAll(o)
+		o.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) >= len(body) {
+			t.Errorf("%s variant of %d bytes is no smaller than the file's %d", enc, len(raw), len(body))
+		}
+		r, err := decode(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("%s variant: %v", enc, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || string(got) != body {
+			t.Errorf("%s variant decodes to %d bytes (%v), want the file's %d bytes", enc, len(got), err, len(body))
+		}
 	}
 }

@@ -22,9 +22,6 @@ var (
 	SigOLE2 = []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
 )
 
-// pptxMain is the part every PowerPoint Open XML package holds.
-const pptxMain = "ppt/presentation.xml"
-
 // Error says why bytes cannot be of a type, as a sentence a client can
 // read ("file content is not a PDF (no %PDF- header)"). Callers give it
 // their own error kind.
@@ -50,13 +47,8 @@ func (e *Error) Error() string {
 }
 
 func what(t report.FileType) string {
-	switch t {
-	case report.PDF:
-		return "a PDF"
-	case report.PPT:
-		return "a PPT"
-	case report.PPTX:
-		return "a PPTX"
+	if ti, ok := report.Lookup(t); ok && !ti.Text {
+		return "a " + ti.Label
 	}
 	return "text"
 }
@@ -81,20 +73,10 @@ func check(r io.ReaderAt, size int64, t report.FileType, s *Scan) error {
 	if size == 0 {
 		return &Error{Reason: "is empty"}
 	}
-	switch t {
-	case report.PDF:
-		return checkPDF(r, size)
-	case report.PPTX:
-		return checkPPTX(r, size)
-	case report.PPT:
-		if ok, err := hasPrefix(r, SigOLE2); err != nil || !ok {
-			return orRead(err, &Error{Type: t, Reason: "not an OLE2 compound file"})
-		}
-		if encryptedOOXML(r, size) { // an encrypted .pptx named .ppt
-			return &Error{Type: t, Encrypted: true}
-		}
-		return nil
-	case report.HTML, report.MD:
+	ti, ok := report.Lookup(t)
+	switch {
+	case !ok:
+	case ti.Text:
 		if s == nil {
 			var err error
 			if s, err = scanAll(r, size); err != nil {
@@ -103,6 +85,18 @@ func check(r io.ReaderAt, size int64, t report.FileType, s *Scan) error {
 		}
 		if at, ok := s.FirstNUL(); ok {
 			return &Error{Type: t, Reason: fmt.Sprintf("it contains NUL bytes, the first at offset %d", at)}
+		}
+		return nil
+	case ti.Engine == report.EnginePassthroughPDF:
+		return checkPDF(r, size)
+	case ti.Container == report.ContainerZip:
+		return checkZipPart(r, size, t, ti.ZipPart)
+	case ti.Container == report.ContainerOLE2:
+		if ok, err := hasPrefix(r, SigOLE2); err != nil || !ok {
+			return orRead(err, &Error{Type: t, Reason: "not an OLE2 compound file"})
+		}
+		if encryptedOOXML(r, size) { // an encrypted Open XML file named as a legacy one
+			return &Error{Type: t, Encrypted: true}
 		}
 		return nil
 	}
@@ -124,25 +118,27 @@ func checkPDF(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-func checkPPTX(r io.ReaderAt, size int64) error {
+// checkZipPart is the rule of an Open XML type: a zip archive holding
+// part (ppt/presentation.xml for PPTX).
+func checkZipPart(r io.ReaderAt, size int64, t report.FileType, part string) error {
 	if ok, err := hasPrefix(r, SigZip); err != nil || !ok {
-		// A password-protected .pptx is an OLE2 file holding the
+		// A password-protected Open XML file is an OLE2 file holding the
 		// encrypted package: say so, not "not a zip archive".
 		if ole, _ := hasPrefix(r, SigOLE2); ole && encryptedOOXML(r, size) {
-			return &Error{Type: report.PPTX, Encrypted: true}
+			return &Error{Type: t, Encrypted: true}
 		}
-		return orRead(err, &Error{Type: report.PPTX, Reason: "not a zip archive"})
+		return orRead(err, &Error{Type: t, Reason: "not a zip archive"})
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return &Error{Type: report.PPTX, Reason: "corrupt zip archive"}
+		return &Error{Type: t, Reason: "corrupt zip archive"}
 	}
 	for _, f := range zr.File {
-		if f.Name == pptxMain {
+		if f.Name == part {
 			return nil
 		}
 	}
-	return &Error{Type: report.PPTX, Reason: "no " + pptxMain + " in the archive"}
+	return &Error{Type: t, Reason: "no " + part + " in the archive"}
 }
 
 func hasPrefix(r io.ReaderAt, sig []byte) (bool, error) {

@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite for report.MetaStore. Every
-// implementation (bbolt today, PostgreSQL later) runs it from its own tests.
+// implementation (bbolt, PostgreSQL) runs it from its own tests.
 package storetest
 
 import (

@@ -1,5 +1,7 @@
-// Package testserver is what the harnesses of real servers in tests
-// (pgtest: PostgreSQL, s3test: versitygw) share: a working directory owned
+// Package testserver runs real servers for tests: a throwaway PostgreSQL
+// (pg.go: DSN, OwnPG), a throwaway S3 server (s3.go: Bucket) and nginx in
+// front of a daemon (nginx.go). Call Main or Run from TestMain: they stop
+// the shared servers after the tests. What the harnesses share is here: a working directory owned
 // by the test process, removed by a later run when that process was killed;
 // free loopback ports; a child started from a thread kept locked, so that
 // its death signal follows the test process; a bounded wait until it
@@ -18,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -153,4 +156,17 @@ func OnFreePort(run func(port int) error) error {
 			return err
 		}
 	}
+}
+
+// Main runs the tests, then stops the shared servers that were started
+// (PostgreSQL, S3): call it from TestMain.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain with clean-up of its own:
+// it runs the tests, stops the shared servers, and returns the exit code.
+func Run(m *testing.M) int {
+	code := m.Run()
+	stopPG()
+	stopS3()
+	return code
 }

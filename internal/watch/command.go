@@ -61,7 +61,7 @@ func NewCommand(deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch DIR... (--project ID | --project-from-dir)",
 		Short: "Publish every report file dropped into folders, exactly once",
-		Long: `Watch folders and publish each new report file (.html .md .pdf .ppt .pptx)
+		Long: `Watch folders and publish each new report file (` + report.TypeExts(" ", " ") + `)
 once it is completely written: when its size and mtime have not changed for
 --settle (and no process holds it open for writing, on Linux).
 

@@ -63,7 +63,7 @@ func (f *filter) reason(root, abs string) string {
 		}
 	}
 	if _, ok := report.TypeOfName(base); !ok {
-		return "unsupported type: only .html .md .pdf .ppt .pptx are published"
+		return "unsupported type: only " + report.TypeExts(" ", " ") + " are published"
 	}
 	return f.patternReason(rel)
 }

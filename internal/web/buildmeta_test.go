@@ -1,9 +1,7 @@
 package web_test
 
 import (
-	"bytes"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/reportd/reportd/internal/sitegen"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // upload posts a Markdown report with build metadata fields, as reportctl does.
@@ -25,17 +24,8 @@ func (d *daemon) upload(t *testing.T, project int, fileName string, fields map[s
 // uploadFile posts content as a report of fileType with extra form fields.
 func (d *daemon) uploadFile(t *testing.T, project int, fileName, fileType string, content []byte, fields map[string]string) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("projectId", fmt.Sprint(project))
-	mw.WriteField("fileType", fileType)
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	w, _ := mw.CreateFormFile("file", fileName)
-	w.Write(content)
-	mw.Close()
-	resp, err := http.Post(d.base+"/api/reports", mw.FormDataContentType(), &buf)
+	ct, buf := testfixture.UploadBody(int64(project), fileType, fileName, content, fields)
+	resp, err := http.Post(d.base+"/api/reports", ct, buf)
 	if err != nil {
 		t.Fatal(err)
 	}

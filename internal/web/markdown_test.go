@@ -1,16 +1,16 @@
 package web_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // refLinksMD has what the dashboard's old hand-written renderer got wrong
@@ -79,14 +79,8 @@ func TestMarkdownRenderedByServer(t *testing.T) {
 // uploadMD publishes a Markdown report through the API and returns its id.
 func uploadMD(t *testing.T, d *daemon, project int64, name, text string) int64 {
 	t.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	w.WriteField("projectId", fmt.Sprint(project))
-	w.WriteField("fileType", "md")
-	fw, _ := w.CreateFormFile("file", name)
-	fw.Write([]byte(text))
-	w.Close()
-	res, err := http.Post(d.base+"/api/reports", w.FormDataContentType(), &body)
+	ct, body := testfixture.UploadBody(project, "md", name, []byte(text), nil)
+	res, err := http.Post(d.base+"/api/reports", ct, body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/blob/s3store"
-	"github.com/reportd/reportd/internal/s3test"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
 // probe runs Probe on cfg and returns its *Problem (nil when it passed).
@@ -38,7 +38,7 @@ func probe(t *testing.T, cfg s3store.Config) *s3store.Problem {
 // access key, a wrong secret and a missing bucket are each named for what
 // they are, with the setting to fix; a server that is down is unreachable.
 func TestProbeNamesMisconfigurations(t *testing.T) {
-	good := s3test.Bucket(t)
+	good := testserver.Bucket(t)
 	if p := probe(t, good); p != nil {
 		t.Fatalf("good config: %v", p)
 	}

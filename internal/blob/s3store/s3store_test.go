@@ -17,10 +17,10 @@ import (
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/blobtest"
 	"github.com/reportd/reportd/internal/blob/s3store"
-	"github.com/reportd/reportd/internal/s3test"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
-func TestMain(m *testing.M) { s3test.Main(m) }
+func TestMain(m *testing.M) { testserver.Main(m) }
 
 // testPartSize is S3's minimum, so the suite's 64 MiB object is a
 // 13-part upload and one part buffer stays under its allocation bound.
@@ -28,7 +28,7 @@ const testPartSize = s3store.MinPartSize
 
 func newStore(t *testing.T, prefix string) *s3store.Store {
 	t.Helper()
-	cfg := s3test.Bucket(t)
+	cfg := testserver.Bucket(t)
 	cfg.Prefix = prefix
 	cfg.PartSize = testPartSize
 	s, err := s3store.New(cfg)
@@ -332,7 +332,7 @@ func TestServeContentRanges(t *testing.T) {
 
 // Two stores on one bucket under different prefixes see only their own.
 func TestPrefixesAreSeparate(t *testing.T) {
-	cfg := s3test.Bucket(t)
+	cfg := testserver.Bucket(t)
 	cfg.Prefix = "one"
 	a, err := s3store.New(cfg)
 	if err != nil {

@@ -1,4 +1,6 @@
-// The report types the API accepts (api-spec §4) and how they are shown.
+// The report types the API accepts (api-spec §4) and how they are shown:
+// the daemon's type table (internal/report/typetable.go), held to it by
+// TestTypeTableDrift.
 
 export const TYPES = {
   html: { label: 'HTML', name: 'HTML page' },

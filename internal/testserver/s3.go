@@ -1,8 +1,7 @@
-// Package s3test starts a throwaway S3 server for a test binary and hands
-// each test a fresh, empty bucket on it, as internal/pgtest does for
-// PostgreSQL.
+// A throwaway S3 server for a test binary, which hands each test a fresh,
+// empty bucket on it, as pg.go does for PostgreSQL.
 //
-// The server is versitygw (Version, installed by `scripts/install-deps.sh
+// The server is versitygw (S3Version, installed by `scripts/install-deps.sh
 // test` into $GOBIN or $(go env GOPATH)/bin) with its posix backend in a temporary
 // directory, listening on 127.0.0.1 only, on a free port, with root keys
 // made up per run. It starts on the first call to Bucket and is stopped by
@@ -13,7 +12,8 @@
 //
 // A machine without versitygw fails the tests that need it, saying how to
 // install it: CI installs it, so a silent skip would hide a missing step.
-package s3test
+
+package testserver
 
 import (
 	"context"
@@ -36,18 +36,17 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/reportd/reportd/internal/blob/s3store"
-	"github.com/reportd/reportd/internal/testserver"
 )
 
-// Version is the versitygw release the tests run on (and install-deps.sh
+// S3Version is the versitygw release the tests run on (and install-deps.sh
 // installs).
-const Version = "v1.8.0"
+const S3Version = "v1.8.0"
 
-// installHint ends every "versitygw is missing" failure.
-const installHint = "run `bash scripts/install-deps.sh test` (it runs `go install github.com/versity/versitygw/cmd/versitygw@" + Version + "`)"
+// s3InstallHint ends every "versitygw is missing" failure.
+const s3InstallHint = "run `bash scripts/install-deps.sh test` (it runs `go install github.com/versity/versitygw/cmd/versitygw@" + S3Version + "`)"
 
-// Server is one running throwaway versitygw.
-type Server struct {
+// S3Server is one running throwaway versitygw.
+type S3Server struct {
 	Dir       string // temporary directory: root/ (the buckets), server.log
 	Endpoint  string // 127.0.0.1:port
 	AccessKey string
@@ -55,22 +54,22 @@ type Server struct {
 	// Startup is how long the start took, until the server answered.
 	Startup time.Duration
 
-	proc   *testserver.Proc
+	proc   *Proc
 	bin    string // for Up
 	client *minio.Client
 	n      atomic.Int64
 }
 
 var (
-	once   sync.Once
-	shared *Server
-	errRun error
+	s3Once   sync.Once
+	s3Shared *S3Server
+	s3Err    error
 )
 
-// Get returns the test binary's server, starting it on first use.
-func Get() (*Server, error) {
-	once.Do(func() { shared, errRun = Start() })
-	return shared, errRun
+// S3 returns the test binary's server, starting it on first use.
+func S3() (*S3Server, error) {
+	s3Once.Do(func() { s3Shared, s3Err = StartS3() })
+	return s3Shared, s3Err
 }
 
 // Bucket creates a new empty bucket (t-1, t-2, ...) on the test binary's
@@ -78,7 +77,7 @@ func Get() (*Server, error) {
 // cannot run.
 func Bucket(t testing.TB) s3store.Config {
 	t.Helper()
-	s, err := Get()
+	s, err := S3()
 	if err != nil {
 		t.Fatalf("s3test: %v", err)
 	}
@@ -89,36 +88,19 @@ func Bucket(t testing.TB) s3store.Config {
 	return cfg
 }
 
-// Main runs the tests, then stops the server if one was started: call it
-// from TestMain.
-func Main(m *testing.M) { os.Exit(Run(m)) }
-
-// Runner runs a test binary's tests: a *testing.M, or a function that runs
-// them through another harness's Run (pgtest.Run), to chain the clean-ups.
-type Runner interface{ Run() int }
-
-// RunFunc makes a function a Runner.
-type RunFunc func() int
-
-func (f RunFunc) Run() int { return f() }
-
-// Run is Main without the exit, for a TestMain with clean-up of its own:
-// it runs the tests, stops the server if one was started, and returns the
-// exit code.
-func Run(m Runner) int {
-	code := m.Run()
-	if shared != nil {
-		if err := shared.Stop(); err != nil {
+// stopS3 stops the test binary's server, if one was started (Run).
+func stopS3() {
+	if s3Shared != nil {
+		if err := s3Shared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "s3test:", err)
 		}
 	}
-	return code
 }
 
-// Binary finds versitygw: in $GOBIN or $(go env GOPATH)/bin, where
+// S3Binary finds versitygw: in $GOBIN or $(go env GOPATH)/bin, where
 // install-deps.sh builds the pinned version, else on PATH (where
 // install-deps.sh accepts one of that version too).
-func Binary() (string, error) { return binary(goBinDirs()) }
+func S3Binary() (string, error) { return binary(goBinDirs()) }
 
 func binary(dirs []string) (string, error) {
 	for _, d := range dirs {
@@ -130,7 +112,7 @@ func binary(dirs []string) (string, error) {
 	if p, err := exec.LookPath("versitygw"); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("versitygw not found (not on PATH, nor in %s): %s", strings.Join(dirs, ", "), installHint)
+	return "", fmt.Errorf("versitygw not found (not on PATH, nor in %s): %s", strings.Join(dirs, ", "), s3InstallHint)
 }
 
 // goBinDirs are where `go install` puts binaries.
@@ -158,7 +140,7 @@ func goBinDirs() []string {
 	return dirs
 }
 
-const dirPattern = "reportd-s3test-"
+const s3DirPattern = "reportd-s3test-"
 
 func randHex(n int) string {
 	b := make([]byte, n)
@@ -166,19 +148,19 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Start starts a new server; Stop ends it. Most tests want Bucket, which
+// StartS3 starts a new server; Stop ends it. Most tests want Bucket, which
 // shares one server per test binary.
-func Start() (*Server, error) {
+func StartS3() (*S3Server, error) {
 	began := time.Now()
-	bin, err := Binary()
+	bin, err := S3Binary()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := testserver.NewDir(os.TempDir(), dirPattern)
+	dir, err := NewDir(os.TempDir(), s3DirPattern)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, AccessKey: "reportd" + randHex(6), SecretKey: randHex(20)}
+	s := &S3Server{Dir: dir, AccessKey: "reportd" + randHex(6), SecretKey: randHex(20)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -189,7 +171,7 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	s.bin = bin
-	if err := testserver.OnFreePort(func(port int) error {
+	if err := OnFreePort(func(port int) error {
 		s.Endpoint = "127.0.0.1:" + strconv.Itoa(port)
 		return s.run(bin)
 	}); err != nil {
@@ -201,14 +183,14 @@ func Start() (*Server, error) {
 }
 
 // run starts versitygw and waits until it answers S3 requests.
-func (s *Server) run(bin string) error {
+func (s *S3Server) run(bin string) error {
 	cmd := exec.Command(bin, "--port", s.Endpoint, "--region", "us-east-1", "--quiet",
 		"posix", filepath.Join(s.Dir, "root"))
 	cmd.Dir = s.Dir
 	// The root keys go by environment, not argv (ps shows argv).
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.SecretKey)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	p, err := testserver.Launch(cmd, filepath.Join(s.Dir, "server.log"))
+	p, err := Launch(cmd, filepath.Join(s.Dir, "server.log"))
 	if err != nil {
 		return err
 	}
@@ -227,7 +209,7 @@ func (s *Server) run(bin string) error {
 }
 
 // CreateBucket creates a new empty bucket and returns a store config for it.
-func (s *Server) CreateBucket(ctx context.Context) (s3store.Config, error) {
+func (s *S3Server) CreateBucket(ctx context.Context) (s3store.Config, error) {
 	if s.client == nil {
 		return s3store.Config{}, errors.New("server stopped")
 	}
@@ -241,15 +223,15 @@ func (s *Server) CreateBucket(ctx context.Context) (s3store.Config, error) {
 
 // Down stops the server, keeping its buckets, for outage tests; Up starts
 // it again on the same address. Use a server of your own (Start), never
-// the shared one (Get, Bucket).
-func (s *Server) Down() { s.proc.Stop(syscall.SIGTERM) }
+// the s3Shared one (Get, Bucket).
+func (s *S3Server) Down() { s.proc.Stop(syscall.SIGTERM) }
 
 // Up restarts a server that is Down, on the same address with the same data.
-func (s *Server) Up() error { return s.run(s.bin) }
+func (s *S3Server) Up() error { return s.run(s.bin) }
 
 // Stop ends the server (nothing in it is meant to last) and removes its
 // directory.
-func (s *Server) Stop() error {
+func (s *S3Server) Stop() error {
 	s.client = nil
 	s.proc.Stop(syscall.SIGTERM)
 	return os.RemoveAll(s.Dir)

@@ -1,6 +1,7 @@
-// Package pdftest reads PDFs in tests: their text, with poppler's
-// pdftotext, and their outline (bookmark titles), with pdfcpu.
-package pdftest
+// Reading PDFs in tests: their text, with poppler's pdftotext, and their
+// outline (bookmark titles), with pdfcpu.
+
+package testfixture
 
 import (
 	"bytes"
@@ -10,9 +11,9 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 )
 
-// Text is the PDF's text as pdftotext extracts it; the test is skipped
+// PDFText is the PDF's text as pdftotext extracts it; the test is skipped
 // where poppler-utils is not installed.
-func Text(t testing.TB, pdf []byte) string {
+func PDFText(t testing.TB, pdf []byte) string {
 	t.Helper()
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
@@ -26,8 +27,8 @@ func Text(t testing.TB, pdf []byte) string {
 	return string(out)
 }
 
-// Outline is the titles of the PDF's top-level bookmarks, in order.
-func Outline(t testing.TB, pdf []byte) []string {
+// PDFOutline is the titles of the PDF's top-level bookmarks, in order.
+func PDFOutline(t testing.TB, pdf []byte) []string {
 	t.Helper()
 	bms, err := api.Bookmarks(bytes.NewReader(pdf), nil)
 	if err != nil {

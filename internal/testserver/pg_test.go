@@ -1,24 +1,20 @@
-package pgtest_test
+package testserver
 
 import (
 	"context"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/reportd/reportd/internal/pgtest"
 )
-
-func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // Each DSN is its own empty database on one loopback server.
 func TestFreshDatabases(t *testing.T) {
 	ctx := context.Background()
-	a, b := pgtest.DSN(t), pgtest.DSN(t)
+	a, b := DSN(t), DSN(t)
 	if a == b {
 		t.Fatalf("the same database twice: %s", a)
 	}
-	s, _ := pgtest.Get()
+	s, _ := PG()
 	t.Logf("PostgreSQL %s on 127.0.0.1:%d, started in %v", s.Version, s.Port, s.Startup)
 	ca, err := pgx.Connect(ctx, a)
 	if err != nil {

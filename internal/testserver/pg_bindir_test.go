@@ -1,4 +1,4 @@
-package pgtest
+package testserver
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 // Without PostgreSQL the harness says how to install it (the tests that
 // need it then fail with this message rather than skip).
-func TestMissingSaysHowToInstall(t *testing.T) {
+func TestPGMissingSaysHowToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, _, err := binDir(t.TempDir() + "/*/bin/initdb")
 	if err == nil || !strings.Contains(err.Error(), "scripts/install-deps.sh test") {

@@ -1,5 +1,5 @@
-// Package pgtest starts a throwaway PostgreSQL server for a test binary and
-// hands each test a fresh, empty database on it.
+// A throwaway PostgreSQL server for a test binary, which hands each test
+// a fresh, empty database on it.
 //
 // The server is Debian's (postgresql, installed by `scripts/install-deps.sh
 // test`): initdb into a temporary directory, then the postmaster listening
@@ -15,7 +15,8 @@
 //
 // A machine without PostgreSQL fails the tests that need it, saying how to
 // install it: CI installs it, so a silent skip would hide a missing step.
-package pgtest
+
+package testserver
 
 import (
 	"context"
@@ -34,19 +35,17 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/reportd/reportd/internal/testserver"
 )
 
-// Server is one running throwaway PostgreSQL.
-type Server struct {
+// PGServer is one running throwaway PostgreSQL.
+type PGServer struct {
 	Dir     string // temporary directory: data/, the socket, server.log
 	Port    int
 	Version string // the major version, e.g. "15"
 	// Startup is how long initdb and the start took.
 	Startup time.Duration
 
-	proc  *testserver.Proc
+	proc  *Proc
 	bin   string // for Up
 	data  string
 	cred  *syscall.Credential
@@ -56,25 +55,25 @@ type Server struct {
 }
 
 var (
-	once   sync.Once
-	shared *Server
-	errRun error
+	pgOnce   sync.Once
+	pgShared *PGServer
+	pgErr    error
 )
 
-// installHint ends every "PostgreSQL is missing" failure.
-const installHint = "run `bash scripts/install-deps.sh test` (it installs Debian's postgresql)"
+// pgInstallHint ends every "PostgreSQL is missing" failure.
+const pgInstallHint = "run `bash scripts/install-deps.sh test` (it installs Debian's postgresql)"
 
-// Get returns the test binary's server, starting it on first use.
-func Get() (*Server, error) {
-	once.Do(func() { shared, errRun = Start() })
-	return shared, errRun
+// PG returns the test binary's server, starting it on first use.
+func PG() (*PGServer, error) {
+	pgOnce.Do(func() { pgShared, pgErr = StartPG() })
+	return pgShared, pgErr
 }
 
 // DSN returns the connection string of a new, empty database (t_1, t_2,
 // ...) on the test binary's server. It fails t when the server cannot run.
 func DSN(t testing.TB) string {
 	t.Helper()
-	s, err := Get()
+	s, err := PG()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -85,12 +84,12 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
-// Own starts a server of t's own, one the test may take down (Down, Up)
+// OwnPG starts a server of t's own, one the test may take down (Down, Up)
 // without disturbing others, stopped when t ends, and returns it with the
 // connection string of a new, empty database on it.
-func Own(t testing.TB) (*Server, string) {
+func OwnPG(t testing.TB) (*PGServer, string) {
 	t.Helper()
-	s, err := Start()
+	s, err := StartPG()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -102,26 +101,18 @@ func Own(t testing.TB) (*Server, string) {
 	return s, dsn
 }
 
-// Main runs the tests, then stops the server if one was started: call it
-// from TestMain.
-func Main(m *testing.M) { os.Exit(Run(m)) }
-
-// Run is Main without the exit, for a TestMain with clean-up of its own:
-// it runs the tests, stops the server if one was started, and returns the
-// exit code.
-func Run(m *testing.M) int {
-	code := m.Run()
-	if shared != nil {
-		if err := shared.Stop(); err != nil {
+// stopPG stops the test binary's server, if one was started (Run).
+func stopPG() {
+	if pgShared != nil {
+		if err := pgShared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
 	}
-	return code
 }
 
-// BinDir finds the directory of initdb and postgres: the newest
+// PGBinDir finds the directory of initdb and postgres: the newest
 // /usr/lib/postgresql/N/bin (Debian), else the one holding initdb on PATH.
-func BinDir() (dir, version string, err error) { return binDir("/usr/lib/postgresql/*/bin/initdb") }
+func PGBinDir() (dir, version string, err error) { return binDir("/usr/lib/postgresql/*/bin/initdb") }
 
 func binDir(pattern string) (dir, version string, err error) {
 	found, _ := filepath.Glob(pattern)
@@ -138,7 +129,7 @@ func binDir(pattern string) (dir, version string, err error) {
 			return d, "", nil
 		}
 	}
-	return "", "", fmt.Errorf("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, no initdb on PATH): %s", installHint)
+	return "", "", fmt.Errorf("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, no initdb on PATH): %s", pgInstallHint)
 }
 
 func majorOf(initdb string) int {
@@ -151,21 +142,21 @@ func isExec(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
-const dirPattern = "reportd-pgtest-"
+const pgDirPattern = "reportd-pgtest-"
 
-// Start initialises and starts a new server; Stop ends it. Most tests want
+// StartPG initialises and starts a new server; Stop ends it. Most tests want
 // DSN, which shares one server per test binary.
-func Start() (*Server, error) {
+func StartPG() (*PGServer, error) {
 	began := time.Now()
-	bin, version, err := BinDir()
+	bin, version, err := PGBinDir()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := testserver.NewDir(baseDir(), dirPattern)
+	dir, err := NewDir(baseDir(), pgDirPattern)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, Version: version}
+	s := &PGServer{Dir: dir, Version: version}
 	ok := false
 	defer func() {
 		if !ok {
@@ -185,7 +176,7 @@ func Start() (*Server, error) {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
 	s.bin, s.data, s.cred = bin, data, cred
-	if err := testserver.OnFreePort(func(port int) error {
+	if err := OnFreePort(func(port int) error {
 		s.Port = port
 		return s.run(bin, data, cred)
 	}); err != nil {
@@ -204,7 +195,7 @@ func credential(dir string) (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, fmt.Errorf("running as root and there is no postgres user to run PostgreSQL as: %v; %s", err, installHint)
+		return nil, fmt.Errorf("running as root and there is no postgres user to run PostgreSQL as: %v; %s", err, pgInstallHint)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
@@ -215,7 +206,7 @@ func credential(dir string) (*syscall.Credential, error) {
 }
 
 // run starts the postmaster and waits until it accepts connections.
-func (s *Server) run(bin, data string, cred *syscall.Credential) error {
+func (s *PGServer) run(bin, data string, cred *syscall.Credential) error {
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.Port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories="+s.Dir,
@@ -224,7 +215,7 @@ func (s *Server) run(bin, data string, cred *syscall.Credential) error {
 	cmd.Dir = s.Dir
 	// SIGQUIT is PostgreSQL's immediate shutdown.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	p, err := testserver.Launch(cmd, filepath.Join(s.Dir, "server.log"))
+	p, err := Launch(cmd, filepath.Join(s.Dir, "server.log"))
 	if err != nil {
 		return err
 	}
@@ -238,14 +229,14 @@ func (s *Server) run(bin, data string, cred *syscall.Credential) error {
 	})
 }
 
-func (s *Server) adminDSN() string { return s.dsn("postgres") }
+func (s *PGServer) adminDSN() string { return s.dsn("postgres") }
 
-func (s *Server) dsn(db string) string {
+func (s *PGServer) dsn(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.Port, db)
 }
 
 // CreateDatabase creates a new empty database and returns its DSN.
-func (s *Server) CreateDatabase(ctx context.Context) (string, error) {
+func (s *PGServer) CreateDatabase(ctx context.Context) (string, error) {
 	name := fmt.Sprintf("t_%d", s.n.Add(1))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -263,8 +254,8 @@ func (s *Server) CreateDatabase(ctx context.Context) (string, error) {
 // again on the same port. Not an immediate shutdown: this server runs with
 // synchronous_commit=off, so that would lose the last commits, which a
 // production server does not. Use a server of your own (Start), never the
-// shared one (Get, DSN).
-func (s *Server) Down() {
+// pgShared one (Get, DSN).
+func (s *PGServer) Down() {
 	s.mu.Lock()
 	if s.admin != nil {
 		s.admin.Close(context.Background())
@@ -275,11 +266,11 @@ func (s *Server) Down() {
 }
 
 // Up restarts a server that is Down, on the same port with the same data.
-func (s *Server) Up() error { return s.run(s.bin, s.data, s.cred) }
+func (s *PGServer) Up() error { return s.run(s.bin, s.data, s.cred) }
 
-// Stop ends the server at once (nothing in it is meant to last) and
+// Stop ends the server at pgOnce (nothing in it is meant to last) and
 // removes its directory.
-func (s *Server) Stop() error {
+func (s *PGServer) Stop() error {
 	s.mu.Lock()
 	if s.admin != nil {
 		s.admin.Close(context.Background())
