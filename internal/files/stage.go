@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/report"
@@ -19,13 +18,13 @@ import (
 // HeadSize is how many leading bytes a Staged file keeps for sniffing.
 const HeadSize = 4096
 
-// Staged is an upload written to tmp/, waiting for its final name. It is
+// Staged is an upload written to its blob store's staging area
+// (blob.Stager: tmp/ for the local store), waiting for its final name. It is
 // not fsynced here: Place makes it durable before it becomes visible (the
 // local store fsyncs it before the rename), and an upload that never gets
 // placed (a site archive, read back by the ingest and stored file by file)
 // never needs to be.
 type Staged struct {
-	dir    *Dir
 	tmp    string
 	Size   int64
 	SHA256 string
@@ -34,14 +33,15 @@ type Staged struct {
 	done   bool
 }
 
-// Stage streams r into a temp file, hashing as it goes. More than limit
-// bytes (limit > 0) is PayloadTooLarge, and nothing is left behind.
-func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
-	f, err := os.CreateTemp(filepath.Join(d.base, tmpDir), "upload-*")
+// Stage streams r into a temp file in st's staging area (blob.TempDir),
+// hashing as it goes; Place then stores it in st. More than limit bytes
+// (limit > 0) is PayloadTooLarge, and nothing is left behind.
+func Stage(st blob.Store, r io.Reader, limit int64) (*Staged, error) {
+	f, err := os.CreateTemp(blob.TempDir(st), "upload-*")
 	if err != nil {
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
 	}
-	s := &Staged{dir: d, tmp: f.Name()}
+	s := &Staged{tmp: f.Name()}
 	fail := func(err error) (*Staged, error) {
 		f.Close()
 		os.Remove(s.tmp)

@@ -20,7 +20,7 @@ func BenchmarkStage(b *testing.B) {
 			data := bytes.Repeat([]byte("0123456789abcdef"), size/16)
 			b.SetBytes(int64(size))
 			for b.Loop() {
-				s, err := d.Stage(bytes.NewReader(data), 0)
+				s, err := Stage(d.Blobs(), bytes.NewReader(data), 0)
 				if err != nil {
 					b.Fatal(err)
 				}
