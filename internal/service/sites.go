@@ -237,13 +237,16 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	lim := s.SiteLimits()
 	key := manifestKey(id)
+	// Background compression waits until the row is committed: its
+	// fsyncs and CPU would otherwise slow the batch's syncfs, detection
+	// and the commit the answer waits for.
 	ingested := s.variants.ingest()
+	defer ingested()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
 		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
 		TempDir: s.tempDir(),
 	})
-	ingested()
 	if err != nil {
 		return report.Report{}, err
 	}
