@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// BenchmarkStage is the upload path below HTTP: copy, SHA-256, fsync.
+// BenchmarkStage is the upload path below HTTP: copy, SHA-256 (the fsync
+// is Place's, before the file becomes visible).
 //
 //	go test -run '^$' -bench Stage ./internal/files
 func BenchmarkStage(b *testing.B) {
