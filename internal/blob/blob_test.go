@@ -61,5 +61,5 @@ func TestConformanceWithoutFastPaths(t *testing.T) {
 		}
 		t.Cleanup(func() { s.Close() })
 		return plain{s}
-	}, blobtest.Options{})
+	}, blobtest.Options{NoStaging: true})
 }

@@ -29,8 +29,8 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 		// copy are not what a client resuming a download or seeking a
 		// video means.
 		if accept := r.Header.Values("Accept-Encoding"); r.Header.Get("Range") == "" && len(accept) > 0 {
-			if v := h.variants.get(r.Context(), id, f); v.Gzip > 0 || v.Brotli > 0 {
-				if enc := negotiate(accept, v.Brotli > 0, v.Gzip > 0); enc != "" {
+			if v := h.variants.get(r.Context(), id, f); v.Any() {
+				if enc := negotiate(accept, v); enc != "" {
 					open = f
 					open.Encoding, open.Size = enc, v.Size(enc)
 					etag = f.SHA256 + "." + enc
@@ -140,11 +140,12 @@ func plainGet(h http.Header) bool {
 }
 
 // negotiate picks the content coding from Accept-Encoding: the highest
-// q-value among the variants there are and identity; on a tie br, then
-// gzip, then identity (identity is preferred only where it has a higher
-// q-value than the variant). "" is identity (also when the client refuses it
-// and nothing else fits: a body it may not decode beats a 406 here).
-func negotiate(accept []string, br, gz bool) string {
+// q-value among the variants v has (site.Encoders) and identity; on a tie
+// the later row of site.Encoders (br, then gzip), then identity (identity
+// is preferred only where it has a higher q-value than the variant). "" is
+// identity (also when the client refuses it and nothing else fits: a body
+// it may not decode beats a 406 here).
+func negotiate(accept []string, v site.Variants) string {
 	q := map[string]float64{}
 	for _, line := range accept {
 		for part := range strings.SplitSeq(line, ",") {
@@ -181,14 +182,12 @@ func negotiate(accept []string, br, gz bool) string {
 	// identity is acceptable unless excluded, but only preferred where the
 	// client says so: at the same or no q-value a variant wins.
 	best, bestQ := "", weight("identity", 0)
-	if gz {
-		if v := weight("gzip", 0); v > 0 && v >= bestQ {
-			best, bestQ = "gzip", v
+	for _, e := range site.Encoders {
+		if v.Size(e.Name) <= 0 {
+			continue
 		}
-	}
-	if br {
-		if v := weight("br", 0); v > 0 && v >= bestQ {
-			best = "br"
+		if w := weight(e.Name, 0); w > 0 && w >= bestQ {
+			best, bestQ = e.Name, w
 		}
 	}
 	return best

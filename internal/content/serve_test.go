@@ -109,7 +109,7 @@ func TestETagAndRange(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 
 	ix, _ := m.Lookup("index.html")
-	if v, err := site.LookupVariants(context.Background(), s.store, ix.SHA256); err != nil || v.Gzip == 0 || v.Brotli == 0 {
+	if v, err := site.LookupVariants(context.Background(), s.store, ix.SHA256); err != nil || v.Size(site.Gzip) == 0 || v.Size(site.Brotli) == 0 {
 		t.Fatalf("index.html has no variants: %+v, %v", v, err)
 	}
 	r = g.get(g.o.URL(3, "index.html"), "Range", "bytes=2-14", "Accept-Encoding", "br, gzip")
@@ -134,7 +134,7 @@ func TestEncodings(t *testing.T) {
 	g := start(t, s, Config{})
 	ix, _ := m.Lookup("index.html")
 	v, err := site.LookupVariants(context.Background(), s.store, ix.SHA256)
-	if err != nil || v.Gzip == 0 || v.Brotli == 0 {
+	if err != nil || v.Size(site.Gzip) == 0 || v.Size(site.Brotli) == 0 {
 		t.Fatalf("index.html has no variants: %+v, %v", v, err)
 	}
 	gzTag, brTag := ix.SHA256+".gzip", ix.SHA256+".br"
@@ -182,7 +182,7 @@ func TestEncodings(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	// HEAD: headers of the chosen variant, no body.
 	r = g.do(http.MethodHead, g.o.URL(4, "index.html"), "Accept-Encoding", "br")
-	if r.Header.Get("Content-Encoding") != "br" || r.body != "" || r.Header.Get("Content-Length") != itoa(int(v.Brotli)) {
+	if r.Header.Get("Content-Encoding") != "br" || r.body != "" || r.Header.Get("Content-Length") != itoa(int(v.Size(site.Brotli))) {
 		t.Errorf("HEAD: encoding %q length %q body %d", r.Header.Get("Content-Encoding"), r.Header.Get("Content-Length"), len(r.body))
 	}
 	// Files without variants: no Vary, no encoding.
@@ -228,7 +228,17 @@ func TestNegotiate(t *testing.T) {
 		{[]string{"*;q=0"}, true, false, ""},
 		{[]string{" br ; q=1 "}, true, false, "br"},
 	} {
-		if got := negotiate(c.accept, c.br, c.gz); got != c.want {
+		var v site.Variants
+		if c.br {
+			v.Sizes = map[string]int64{site.Brotli: 1}
+		}
+		if c.gz {
+			if v.Sizes == nil {
+				v.Sizes = map[string]int64{}
+			}
+			v.Sizes[site.Gzip] = 1
+		}
+		if got := negotiate(c.accept, v); got != c.want {
 			t.Errorf("negotiate(%q, br %v, gzip %v) = %q, want %q", c.accept, c.br, c.gz, got, c.want)
 		}
 	}

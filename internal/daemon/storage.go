@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ func openS3(ctx context.Context, c config.Config) (*s3store.Store, error) {
 	st, err := s3store.New(s3store.Config{
 		Endpoint: c.S3.Endpoint, Bucket: c.S3.Bucket, Region: c.S3.Region, Prefix: c.S3.Prefix,
 		AccessKey: c.S3.AccessKey, SecretKey: secret, UseTLS: c.S3.TLS, PartSize: int64(c.S3.PartSize),
+		TempDir: filepath.Join(c.DataDir, "tmp"), // staged uploads: swept at start-up with the local ones
 	})
 	if err != nil {
 		return nil, scrub(fmt.Errorf("storage: postgres+s3: s3.*: %w", err))

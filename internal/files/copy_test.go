@@ -33,7 +33,7 @@ func TestStageCopiesExactly(t *testing.T) {
 			"half":  iotest.HalfReader(bytes.NewReader(data)),
 			"eof":   iotest.DataErrReader(bytes.NewReader(data)),
 		} {
-			s, err := d.Stage(r, 0)
+			s, err := Stage(d.Blobs(), r, 0)
 			if err != nil {
 				t.Fatalf("size %d %s: %v", size, name, err)
 			}
@@ -84,7 +84,7 @@ func TestStageErrorsLeaveNothing(t *testing.T) {
 		{"cut short early", &failingReader{n: 7, err: errors.New("reset")}, 0, report.Validation},
 	}
 	for _, c := range cases {
-		if _, err := d.Stage(c.r, c.limit); !report.IsKind(err, c.kind) {
+		if _, err := Stage(d.Blobs(), c.r, c.limit); !report.IsKind(err, c.kind) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.kind)
 		}
 	}

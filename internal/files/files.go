@@ -1,8 +1,9 @@
-// Package files is the data directory's file area: uploads staged in tmp/
-// (streamed, hashed, scanned, fsynced), uploads/ as the local blob store
-// that holds them once placed (Blobs), and the start-up sweep. Paths given
-// to it are the API's ("/uploads/reports/7.pdf"); Key turns them into blob
-// keys, and nothing lets one leave uploads/.
+// Package files is the data directory's file area: uploads/ as the local
+// blob store (Blobs), tmp/ as its staging area (blob.Stager: uploads are
+// staged there by Stage, streamed, hashed and scanned, and made durable
+// only when Place stores them), and the start-up sweep. Paths given to it
+// are the API's ("/uploads/reports/7.pdf"); Key turns them into blob keys,
+// and nothing lets one leave uploads/.
 package files
 
 import (

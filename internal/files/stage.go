@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/report"
@@ -19,9 +18,13 @@ import (
 // HeadSize is how many leading bytes a Staged file keeps for sniffing.
 const HeadSize = 4096
 
-// Staged is an upload written to tmp/ and fsynced, waiting for its final name.
+// Staged is an upload written to its blob store's staging area
+// (blob.Stager: tmp/ for the local store), waiting for its final name. It is
+// not fsynced here: Place makes it durable before it becomes visible (the
+// local store fsyncs it before the rename), and an upload that never gets
+// placed (a site archive, read back by the ingest and stored file by file)
+// never needs to be.
 type Staged struct {
-	dir    *Dir
 	tmp    string
 	Size   int64
 	SHA256 string
@@ -30,14 +33,15 @@ type Staged struct {
 	done   bool
 }
 
-// Stage streams r into a temp file, hashing as it goes. More than limit
-// bytes (limit > 0) is PayloadTooLarge, and nothing is left behind.
-func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
-	f, err := os.CreateTemp(filepath.Join(d.base, tmpDir), "upload-*")
+// Stage streams r into a temp file in st's staging area (blob.TempDir),
+// hashing as it goes; Place then stores it in st. More than limit bytes
+// (limit > 0) is PayloadTooLarge, and nothing is left behind.
+func Stage(st blob.Store, r io.Reader, limit int64) (*Staged, error) {
+	f, err := os.CreateTemp(blob.TempDir(st), "upload-*")
 	if err != nil {
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
 	}
-	s := &Staged{dir: d, tmp: f.Name()}
+	s := &Staged{tmp: f.Name()}
 	fail := func(err error) (*Staged, error) {
 		f.Close()
 		os.Remove(s.tmp)
@@ -66,9 +70,6 @@ func (d *Dir) Stage(r io.Reader, limit int64) (*Staged, error) {
 	if limit > 0 && n > limit {
 		return fail(report.Errorf(report.PayloadTooLarge, "upload exceeds the limit of %d bytes (%.2f GiB, max_upload_bytes)", limit, float64(limit)/(1<<30)))
 	}
-	if err := f.Sync(); err != nil {
-		return fail(report.Wrap(report.Storage, err, "cannot store the file"))
-	}
 	if err := f.Close(); err != nil {
 		os.Remove(s.tmp)
 		return nil, report.Wrap(report.Storage, err, "cannot store the file")
@@ -93,8 +94,8 @@ func (h scanningHash) Write(p []byte) (int, error) {
 func (s *Staged) Open() (*os.File, error) { return os.Open(s.tmp) }
 
 // Place stores the staged file under key in st, durably: a store that can
-// adopt it (the local one: same file system) takes it by rename and fsyncs
-// the directory, any other streams it (Size set from the staged file). After
+// adopt it (the local one: same file system) takes it by fsync, rename and
+// an fsync of the directory (blob.PutFile), any other streams it (Size set from the staged file). After
 // Place the caller may commit the row; Discard stays safe to defer.
 func (s *Staged) Place(ctx context.Context, st blob.Store, key string, opt blob.PutOptions) error {
 	opt.Size = s.Size

@@ -20,7 +20,7 @@ func TestStageScansEveryByte(t *testing.T) {
 			if nulAt >= 0 {
 				data[nulAt] = 0
 			}
-			s, err := d.Stage(iotest.HalfReader(bytes.NewReader(data)), 0)
+			s, err := Stage(d.Blobs(), iotest.HalfReader(bytes.NewReader(data)), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -208,15 +208,22 @@ func newLocal(t *testing.T, dir string, cfg Config) (*Service, *files.Dir) {
 	return s, fd
 }
 
-// remoteStore has no local paths, like S3: the engines get a copy in tmp/.
-type remoteStore struct{ blob.Store }
+// remoteStore has no local paths, like S3: the engines get a copy in tmp/,
+// its staging area (the daemon gives S3 <data>/tmp, s3store.Config.TempDir).
+type remoteStore struct {
+	blob.Store
+	tmp string
+}
+
+func (r remoteStore) TempDir() string { return r.tmp }
 
 // A store without local files: the engines read a copy fetched into tmp/,
 // removed when the conversion is done; the start-up sweep keeps the store.
 func TestEnginesReadACopyOfARemoteObject(t *testing.T) {
 	dir := t.TempDir()
 	_, fd := newLocal(t, dir, Config{})
-	s, _ := newLocal(t, t.TempDir(), Config{Blobs: remoteStore{fd.Blobs()}})
+	data := t.TempDir()
+	s, _ := newLocal(t, data, Config{Blobs: remoteStore{fd.Blobs(), filepath.Join(data, "tmp")}})
 	ctx := context.Background()
 	p, err := s.CreateProject(ctx, report.ProjectCreate{Name: "p"})
 	if err != nil {

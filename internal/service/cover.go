@@ -22,7 +22,7 @@ import (
 
 // stageCover stages an uploaded or decoded image and checks it is one.
 func (s *Service) stageCover(r io.Reader, name string) (*files.Staged, string, error) {
-	st, err := s.files.Stage(r, s.cfg.MaxCoverBytes)
+	st, err := files.Stage(s.blobs, r, s.cfg.MaxCoverBytes)
 	if err != nil {
 		if report.IsKind(err, report.PayloadTooLarge) {
 			return nil, "", report.Errorf(report.PayloadTooLarge, "coverImage exceeds the limit of %d bytes", s.cfg.MaxCoverBytes)

@@ -77,9 +77,10 @@ func (s *Service) ReportDetail(ctx context.Context, id int64) (r report.Report, 
 	return r, o, size, nil
 }
 
-// Stage streams an upload's file into a temp file under the size limit.
+// Stage streams an upload's file into a temp file in the blob store's
+// staging area, under the size limit.
 func (s *Service) Stage(r io.Reader) (*files.Staged, error) {
-	return s.files.Stage(r, s.cfg.MaxUploadBytes)
+	return files.Stage(s.blobs, r, s.cfg.MaxUploadBytes)
 }
 
 // UploadReport stages and commits in one go (the Go API; HTTP streams the

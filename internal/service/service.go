@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,8 +84,8 @@ type Converter interface {
 type Service struct {
 	cfg         Config
 	meta        report.MetaStore
-	files       *files.Dir // staging (tmp/) and the start-up sweep
-	blobs       blob.Store // report files and covers, keyed by files.Key of their API path
+	files       *files.Dir // the start-up sweep
+	blobs       blob.Store // report files, covers and sites, keyed by files.Key of their API path; staging in its blob.TempDir
 	conv        Converter
 	pdfs        PDFCache
 	coverClient *http.Client
@@ -335,18 +334,16 @@ func (s *Service) enginePDF(ctx context.Context, rec report.ReportRecord, opts r
 	}
 }
 
-// fetchCopy streams the object of key into a new file in tmp/ (named with
-// ext, which some engines go by) and returns its absolute path.
+// fetchCopy streams the object of key into a new file in the store's
+// staging area (named with ext, which some engines go by) and returns its
+// absolute path.
 func (s *Service) fetchCopy(ctx context.Context, key, ext string) (string, error) {
-	if s.files == nil {
-		return "", report.Errorf(report.Storage, "the file store has no local files for the engines")
-	}
 	o, err := s.blobs.Open(ctx, key)
 	if err != nil {
 		return "", report.Wrap(report.Storage, err, "the report's file is missing")
 	}
 	defer o.Close()
-	f, err := os.CreateTemp(filepath.Join(s.files.Base(), "tmp"), "engine-*"+ext)
+	f, err := os.CreateTemp(s.tempDir(), "engine-*"+ext)
 	if err != nil {
 		return "", report.Wrap(report.Storage, err, "cannot copy the report for the engines")
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -240,13 +239,16 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	lim := s.SiteLimits()
 	key := manifestKey(id)
+	// Background compression waits until the row is committed: its
+	// fsyncs and CPU would otherwise slow the batch's syncfs, detection
+	// and the commit the answer waits for.
 	ingested := s.variants.ingest()
+	defer ingested()
 	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
 		ManifestKey: key, Entry: in.Entry, Root: in.Root,
 		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
 		TempDir: s.tempDir(),
 	})
-	ingested()
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -278,14 +280,11 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	return out.Report, nil
 }
 
-// tempDir is where ingests stage large files: tmp/ of the data directory,
-// on the local store's file system (adopted by rename), swept at start-up.
-func (s *Service) tempDir() string {
-	if s.files == nil {
-		return ""
-	}
-	return filepath.Join(s.files.Base(), "tmp")
-}
+// tempDir is where ingests, parts and compressed copies are staged: the
+// blob store's staging area (blob.Stager; the local store's is tmp/ of the
+// data directory, on its file system, so files are adopted by rename),
+// swept at start-up.
+func (s *Service) tempDir() string { return blob.TempDir(s.blobs) }
 
 // partsName names a multi-part site: the root folder it was given, or the
 // one top folder all parts share, else "site".

@@ -64,7 +64,7 @@ func TestSiteVariantsInBackground(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v.Done {
-				if v.Brotli > 0 {
+				if v.Size(site.Brotli) > 0 {
 					compressed++
 					bf := f
 					bf.Encoding = site.Brotli
@@ -125,7 +125,7 @@ func TestSiteVariantsOnRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Done && v.Brotli > 0 && v.Gzip > 0 {
+		if v.Done && v.Size(site.Brotli) > 0 && v.Size(site.Gzip) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

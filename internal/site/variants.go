@@ -34,6 +34,40 @@ const (
 	Brotli = "br"
 )
 
+// Encoder is one content coding site files are precompressed with.
+type Encoder struct {
+	Name   string                           // the Content-Encoding token
+	Suffix string                           // of the copy's key (VariantKey)
+	New    func(w io.Writer) io.WriteCloser // a compressor writing to w
+}
+
+// Encoders is every variant made and served, in the order MakeVariants
+// makes them; the last one's copy (or the .none marker) marks an object
+// done, and at equal q-values a client gets the later one (content's
+// negotiate). Adding a coding is one row here.
+var Encoders = []Encoder{
+	{Name: Gzip, Suffix: ".gz", New: func(w io.Writer) io.WriteCloser {
+		zw, _ := gzip.NewWriterLevel(w, gzipLevel) // the level is valid
+		return zw
+	}},
+	{Name: Brotli, Suffix: ".br", New: func(w io.Writer) io.WriteCloser {
+		return brotli.NewWriterLevel(w, brotliQuality)
+	}},
+}
+
+// noneSuffix marks an object whose compression did not pay.
+const noneSuffix = ".none"
+
+// encoder is enc's row of Encoders.
+func encoder(enc string) (Encoder, bool) {
+	for _, e := range Encoders {
+		if e.Name == enc {
+			return e, true
+		}
+	}
+	return Encoder{}, false
+}
+
 // MinCompressSize is the smallest file given precompressed variants:
 // below it, the saving does not pay for a second object.
 const MinCompressSize = 1024
@@ -47,13 +81,17 @@ const (
 	brotliQuality = 5
 )
 
-var variantSuffix = map[string]string{Gzip: ".gz", Brotli: ".br", "": ".none"}
+// VariantKey is the key of the enc (a name in Encoders) copy of the
+// content object sha; "" is the .none marker's.
+func VariantKey(sha, enc string) string {
+	if enc == "" {
+		return noneKey(sha)
+	}
+	e, _ := encoder(enc)
+	return ObjectKey(sha) + e.Suffix
+}
 
-// VariantKey is the key of the enc (Gzip or Brotli) copy of the content
-// object sha.
-func VariantKey(sha, enc string) string { return ObjectKey(sha) + variantSuffix[enc] }
-
-func noneKey(sha string) string { return ObjectKey(sha) + ".none" }
+func noneKey(sha string) string { return ObjectKey(sha) + noneSuffix }
 
 // objectSHA is the sha256 a key below cas/ belongs to: the object's own,
 // or its variant's or marker's original; "" for other keys.
@@ -64,9 +102,13 @@ func objectSHA(key string) string {
 	if !isSHA256(sum) || key != ObjectKey(sum)+strings.TrimPrefix(base, sum) {
 		return ""
 	}
-	switch suffix {
-	case "", "gz", "br", "none":
+	if suffix == "" || "."+suffix == noneSuffix {
 		return sum
+	}
+	for _, e := range Encoders {
+		if "."+suffix == e.Suffix {
+			return sum
+		}
 	}
 	return ""
 }
@@ -93,19 +135,32 @@ func Wants(f File) bool { return f.Size >= MinCompressSize && Compressible(f.Con
 type Variants struct {
 	// Done: MakeVariants has finished with the object (whatever paid).
 	Done bool
-	// Gzip and Brotli are the copies' sizes; 0: there is none.
-	Gzip, Brotli int64
+	// Sizes are the copies' sizes by coding (Encoders' names); a coding
+	// missing or 0: there is none.
+	Sizes map[string]int64
 }
 
 // Size is the size of the enc copy (0: none).
-func (v Variants) Size(enc string) int64 {
-	switch enc {
-	case Gzip:
-		return v.Gzip
-	case Brotli:
-		return v.Brotli
+func (v Variants) Size(enc string) int64 { return v.Sizes[enc] }
+
+// Any tells whether there is at least one copy.
+func (v Variants) Any() bool {
+	for _, n := range v.Sizes {
+		if n > 0 {
+			return true
+		}
 	}
-	return 0
+	return false
+}
+
+func (v *Variants) set(enc string, n int64) {
+	if n <= 0 {
+		return
+	}
+	if v.Sizes == nil {
+		v.Sizes = make(map[string]int64, len(Encoders))
+	}
+	v.Sizes[enc] = n
 }
 
 // LookupVariants tells which variants of the content object sha exist.
@@ -121,16 +176,20 @@ func LookupVariants(ctx context.Context, store blob.Store, sha string) (Variants
 		}
 		return i.Size, err == nil, err
 	}
-	var ok bool
-	var err error
-	if v.Brotli, ok, err = stat(VariantKey(sha, Brotli)); err != nil {
-		return Variants{}, err
-	}
-	v.Done = ok
-	if v.Gzip, _, err = stat(VariantKey(sha, Gzip)); err != nil {
-		return Variants{}, err
+	// The last coding first: its copy means done, as the marker does.
+	for i := len(Encoders) - 1; i >= 0; i-- {
+		e := Encoders[i]
+		n, ok, err := stat(ObjectKey(sha) + e.Suffix)
+		if err != nil {
+			return Variants{}, err
+		}
+		v.set(e.Name, n)
+		if i == len(Encoders)-1 {
+			v.Done = ok
+		}
 	}
 	if !v.Done {
+		var err error
 		if _, v.Done, err = stat(noneKey(sha)); err != nil {
 			return Variants{}, err
 		}
@@ -156,20 +215,17 @@ func MakeVariants(ctx context.Context, store blob.Store, sha, tempDir string) (V
 	defer o.Close()
 	size := o.Info().Size
 	src := func() io.Reader { return io.NewSectionReader(o, 0, size) }
-	if v.Gzip == 0 {
-		if v.Gzip, err = variant(ctx, store, VariantKey(sha, Gzip), tempDir, src(), size, func(w io.Writer) io.WriteCloser {
-			zw, _ := gzip.NewWriterLevel(w, gzipLevel) // the level is valid
-			return zw
-		}); err != nil {
+	for _, e := range Encoders {
+		if v.Size(e.Name) > 0 {
+			continue // made before a crash
+		}
+		n, err := variant(ctx, store, ObjectKey(sha)+e.Suffix, tempDir, src(), size, e.New)
+		if err != nil {
 			return v, err
 		}
+		v.set(e.Name, n)
 	}
-	if v.Brotli, err = variant(ctx, store, VariantKey(sha, Brotli), tempDir, src(), size, func(w io.Writer) io.WriteCloser {
-		return brotli.NewWriterLevel(w, brotliQuality)
-	}); err != nil {
-		return v, err
-	}
-	if v.Brotli == 0 {
+	if v.Size(Encoders[len(Encoders)-1].Name) == 0 {
 		if _, err := store.Put(ctx, noneKey(sha), bytes.NewReader(nil), blob.PutOptions{IfNoneMatch: true}); err != nil && !errors.Is(err, blob.ErrExists) {
 			return v, err
 		}

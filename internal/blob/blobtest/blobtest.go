@@ -30,6 +30,10 @@ type Options struct {
 	// objects (local: temp files; S3: open multipart uploads). If set, the
 	// suite checks that failed and cancelled Puts leave none.
 	Incomplete func(t *testing.T, s blob.Store) []string
+	// NoStaging skips the staging test for a store without its own
+	// staging area (a wrapper hiding the fast paths); reportd's stores
+	// all have one (blob.Stager).
+	NoStaging bool
 }
 
 // Run runs every conformance test against stores made by newStore.
@@ -55,6 +59,9 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store, opt Options) {
 	t.Run("Copy", func(t *testing.T) { copyObject(t, newStore(t)) })
 	t.Run("DeletePrefix", func(t *testing.T) { deletePrefix(t, newStore(t)) })
 	t.Run("Large", func(t *testing.T) { large(t, newStore(t), opt) })
+	if _, ok := newStore(t).(blob.Stager); ok || !opt.NoStaging {
+		t.Run("Stage", func(t *testing.T) { stage(t, newStore(t)) })
+	}
 	if _, ok := newStore(t).(blob.Batcher); ok {
 		t.Run("Batch", func(t *testing.T) { batch(t, newStore(t), opt) })
 		t.Run("BatchDiscard", func(t *testing.T) { batchDiscard(t, newStore(t), opt) })

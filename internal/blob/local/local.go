@@ -36,6 +36,7 @@ var (
 	_ blob.Copier        = (*Store)(nil)
 	_ blob.PrefixDeleter = (*Store)(nil)
 	_ blob.Pather        = (*Store)(nil)
+	_ blob.Stager        = (*Store)(nil)
 )
 
 // TempPattern names the store's temp files in the temp directory.
@@ -72,6 +73,10 @@ func (s *Store) Close() error { return s.root.Close() }
 
 // Dir is the store's directory.
 func (s *Store) Dir() string { return s.dir }
+
+// TempDir is the store's temp directory (blob.Stager): on its file system,
+// so a file staged there is adopted by rename.
+func (s *Store) TempDir() string { return s.tmp }
 
 // LocalPath is the absolute file name of key, for engines that take paths.
 func (s *Store) LocalPath(key string) (string, error) {

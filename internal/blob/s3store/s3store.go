@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +51,10 @@ type Config struct {
 	// PartSize is the multipart part size and the most one Put holds in
 	// memory (default DefaultPartSize; at least MinPartSize, S3's minimum).
 	PartSize int64
+	// TempDir is the local directory uploads are staged in before they
+	// are streamed to the bucket (blob.Stager; "" is the system's temp
+	// directory). reportd: <data>/tmp, cleared at start-up.
+	TempDir string
 }
 
 const (
@@ -69,12 +75,14 @@ type Store struct {
 	bucket   string
 	prefix   string
 	partSize int64
+	tempDir  string
 }
 
 var (
 	_ blob.Store         = (*Store)(nil)
 	_ blob.Copier        = (*Store)(nil)
 	_ blob.PrefixDeleter = (*Store)(nil)
+	_ blob.Stager        = (*Store)(nil)
 )
 
 // New makes a store on cfg's bucket; it does not contact the server.
@@ -113,9 +121,21 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3store: %w", err)
 	}
+	tmp := cfg.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
+	} else if tmp, err = filepath.Abs(tmp); err != nil {
+		return nil, fmt.Errorf("s3store: temp directory: %w", err)
+	} else if err := os.MkdirAll(tmp, 0o750); err != nil {
+		return nil, fmt.Errorf("s3store: temp directory: %w", err)
+	}
 	return &Store{client: c, probe: p, endpoint: cfg.Endpoint, access: cfg.AccessKey, core: minio.Core{Client: c},
-		bucket: cfg.Bucket, prefix: prefix, partSize: ps}, nil
+		bucket: cfg.Bucket, prefix: prefix, partSize: ps, tempDir: tmp}, nil
 }
+
+// TempDir is where uploads are staged (blob.Stager): local scratch space,
+// streamed to the bucket by blob.PutFile.
+func (s *Store) TempDir() string { return s.tempDir }
 
 // Client is the underlying minio client (for tests and admin tools).
 func (s *Store) Client() *minio.Client { return s.client }
