@@ -379,6 +379,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 			}
 		}
 		m.met.converted(string(job.Type), result, time.Since(start))
+		m.log.Debug("PDF converted", "report", job.ReportID, "type", job.Type, "result", result, "took", time.Since(start))
 		m.fails.put(job.ReportID, path, err)
 		if k := m.walkKey(job); k != "" {
 			m.fails.put(job.ReportID, k, err)
@@ -472,9 +473,11 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 			return err
 		}
 		// Under the gate and the job's deadline, in a process that dies at it.
+		t0 := time.Now()
 		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
 		}
+		m.log.Debug("markdown render", "took", time.Since(t0))
 		// Markdown's output may hold raw HTML: the engine runs none of its script.
 		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
 	}
