@@ -154,7 +154,7 @@ func (c *Config) fill() error {
 
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
-// scripts run in every page, the Markdown stylesheet, the footer, the
+// scripts run in every page, the Markdown stylesheet (with its footer), the
 // scripts and ready selectors of site jobs: site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
@@ -175,7 +175,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdownCSS, footer, siteScripts(),
+		quietJS, panesJS, markdownCSS, siteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
