@@ -138,7 +138,7 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int) error {
 			os.WriteFile(keepLog, b, 0o644)
 		}
 	}
-	fmt.Printf("\nreportd stages, medians over all rounds (ms; n = samples):\n\n| stage | html | md |\n|---|---|---|\n")
+	fmt.Printf("\nreportd stages over all rounds, p50 / p90 (n = samples):\n\n| stage | html | md |\n|---|---|---|\n")
 	for _, k := range stageNames {
 		fmt.Printf("| %s | %s | %s |\n", k, stageCell(stageAll["html "+k]), stageCell(stageAll["md "+k]))
 	}
@@ -152,7 +152,7 @@ func stageCell(v []time.Duration) string {
 		return "–"
 	}
 	slices.Sort(v)
-	return fmt.Sprintf("%s (n=%d)", ms(benchkit.Pct(v, 50)), len(v))
+	return fmt.Sprintf("%s / %s (n=%d)", ms(benchkit.Pct(v, 50)), ms(benchkit.Pct(v, 90)), len(v))
 }
 
 // stages reads reportd's JSON log from offset off on: the measured jobs'
