@@ -8,6 +8,7 @@
 //	go run ./bench/convert -site 40 -n 5   # a coverage.py site: entry vs scope=site (site.go)
 //	go run ./bench/convert -hostile 3 -n 20   # a one-page PDF while 3 hostile site walks run (hostile.go)
 //	go run ./bench/convert -open-links 400 -n 3   # Markdown of "[a](" repeated, 400 KB (hostile.go)
+//	go run ./bench/convert -http /tmp/reportd -gotenberg /tmp/gotenberg -n 15   # over HTTP (overhttp.go)
 //
 // It ends with the small-deck p50/p95 while a long deck converts (lanes.go).
 //
@@ -73,7 +74,14 @@ func run() error {
 	hostile := flag.Int("hostile", 0, "only measure a one-page PDF (-n times) while this many hostile site walks run (hostile.go)")
 	hostileLimit := flag.Duration("hostile-limit", 2*time.Minute, "with -hostile: the longest a one-page PDF is waited for")
 	openLinksKB := flag.Int("open-links", 0, "only render a Markdown of \"[a](\" repeated to this many KB, -n times (hostile.go)")
+	httpBin := flag.String("http", "", "only measure the first GET /pdf of -n fresh small HTML and Markdown reports over HTTP, on this reportd binary (overhttp.go)")
+	gotenbergBin := flag.String("gotenberg", "", "with -http: the same documents through this Gotenberg binary, interleaved")
+	rounds := flag.Int("rounds", 3, "with -http: interleaved rounds")
+	httpLog := flag.String("http-log", "", "with -http: keep reportd's debug log (JSON lines) in this file")
 	flag.Parse()
+	if *httpBin != "" {
+		return overHTTP(*httpBin, *gotenbergBin, *httpLog, *rounds, *n)
+	}
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)
 		*testdata = filepath.Join(filepath.Dir(self), "..", "..", "internal", "convert", "testdata")

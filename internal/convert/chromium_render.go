@@ -32,10 +32,12 @@ type printOpts struct {
 func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out io.Writer) (crashed bool, err error) {
 	c.printing.Add(1)
 	defer c.printing.Add(-1)
+	t0 := time.Now()
 	p, err := c.take()
 	if err != nil {
 		return false, err
 	}
+	c.log.Debug("chromium take", "wait", time.Since(t0)) // for a spare page, about nothing
 	b := p.b
 	cw := &countingWriter{w: out}
 	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
@@ -110,18 +112,23 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 		}
 	}
 	t2 := time.Now()
+	t3 := t2 // the print is done, the PDF not yet read
 	defer func() {
-		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1), "print+read", time.Since(t2))
+		c.log.Debug("chromium print", "load", t1.Sub(t0), "settle", t2.Sub(t1),
+			"print", t3.Sub(t2), "read", time.Since(t3))
 	}()
-	return printPDF(ctx, o, out)
+	return printPDF(ctx, o, out, &t3)
 }
 
 // printPDF prints the page loaded in ctx with o's settings and streams the
-// PDF to out.
-func printPDF(ctx context.Context, o printOpts, out io.Writer) error {
+// PDF to out. printed, if not nil, is set when the print is done.
+func printPDF(ctx context.Context, o printOpts, out io.Writer, printed *time.Time) error {
 	params := o.params
 	params.TransferMode = page.PrintToPDFTransferModeReturnAsStream
 	res, err := chromedp.Call(ctx, page.PrintToPDF, params)
+	if printed != nil {
+		*printed = time.Now()
+	}
 	if err != nil {
 		if perr := printParamsError(err, o.params); perr != nil {
 			return perr

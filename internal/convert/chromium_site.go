@@ -331,7 +331,7 @@ func printFile(ctx context.Context, o printOpts, name string) error {
 	if err != nil {
 		return diskErr(err, "cannot write the PDF cache")
 	}
-	err = printPDF(ctx, o, f)
+	err = printPDF(ctx, o, f, nil)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = diskErr(cerr, "cannot write the PDF cache")
 	}

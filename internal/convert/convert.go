@@ -154,7 +154,7 @@ func (c *Config) fill() error {
 
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
-// scripts run in every page, the Markdown stylesheet, the footer, the
+// scripts run in every page, the Markdown stylesheet (with its footer), the
 // scripts and ready selectors of site jobs: site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
@@ -175,7 +175,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdownCSS, footer, siteScripts(),
+		quietJS, panesJS, markdownCSS, siteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -379,6 +379,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 			}
 		}
 		m.met.converted(string(job.Type), result, time.Since(start))
+		m.log.Debug("PDF converted", "report", job.ReportID, "type", job.Type, "result", result, "took", time.Since(start))
 		m.fails.put(job.ReportID, path, err)
 		if k := m.walkKey(job); k != "" {
 			m.fails.put(job.ReportID, k, err)
@@ -473,9 +474,11 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 			return err
 		}
 		// Under the gate and the job's deadline, in a process that dies at it.
+		t0 := time.Now()
 		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
 		}
+		m.log.Debug("markdown render", "took", time.Since(t0))
 		// Markdown's output may hold raw HTML: the engine runs none of its script.
 		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
 	}

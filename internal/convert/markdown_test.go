@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,28 @@ func TestMarkdownToPDF(t *testing.T) {
 	}
 	if got := pdfInfo(t, pdf)["Title"]; got != "Monthly summary" {
 		t.Errorf("PDF title %q, want the first heading", got)
+	}
+}
+
+// Markdown's page-number footer is a CSS page margin box (markdown.css),
+// not Chromium's footer template: every page carries "n / N", and the
+// print keeps its outline.
+func TestMarkdownFooterOnEveryPage(t *testing.T) {
+	needChromium(t)
+	m := sharedManager(t)
+	src := "# Long report\n\n" + strings.Repeat("A paragraph of text that goes on and on. ", 700)
+	pdf := convertOK(t, m, jobFor(t, report.MD, []byte(src)))
+	pages := strings.Split(strings.TrimRight(pdftest.Text(t, pdf), "\f"), "\f")
+	if len(pages) < 3 {
+		t.Fatalf("%d pages, want at least 3", len(pages))
+	}
+	for i, text := range pages {
+		if want := fmt.Sprintf("%d/%d", i+1, len(pages)); !strings.Contains(strings.ReplaceAll(text, " ", ""), want) {
+			t.Errorf("page %d lacks the footer %q:\n%s", i+1, want, text)
+		}
+	}
+	if got := pdftest.Outline(t, pdf); len(got) == 0 || got[0] != "Long report" {
+		t.Errorf("outline %q, want the heading", got)
 	}
 }
 

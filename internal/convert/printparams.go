@@ -24,12 +24,6 @@ func htmlPrintParams(paper string) page.PrintToPDFParams {
 	}
 }
 
-// footer is Chromium's footer template: it runs in its own tiny document,
-// so it carries its own font and size.
-const footer = `<div style="width:100%;font-family:'Liberation Sans','DejaVu Sans',sans-serif;` +
-	`font-size:8pt;color:#666;text-align:center;padding:0 12mm;">` +
-	`<span class="pageNumber"></span> / <span class="totalPages"></span></div>`
-
 func markdownPrintParams(paper string) page.PrintToPDFParams {
 	w, h := paperInches(paper)
 	const mm = 1 / 25.4
@@ -41,9 +35,6 @@ func markdownPrintParams(paper string) page.PrintToPDFParams {
 		MarginBottom:            ptr(22 * mm),
 		MarginLeft:              ptr(20 * mm),
 		MarginRight:             ptr(20 * mm),
-		DisplayHeaderFooter:     ptr(true),
-		HeaderTemplate:          "<span></span>",
-		FooterTemplate:          footer,
 		GenerateDocumentOutline: ptr(true),
 	}
 }
