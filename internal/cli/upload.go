@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/prfeedback"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -29,6 +30,7 @@ type uploadOptions struct {
 	summary       string
 	entry         string
 	strict        bool
+	feedback      feedbackFlags
 }
 
 func newUploadCmd(f *Factory) *cobra.Command {
@@ -117,6 +119,9 @@ others still complete, and the exit status is that of the first failure.`,
 			if o.jobs < 1 {
 				return usageErrorf("-j must be at least 1 (got %d)", o.jobs)
 			}
+			if err := o.feedback.parse(); err != nil {
+				return err
+			}
 			o.meta, o.ciSystem = o.metaFlags.resolve(fl, osEnv)
 			return uploadRun(cmd.Context(), o)
 		},
@@ -133,6 +138,7 @@ others still complete, and the exit status is that of the first failure.`,
 	fl.BoolVar(&o.strict, "strict", false, "fail (exit status 2) instead of warning when a glob picks pages of a report site")
 	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
 	o.metaFlags.register(fl)
+	o.feedback.register(fl)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
 	cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("project-name", completeProjectNames(f))
@@ -189,13 +195,29 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 		fmt.Fprintf(o.f.IO.ErrOut, "note: build metadata from %s%s\n", o.ciSystem, describeMeta(o.meta))
 	}
 	results, err := uploadFiles(ctx, o, ex.files, project)
+	var unchecked []prfeedback.GateResult
+	gatesPassed := true
+	if o.feedback.active() && len(ex.files) > 0 {
+		c, cerr := o.f.Client()
+		if cerr != nil {
+			return cerr
+		}
+		var ferr error
+		unchecked, gatesPassed, ferr = giveFeedback(ctx, o, c, results)
+		if ferr != nil && err == nil {
+			err = ferr
+		}
+	}
 	if perr := printUploadResults(o, results); perr != nil && err == nil {
 		err = perr
 	}
 	if o.summary != "" {
-		if serr := appendSummary(o.summary, project, results); serr != nil && err == nil {
+		if serr := appendSummary(o.summary, project, results, gatesMarkdown(results, unchecked)); serr != nil && err == nil {
 			err = serr
 		}
+	}
+	if err == nil && !gatesPassed {
+		err = gateError(results, unchecked)
 	}
 	return err
 }
