@@ -75,6 +75,14 @@ help environment'). Each upload prints the report's dashboard link;
 --summary FILE appends a Markdown table of them (for $GITHUB_STEP_SUMMARY or
 a merge-request note).
 
+In GitHub Actions and GitLab CI, --comment posts the figures, the change
+against the request's target branch and the new failures as one comment on
+the pull or merge request per report name, edited by every later upload
+(found by a hidden <!-- reportd:PROJECT:NAME --> line); --status sets a
+commit status. The forge's errors are warnings unless --comment=required.
+Quality gates (--fail-under coverage=80, --fail-on failures|new-failures)
+are checked after publishing; a failed gate exits with status 7.
+
 Uploads are retried after connection errors and transient server errors,
 re-sending each file from its start. Up to -j N files (default 16) upload at
 once; results are printed in argument order. When some uploads fail the
@@ -85,7 +93,8 @@ others still complete, and the exit status is that of the first failure.`,
   reportctl upload build/reports/allure-report build/reports/htmlcov --project-name nightly --create-project
   reportctl upload 'docs/*.md' --project-name nightly --strict -j 4
   reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json
-  reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"`,
+  reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"
+  reportctl upload htmlcov --project-name web --name coverage --comment --status --fail-under coverage=80`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.patterns, o.json = args, wantJSON(cmd)
@@ -139,6 +148,7 @@ others still complete, and the exit status is that of the first failure.`,
 	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
 	o.metaFlags.register(fl)
 	o.feedback.register(fl)
+	o.feedback.completions(cmd)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
 	cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("project-name", completeProjectNames(f))

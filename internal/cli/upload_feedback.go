@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/reportd/reportd/internal/client"
@@ -30,6 +31,29 @@ func (ff *feedbackFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&ff.failUnder, "fail-under", nil, "quality gate: exit 7 after publishing when line coverage is below `coverage=PERCENT` (repeatable)")
 	fl.StringArrayVar(&ff.failOn, "fail-on", nil, "quality gate: exit 7 after publishing when tests fail: `failures` or new-failures (against the base branch; repeatable)")
 }
+
+func (ff *feedbackFlags) completions(cmd *cobra.Command) {
+	cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{prfeedback.GateFailures, prfeedback.GateNewFailures}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("fail-under", cobra.FixedCompletions([]string{"coverage="}, cobra.ShellCompDirectiveNoSpace|cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("comment", cobra.FixedCompletions([]string{"required"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+const feedbackEnvHelp = `Pull-request feedback of ` + "`reportctl upload --comment --status`" + `:
+
+GITHUB_TOKEN
+    Token that posts the pull request's comment and the commit status
+    (permissions: pull-requests: write, statuses: write). With
+    GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_REF (refs/pull/N/merge),
+    GITHUB_EVENT_PATH, GITHUB_BASE_REF and GITHUB_STEP_SUMMARY, as GitHub
+    Actions sets them.
+
+REPORTCTL_GITLAB_TOKEN
+    Token (scope api) that posts the merge request's note and the commit
+    status; CI_JOB_TOKEN cannot write notes. With CI_API_V4_URL,
+    CI_PROJECT_ID, CI_MERGE_REQUEST_IID, CI_MERGE_REQUEST_TARGET_BRANCH_NAME
+    and CI_COMMIT_SHA, as GitLab CI sets them.
+
+`
 
 // parse checks the flags; errors are usage errors.
 func (ff *feedbackFlags) parse() error {
