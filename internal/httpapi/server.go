@@ -179,6 +179,7 @@ func (s *Server) routes() {
 	h("GET", "/api/projects/{id}", getByID(s.svc.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
 	h("DELETE", "/api/projects/{id}", deleteByID(s.svc.DeleteProject))
+	h("GET", "/api/projects/{id}/history", s.history)
 	h("GET", "/api/projects/{id}/retention", s.getRetention)
 	h("PUT", "/api/projects/{id}/retention", s.putRetention)
 	h("POST", "/api/projects/{id}/prune", s.pruneProject)
@@ -199,6 +200,7 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 	h("GET", "/api/reports/{id}/files", s.reportFiles)
+	h("GET", "/api/reports/{id}/compare", s.compare)
 
 	h("GET", "/api/openapi.json", s.openAPI)
 	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go
