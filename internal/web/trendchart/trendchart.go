@@ -87,7 +87,7 @@ func Render(points []report.HistoryPoint, o Options) []byte {
 	b.WriteString(`<g class="trend-axes" aria-hidden="true" font-family="sans-serif" font-size="11">`)
 	for i := 0; i <= 4; i++ {
 		y := top + plotH - float64(plotH)*float64(i)/4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="%s" stroke-width="1" class="trend-grid"/>`, left, left+plotW, f(y), f(y), colGrid)
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="%s" stroke-width="1" class="trend-gridline"/>`, left, left+plotW, f(y), f(y), colGrid)
 		if hasTests {
 			fmt.Fprintf(&b, `<text x="%d" y="%s" text-anchor="end" fill="%s">%d</text>`, left-6, f(y+4), colAxis, int64(math.Round(float64(niceMax(maxTests))*float64(i)/4)))
 		}
