@@ -61,6 +61,8 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		newProjectsCmd(f),
 		newReportsCmd(f),
 		newUploadCmd(f),
+		newHistoryCmd(f),
+		newCompareCmd(f),
 		newPruneCmd(f),
 		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Meta: &watchMeta{}}),
 	} {
