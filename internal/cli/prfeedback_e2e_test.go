@@ -87,8 +87,11 @@ func TestUploadCommentGitHub(t *testing.T) {
 	summary := filepath.Join(e.dir, "step-summary.md")
 	env := githubEnv(gh.URL, summary)
 
+	// The base branch's build, as a push to main publishes it.
+	mainRes, _ := e.runCI(env, 0, "upload", cov.Dir, "--project-name", "web", "--create-project", "--name", "coverage", "--branch", "main")
+
 	// First upload posts, the second edits the same comment.
-	res, _ := e.runCI(env, 0, "upload", cov.Dir, "--project-name", "web", "--create-project", "--name", "coverage", "--comment", "--status")
+	res, _ := e.runCI(env, 0, "upload", cov.Dir, "--project-name", "web", "--name", "coverage", "--comment", "--status")
 	if len(res) != 1 || res[0].Feedback == nil || res[0].Feedback.Comment != "created" || res[0].Feedback.Status != "success" {
 		t.Fatalf("first upload: %+v", res)
 	}
@@ -104,6 +107,12 @@ func TestUploadCommentGitHub(t *testing.T) {
 	want := fmt.Sprintf("/#/reports/%d", res[0].ID) // the edit names the newer report
 	if !strings.Contains(ours[0].Body, want) || !strings.Contains(ours[0].Body, strings.TrimSuffix(fmt.Sprint(*cov.Want.Lines), ".0")) {
 		t.Errorf("comment lacks %s or the coverage figure %v:\n%s", want, *cov.Want.Lines, ours[0].Body)
+	}
+	// Compared with main's build: the same figure, no change.
+	for _, want := range []string{fmt.Sprintf("compared with [report %d](", mainRes[0].ID), "on `main`", "| Coverage |", "±0 pp"} {
+		if !strings.Contains(ours[0].Body, want) {
+			t.Errorf("comment lacks %q:\n%s", want, ours[0].Body)
+		}
 	}
 	if st := gh.Statuses(); len(st) != 1 || st[0].Context != "reportd/coverage" || st[0].State != "success" || !strings.Contains(st[0].TargetURL, "/#/reports/") {
 		t.Errorf("statuses %+v", st)
@@ -202,9 +211,12 @@ func TestUploadCommentGitLab(t *testing.T) {
 	if res[0].Feedback == nil || res[0].Feedback.Comment != "created" || res[0].Feedback.Status != "failure" || !strings.Contains(stderr, fmt.Sprintf("%d failed", *moch.Want.Failed)) {
 		t.Fatalf("first: %+v\n%s", res[0], stderr)
 	}
-	res, _ = e.runCI(env, 0, "upload", moch.Dir, "--project-name", "web", "--name", "e2e", "--comment", "--status")
-	if res[0].Feedback.Comment != "updated" {
-		t.Fatalf("second: %+v", res[0].Feedback)
+	// The same failures again: none is new against the first build, so
+	// the new-failures gate passes (the base is the request's previous
+	// build, as the target branch main has no report of that name).
+	res, stderr = e.runCI(env, 0, "upload", moch.Dir, "--project-name", "web", "--name", "e2e", "--comment", "--status", "--fail-on", "new-failures")
+	if res[0].Feedback.Comment != "updated" || len(res[0].Gates) != 1 || !res[0].Gates[0].Passed {
+		t.Fatalf("second: %+v %+v\n%s", res[0].Feedback, res[0].Gates, stderr)
 	}
 	if ours := ourComments(gl, res[0].ProjectID, "e2e"); len(gl.Comments()) != 1 || len(ours) != 1 || !strings.Contains(ours[0].Body, fmt.Sprintf("| Failed | %d |", *moch.Want.Failed)) {
 		t.Errorf("notes %+v", gl.Comments())

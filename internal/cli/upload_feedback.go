@@ -127,6 +127,13 @@ func giveFeedback(ctx context.Context, o *uploadOptions, c *client.Client, resul
 		}
 		if wantForge || needsComparison(ff.gates) {
 			fr.Comparison, err = compareReport(ctx, c, r.ID, base)
+			if err == nil && fr.Comparison.Base == nil && base != "previous" {
+				// Nothing of this name on the target branch yet: the
+				// request's own previous build is the next best base.
+				if prev, perr := compareReport(ctx, c, r.ID, "previous"); perr == nil && prev.Base != nil {
+					fr.Comparison, fr.Base = prev, "previous"
+				}
+			}
 			if err != nil {
 				fr.CompareErr = err.Error()
 			}
@@ -213,6 +220,10 @@ func gatesMarkdown(results []uploadResult, unchecked []prfeedback.GateResult) st
 }
 
 // compareReport is GET /api/reports/{id}/compare?base=...
-var compareReport = func(ctx context.Context, c *client.Client, id int64, base string) (*report.Comparison, error) {
-	return nil, errors.New("comparison not available from this server")
+func compareReport(ctx context.Context, c *client.Client, id int64, base string) (*report.Comparison, error) {
+	cmp, err := c.Compare(ctx, id, base)
+	if err != nil {
+		return nil, err
+	}
+	return &cmp, nil
 }
