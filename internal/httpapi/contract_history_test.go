@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/reportd/reportd/internal/httpapi"
@@ -67,5 +69,35 @@ func contractHistory(t *testing.T, e *apiEnv, project int64) {
 	r = e.do(apiCall{method: "GET", path: "/api/reports/" + strconv.FormatInt(ids[0], 10) + "/compare?base=sideways", raw: true})
 	if wantStatus(t, r, 500); decode[httpapi.ErrorBody](t, r).Type != string(report.Validation) {
 		t.Fatalf("compare with a bad base: %s", r)
+	}
+	contractTrend(t, e, project)
+}
+
+// contractTrend: the trend sparkline of a name with two builds has two
+// points; of nothing, an empty grey one; both cached like badges.
+func contractTrend(t *testing.T, e *apiEnv, project int64) {
+	t.Helper()
+	p := strconv.FormatInt(project, 10)
+	for _, q := range []string{"", "?metric=lines&branch=main", "?metric=passed", "?metric=failed", "?metric=duration"} {
+		r := e.do(apiCall{method: "GET", path: "/p/" + p + "/hist/trend.svg" + q})
+		wantStatus(t, r, 200)
+		body := string(r.body)
+		if !strings.HasPrefix(body, "<svg") || !strings.Contains(body, "<title") || !strings.Contains(body, "<desc") {
+			t.Fatalf("trend%s: %s", q, r)
+		}
+		if q == "" && (!strings.Contains(body, "<polyline") || strings.Count(strings.Split(strings.Split(body, `points="`)[1], `"`)[0], ",") != 2) {
+			t.Fatalf("trend of two builds: %s", body)
+		}
+		again := e.do(apiCall{method: "GET", path: "/p/" + p + "/hist/trend.svg" + q, header: http.Header{"If-None-Match": {r.header.Get("ETag")}}})
+		wantStatus(t, again, http.StatusNotModified)
+	}
+	r := e.do(apiCall{method: "GET", path: "/p/" + p + "/nothing/trend.svg"})
+	if wantStatus(t, r, 200); strings.Contains(string(r.body), "<polyline") || !strings.Contains(string(r.body), "stroke-dasharray") {
+		t.Fatalf("trend of nothing: %s", r)
+	}
+	wantStatus(t, e.do(apiCall{method: "GET", path: "/p/no-such-project/hist/trend.svg"}), 404)
+	r = e.do(apiCall{method: "GET", path: "/p/" + p + "/hist/trend.svg?metric=speed", raw: true})
+	if r.status == 200 || !strings.Contains(string(r.body), "ValidationError") {
+		t.Fatalf("trend of an unknown metric: %s", r)
 	}
 }
