@@ -57,6 +57,10 @@ go build -o "$work/scaleout" ./bench/scaleout
 echo "bench: running bench/slowreaders (1,100 slow readers and 200 trickles per listener)" >&2
 go build -o "$work/slowreaders" ./bench/slowreaders
 "$work/slowreaders" -reportd "$work/reportd" -label "this tree" -work "$work/slowreaders-work" -md "$work/slowreaders.md" ${quick:+-quick}
+echo "bench: running bench/history (history query, 100,000 reports, bbolt and PostgreSQL)" >&2
+go run ./bench/history ${quick:+-reports 10000 -runs 20} >"$work/history.md"
+cat "$work/history.md"
+
 smallci_md="bench/smallci was skipped: no \`mc\` on PATH (\`go install github.com/minio/mc@latest\`)."
 if command -v mc >/dev/null; then
 	echo "bench: running bench/smallci (reportctl next to mc cp into versitygw)" >&2
@@ -148,6 +152,12 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo "## Slow readers and trickles (bench/slowreaders)"
 	echo
 	cat "$work/slowreaders.md"
+	echo
+	echo "## History query (bench/history)"
+	echo
+	echo "\`go run ./bench/history\`: the newest points of one report name (GET /api/projects/{id}/history's store query)."
+	echo
+	cat "$work/history.md"
 	echo
 	echo "## Small CI uploads next to mc (bench/smallci)"
 	echo

@@ -86,6 +86,11 @@ func (s *Store) loadReports(tx *bolt.Tx, rs []report.ReportRecord) error {
 		if err := putLatest(tx, r.ProjectID, ptrTo(rowOf(r)), r.ID); err != nil {
 			return err
 		}
+		if r.Results != nil {
+			if err := putResults(tx, r.ID, r.Results); err != nil {
+				return err
+			}
+		}
 		if err := bk.Put(idKey(r.ID), b); err != nil {
 			return err
 		}

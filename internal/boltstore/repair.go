@@ -106,6 +106,9 @@ func (s *Store) DropReports(ctx context.Context, ids []int64) error {
 			if err := deleteLatest(tx, row.Project, &row, id); err != nil {
 				return err
 			}
+			if err := deleteResults(tx, id); err != nil {
+				return err
+			}
 			if err := reports.Delete(idKey(id)); err != nil {
 				return err
 			}

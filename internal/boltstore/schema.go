@@ -24,7 +24,7 @@ var (
 
 	allBuckets = [][]byte{bucketMeta, bucketProjects, bucketReports, bucketProjectReports, bucketProjectDays, bucketLatest,
 		bucketTokens, bucketLatestName, bucketLatestBranch, bucketLatestNameType, bucketLatestNameTypeBranch, bucketProjectSlugs,
-		bucketSecrets, bucketIdempotency}
+		bucketSecrets, bucketIdempotency, bucketResults}
 )
 
 var keyStorageVersion = []byte("storage_version")
@@ -39,8 +39,10 @@ var keyStorageVersion = []byte("storage_version")
 // files), version 6 the name + type latest indexes (latest_by.go) and
 // project slugs (slugs.go), both back-filled from the rows, version 7
 // bucketSecrets (secrets.go: the content signing key) and bucketIdempotency
-// (idempotency.go: Idempotency-Key of uploads).
-const storageVersion uint64 = 7
+// (idempotency.go: Idempotency-Key of uploads), version 8 bucketResults
+// (results.go: per-test results; `reportd backfill-results` fills it for
+// older reports).
+const storageVersion uint64 = 8
 
 // upgrades[v] takes a store from version v to v+1; the buckets exist already.
 var upgrades = map[uint64]struct {
@@ -58,6 +60,7 @@ var upgrades = map[uint64]struct {
 		return buildSlugs(tx)
 	}},
 	6: {"the secrets and idempotency buckets", func(*bolt.Tx) error { return nil }},
+	7: {"the per-test results bucket", func(*bolt.Tx) error { return nil }},
 }
 
 func initSchema(tx *bolt.Tx) error {

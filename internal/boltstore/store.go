@@ -205,6 +205,9 @@ func (s *Store) DeleteProject(ctx context.Context, id int64) (report.Project, []
 				}
 				removed = append(removed, r)
 			}
+			if err := deleteResults(tx, rid); err != nil {
+				return err
+			}
 			return reports.Delete(idKey(rid))
 		})
 		if err != nil {
@@ -248,6 +251,9 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 			return err
 		}
 		if err := putLatest(tx, r.ProjectID, &row, r.ID); err != nil {
+			return err
+		}
+		if err := putResults(tx, r.ID, r.Results); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketReports).Put(idKey(r.ID), b)
@@ -358,6 +364,9 @@ func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord
 			return err
 		}
 		if err := tx.Bucket(bucketProjectReports).Delete(pairKey(r.ProjectID, id)); err != nil {
+			return err
+		}
+		if err := deleteResults(tx, id); err != nil {
 			return err
 		}
 		return bk.Delete(idKey(id))

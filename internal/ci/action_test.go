@@ -55,7 +55,7 @@ func TestGitHubAction(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using %q, want composite", a.Runs.Using)
 	}
-	github := map[string]string{"github.repository": "acme/web"}
+	github := map[string]string{"github.repository": "acme/web", "github.token": ""}
 	given := map[string]string{"server": e.URL, "token": token, "path": "htmlcov\n  docs/*.md\n"}
 	inputs := map[string]string{}
 	for name, in := range a.Inputs {

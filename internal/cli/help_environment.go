@@ -31,6 +31,7 @@ func environmentHelp() string {
 		fmt.Fprintf(&b, "%s\n    %s (flag --%s, config key %q; default %s).\n\n", EnvName(s.key), capitalize(s.usage), s.key, s.key, def)
 	}
 	writeCIHelp(&b)
+	b.WriteString(feedbackEnvHelp)
 	b.WriteString("XDG_CONFIG_HOME\n    Base directory of the default config file.\n\n")
 	b.WriteString("HTTP_PROXY, HTTPS_PROXY, NO_PROXY\n    Proxy for requests to the server, as usual for Go programs.\n")
 	return b.String()

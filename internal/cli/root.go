@@ -18,6 +18,7 @@ const exitStatusHelp = `EXIT STATUS
   4    upload: a pattern matched no file (--allow-empty makes this 0)
   5    the server could not be reached after retries
   6    the token is valid but lacks the scope (HTTP 403, ForbiddenError)
+  7    upload: a quality gate failed (--fail-under, --fail-on); the reports were published
   130  interrupted (Ctrl-C)
 `
 
@@ -61,6 +62,8 @@ see 'reportctl help environment' and 'reportctl config'.`,
 		newProjectsCmd(f),
 		newReportsCmd(f),
 		newUploadCmd(f),
+		newHistoryCmd(f),
+		newCompareCmd(f),
 		newPruneCmd(f),
 		watch.NewCommand(watch.Deps{Client: f.Service, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, Meta: &watchMeta{}}),
 	} {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/prfeedback"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -29,6 +30,7 @@ type uploadOptions struct {
 	summary       string
 	entry         string
 	strict        bool
+	feedback      feedbackFlags
 }
 
 func newUploadCmd(f *Factory) *cobra.Command {
@@ -73,6 +75,14 @@ help environment'). Each upload prints the report's dashboard link;
 --summary FILE appends a Markdown table of them (for $GITHUB_STEP_SUMMARY or
 a merge-request note).
 
+In GitHub Actions and GitLab CI, --comment posts the figures, the change
+against the request's target branch and the new failures as one comment on
+the pull or merge request per report name, edited by every later upload
+(found by a hidden <!-- reportd:PROJECT:NAME --> line); --status sets a
+commit status. The forge's errors are warnings unless --comment=required.
+Quality gates (--fail-under coverage=80, --fail-on failures|new-failures)
+are checked after publishing; a failed gate exits with status 7.
+
 Uploads are retried after connection errors and transient server errors,
 re-sending each file from its start. Up to -j N files (default 16) upload at
 once; results are printed in argument order. When some uploads fail the
@@ -83,7 +93,8 @@ others still complete, and the exit status is that of the first failure.`,
   reportctl upload build/reports/allure-report build/reports/htmlcov --project-name nightly --create-project
   reportctl upload 'docs/*.md' --project-name nightly --strict -j 4
   reportctl upload 'out/**/*.pdf' --project 3 --dry-run --json
-  reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"`,
+  reportctl upload coverage.html --project-name web --name coverage --summary "$GITHUB_STEP_SUMMARY"
+  reportctl upload htmlcov --project-name web --name coverage --comment --status --fail-under coverage=80`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.patterns, o.json = args, wantJSON(cmd)
@@ -117,6 +128,9 @@ others still complete, and the exit status is that of the first failure.`,
 			if o.jobs < 1 {
 				return usageErrorf("-j must be at least 1 (got %d)", o.jobs)
 			}
+			if err := o.feedback.parse(); err != nil {
+				return err
+			}
 			o.meta, o.ciSystem = o.metaFlags.resolve(fl, osEnv)
 			return uploadRun(cmd.Context(), o)
 		},
@@ -133,6 +147,8 @@ others still complete, and the exit status is that of the first failure.`,
 	fl.BoolVar(&o.strict, "strict", false, "fail (exit status 2) instead of warning when a glob picks pages of a report site")
 	fl.StringVar(&o.summary, "summary", "", "append a Markdown summary of the uploads to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
 	o.metaFlags.register(fl)
+	o.feedback.register(fl)
+	o.feedback.completions(cmd)
 	cmd.RegisterFlagCompletionFunc("project", completeProjectFlag(f))
 	cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(fileTypeNames(), cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("project-name", completeProjectNames(f))
@@ -189,13 +205,29 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 		fmt.Fprintf(o.f.IO.ErrOut, "note: build metadata from %s%s\n", o.ciSystem, describeMeta(o.meta))
 	}
 	results, err := uploadFiles(ctx, o, ex.files, project)
+	var unchecked []prfeedback.GateResult
+	gatesPassed := true
+	if o.feedback.active() && len(ex.files) > 0 {
+		c, cerr := o.f.Client()
+		if cerr != nil {
+			return cerr
+		}
+		var ferr error
+		unchecked, gatesPassed, ferr = giveFeedback(ctx, o, c, results)
+		if ferr != nil && err == nil {
+			err = ferr
+		}
+	}
 	if perr := printUploadResults(o, results); perr != nil && err == nil {
 		err = perr
 	}
 	if o.summary != "" {
-		if serr := appendSummary(o.summary, project, results); serr != nil && err == nil {
+		if serr := appendSummary(o.summary, project, results, gatesMarkdown(results, unchecked)); serr != nil && err == nil {
 			err = serr
 		}
+	}
+	if err == nil && !gatesPassed {
+		err = gateError(results, unchecked)
 	}
 	return err
 }

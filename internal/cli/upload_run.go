@@ -10,6 +10,7 @@ import (
 
 	"github.com/reportd/reportd/internal/client"
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/prfeedback"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -26,7 +27,11 @@ type uploadResult struct {
 	// LatestURL is the stable link to the newest report of this project,
 	// name, type and branch, by the project's slug (docs/links.md).
 	LatestURL string `json:"latestUrl,omitempty"`
-	Error     string `json:"error,omitempty"`
+	// Gates are the quality gates checked against this report
+	// (--fail-under, --fail-on); Feedback is what --comment and --status did.
+	Gates    []prfeedback.GateResult `json:"gates,omitempty"`
+	Feedback *prfeedback.Outcome     `json:"feedback,omitempty"`
+	Error    string                  `json:"error,omitempty"`
 
 	err error
 }

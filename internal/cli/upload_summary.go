@@ -11,12 +11,12 @@ import (
 // appendSummary appends a Markdown block describing the uploads to path,
 // as GitHub's $GITHUB_STEP_SUMMARY and merge-request notes expect: one
 // table row per report with its dashboard link, then the failures.
-func appendSummary(path string, p report.Project, results []uploadResult) error {
+func appendSummary(path string, p report.Project, results []uploadResult, gates string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("--summary: %w", err)
 	}
-	_, werr := f.WriteString(summaryMarkdown(p, results))
+	_, werr := f.WriteString(summaryMarkdown(p, results) + gates)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

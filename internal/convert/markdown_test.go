@@ -67,7 +67,7 @@ func TestMarkdownFooterOnEveryPage(t *testing.T) {
 	m := sharedManager(t)
 	src := "# Long report\n\n" + strings.Repeat("A paragraph of text that goes on and on. ", 700)
 	pdf := convertOK(t, m, jobFor(t, report.MD, []byte(src)))
-	pages := strings.Split(strings.TrimRight(pdftest.Text(t, pdf), "\f"), "\f")
+	pages := strings.Split(strings.TrimRight(testfixture.PDFText(t, pdf), "\f"), "\f")
 	if len(pages) < 3 {
 		t.Fatalf("%d pages, want at least 3", len(pages))
 	}
@@ -76,7 +76,7 @@ func TestMarkdownFooterOnEveryPage(t *testing.T) {
 			t.Errorf("page %d lacks the footer %q:\n%s", i+1, want, text)
 		}
 	}
-	if got := pdftest.Outline(t, pdf); len(got) == 0 || got[0] != "Long report" {
+	if got := testfixture.PDFOutline(t, pdf); len(got) == 0 || got[0] != "Long report" {
 		t.Errorf("outline %q, want the heading", got)
 	}
 }

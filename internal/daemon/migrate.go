@@ -173,6 +173,7 @@ func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum Mi
 		{"objects", m.copyObjects},
 		{"projects", m.copyProjects},
 		{"reports", m.copyReports},
+		{"results", m.copyResults},
 		{"tokens", m.copyTokens},
 		{"sequences", m.copySequences},
 		{"verify", m.verify},
@@ -384,6 +385,38 @@ func (m *migration) copyReports(ctx context.Context) error {
 		m.prog.tick("reports: %d to go", len(todo))
 	}
 	m.sum.Reports = int64(len(src))
+	return nil
+}
+
+// copyResults copies every report's per-test results that the target
+// lacks (a resumed run skips what it copied).
+func (m *migration) copyResults(ctx context.Context) error {
+	src, err := m.src.Reports(ctx, nil)
+	if err != nil {
+		return err
+	}
+	m.prog.step("copying the per-test results of %d reports", len(src))
+	for _, r := range src {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := m.src.Results(ctx, r.ID)
+		if err != nil || res == nil {
+			if err != nil {
+				return fmt.Errorf("results of report %d: %w", r.ID, err)
+			}
+			continue
+		}
+		if have, err := m.dst.Results(ctx, r.ID); err != nil || have != nil {
+			if err != nil {
+				return fmt.Errorf("results of report %d: %w", r.ID, err)
+			}
+			continue
+		}
+		if err := m.dst.SetResults(ctx, r.ID, res); err != nil {
+			return fmt.Errorf("results of report %d: %w", r.ID, err)
+		}
+	}
 	return nil
 }
 

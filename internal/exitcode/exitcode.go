@@ -16,6 +16,7 @@ const (
 	NoMatch     = 4   // nothing matched an upload pattern (--allow-empty makes it 0)
 	Unreachable = 5   // the server could not be reached after retries
 	Forbidden   = 6   // the token is valid but its scope does not cover the request
+	GateFailed  = 7   // upload: a quality gate failed (--fail-under, --fail-on); the reports were published
 	Interrupted = 130 // Ctrl-C / SIGINT
 )
 

@@ -68,9 +68,11 @@ var access = map[string]need{
 	scriptedPDF:                        upload("printing with a scripted wait (waitForExpression)", reportInPath),
 	"GET /api/reports/{id}/html":       read("reading a report", reportInPath),
 	"GET /api/reports/{id}/files":      read("reading a report", reportInPath),
+	"GET /api/reports/{id}/compare":    read("reading a report", reportInPath),
 	"GET /api/openapi.json":            read("reading the API description", noProject),
 	"GET /uploads/":                    read("reading a file", uploadsPath),
 	"GET /metrics":                     {scope: tokens.Read, action: "reading metrics", global: true},
+	"GET /api/projects/{id}/history":   read("reading a project's history", noProject), // {id} may be a slug: the handler checks the project once resolved
 	"GET /api/projects/{id}/retention": read("reading a project", projectInPath),
 	"PUT /api/projects/{id}/retention": admin("changing a project's retention"),
 	"POST /api/projects/{id}/prune":    admin("pruning reports"),

@@ -43,6 +43,13 @@ func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 	if l.action == badgeJSON {
 		body, ctype = b.Endpoint(), "application/json; charset=utf-8"
 	}
+	s.writeBadge(w, r, body, ctype)
+	return nil
+}
+
+// writeBadge answers a badge or trend body with its ETag, cache rules
+// and a sandbox CSP (304 on a matching If-None-Match).
+func (s *Server) writeBadge(w http.ResponseWriter, r *http.Request, body []byte, ctype string) {
 	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
@@ -50,7 +57,7 @@ func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 	h.Set("Cache-Control", s.badgeCacheControl())
 	if matchesETag(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Security-Policy", "sandbox")
@@ -59,7 +66,6 @@ func (s *Server) badge(w http.ResponseWriter, r *http.Request, l link) error {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
-	return nil
 }
 
 func (s *Server) badgeFor(r *http.Request, l link, label string) (badge.Badge, error) {

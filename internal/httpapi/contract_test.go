@@ -712,7 +712,10 @@ func runContractFlow(t *testing.T, e *apiEnv) {
 		t.Fatalf("bad dryRun: %s", r)
 	}
 
-	contractLinks(t, e, alpha.ID) // stable links and badges: contract_links_test.go
+	contractLinks(t, e, alpha.ID)   // stable links and badges: contract_links_test.go
+	contractHistory(t, e, alpha.ID) // history and compare: contract_history_test.go
+	// The history as an SVG chart: contract_chart_test.go.
+	contractHistoryChart(t, e, alpha.ID)
 
 	// The document itself.
 	r = e.do(apiCall{method: "GET", path: "/api/openapi.json"})

@@ -15,6 +15,7 @@ import (
 //
 //	/p/{project}/latest[/{name}][/{action}]   302 to the newest match
 //	/p/{project}[/{name}]/badge.svg|.json     its badge (badge.go)
+//	/p/{project}/{name}/trend.svg              a sparkline of its history (trend.go)
 //
 // {project} is an id, else a project's slug, else a name that exactly one
 // project has ("acme%2Fapi" for "acme/api"). Actions are reserved words; a
@@ -40,6 +41,7 @@ var latestActions = map[string]bool{
 const (
 	badgeSVG  = "badge.svg"
 	badgeJSON = "badge.json"
+	trendSVG  = "trend.svg" // trend.go
 )
 
 // link is a parsed /p/ path.
@@ -73,7 +75,7 @@ func parseLink(r *http.Request) (link, error) {
 	l := link{project: segs[0]}
 	segs = segs[1:]
 	isAction := func(s string) bool { return latestActions[s] }
-	isBadge := func(s string) bool { return s == badgeSVG || s == badgeJSON }
+	isBadge := func(s string) bool { return s == badgeSVG || s == badgeJSON || s == trendSVG }
 	notFound := report.Errorf(report.NotFound, "no such link: %s (see /p/{project}/latest[/{name}][/pdf|download|preview|site] and /p/{project}[/{name}]/badge.svg)", r.URL.Path)
 	switch {
 	case len(segs) == 1 && isBadge(segs[0]):
@@ -149,6 +151,9 @@ func (s *Server) stable(w http.ResponseWriter, r *http.Request) error {
 	l, err := parseLink(r)
 	if err == nil && (l.action == badgeSVG || l.action == badgeJSON) {
 		return s.badge(w, r, l)
+	}
+	if err == nil && l.action == trendSVG {
+		return s.trend(w, r, l)
 	}
 	if err != nil {
 		return err

@@ -178,6 +178,7 @@ func (s *Server) routes() {
 	h("GET", "/api/projects/{id}", getByID(s, Service.GetProject))
 	h("PUT", "/api/projects/{id}", s.updateProject)
 	h("DELETE", "/api/projects/{id}", deleteByID(s, Service.DeleteProject))
+	h("GET", "/api/projects/{id}/history", s.history)
 	h("GET", "/api/projects/{id}/retention", s.getRetention)
 	h("PUT", "/api/projects/{id}/retention", s.putRetention)
 	h("POST", "/api/projects/{id}/prune", s.pruneProject)
@@ -198,6 +199,7 @@ func (s *Server) routes() {
 	h("GET", "/api/reports/{id}/pdf", s.pdf)
 	h("GET", "/api/reports/{id}/html", s.markdownHTML)
 	h("GET", "/api/reports/{id}/files", s.reportFiles)
+	h("GET", "/api/reports/{id}/compare", s.compare)
 
 	h("GET", "/api/openapi.json", s.openAPI)
 	h("GET", "/p/{project}/{rest...}", s.stable) // stable links and badges: latest.go

@@ -45,6 +45,11 @@ type Service interface {
 	ResolveProject(ctx context.Context, ref string, visible func(int64) bool) (int64, error)
 	Latest(ctx context.Context, q report.LatestQuery) (report.Report, error)
 
+	// History, comparisons and per-test results (trend charts, /compare).
+	History(ctx context.Context, q report.HistoryQuery) ([]report.HistoryPoint, error)
+	Compare(ctx context.Context, id int64, base string) (report.Comparison, error)
+	Results(ctx context.Context, id int64) (*report.Results, error)
+
 	// Retention runs (the policy itself is in report.Service).
 	Prune(ctx context.Context, req service.PruneRequest) (report.PruneResult, error)
 }

@@ -138,6 +138,7 @@ var tokenRoutes = []route{
 		te.mustOK(te.call("legacy", "POST", "/api/projects", strings.NewReader(`{"name":"doomed"}`), "application/json")).JSON(te.T, &p)
 		return fmt.Sprintf("/api/projects/%d", p.ID)
 	}},
+	{method: "GET", path: "/api/projects/1/history?name=u", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/projects/1/retention", scope: tokens.Read, project: true},
 	{method: "PUT", path: "/api/projects/1/retention", scope: tokens.Admin, body: jsonBody(`{}`)},
 	{method: "POST", path: "/api/projects/1/prune?dryRun=true", scope: tokens.Admin},
@@ -164,6 +165,7 @@ var tokenRoutes = []route{
 	{method: "GET", path: "/api/reports/1/pdf?waitForExpression=true", scope: tokens.Upload, project: true}, // a scripted wait
 	{method: "GET", path: "/api/reports/1/html", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/reports/1/files", scope: tokens.Read, project: true},
+	{method: "GET", path: "/api/reports/1/compare", scope: tokens.Read, project: true},
 	{method: "GET", path: "/api/openapi.json", scope: tokens.Read},
 	{method: "GET", path: "/uploads/reports/1.md", scope: tokens.Read, project: true},
 	{method: "GET", path: "/uploads/covers/1/x.png", scope: tokens.Read, project: true},

@@ -169,7 +169,10 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 		}
 		var err error
 		out, err = s.scanReport(tx.QueryRow(ctx, insertReport, reportValues(&r)...))
-		return err
+		if err != nil || r.Results == nil {
+			return err
+		}
+		return putResults(ctx, tx, r.ID, r.Results)
 	})
 	if err != nil {
 		return report.ReportRecord{}, err

@@ -12,6 +12,9 @@ type ReportRecord struct {
 	Report
 	Size   int64
 	SHA256 string // hex digest of the stored bytes (sites: "")
+	// Results, when non-nil on CreateReport, are stored with the row in
+	// its transaction; reads leave it nil (MetaStore.Results reads them).
+	Results *Results
 }
 
 // SitesPrefix is the API path prefix of site reports: a site's filePath is
@@ -99,6 +102,16 @@ type MetaStore interface {
 	// one), found through an index kept with the rows, never a scan of
 	// reports, whichever fields are set; NotFound when there is none.
 	Latest(ctx context.Context, q LatestQuery) (ReportRecord, error)
+	// History is the newest q.Limit reports of q's name (and branch),
+	// oldest first, read through the name (+ branch) index of Latest.
+	History(ctx context.Context, q HistoryQuery) ([]ReportRecord, error)
+	// Results is report id's per-test results; nil (no error) when none
+	// are stored, NotFound when the report does not exist.
+	Results(ctx context.Context, id int64) (*Results, error)
+	// SetResults stores (replaces) report id's results; nil removes them.
+	// NotFound when the report does not exist. Results go with the
+	// report when it is deleted.
+	SetResults(ctx context.Context, id int64, r *Results) error
 
 	// FilePaths calls fn with every file path that a row refers to
 	// (report files and covers; a site report's manifest,

@@ -17,13 +17,19 @@ func init() { detect.RegisterPageTotal(gototal.PageTotal) }
 // Playwright report whose embedded data lies beyond detect.Limit is read
 // on (bounded) rather than missed. It never fails an upload: a file it
 // cannot read is simply not recognised.
-func (s *Service) detect(st *files.Staged) (string, *report.Summary) {
-	return detect.Site([]string{"report.html"}, func(string) (io.ReadCloser, error) {
+//
+// It also reads the report's per-test results (detect.Results), nil when
+// the generator lists none.
+func (s *Service) detect(st *files.Staged) (string, *report.Summary, *report.Results) {
+	files := []string{"report.html"}
+	open := func(string) (io.ReadCloser, error) {
 		f, err := st.Open()
 		if err != nil {
 			s.log.Warn("detect: cannot read the staged upload", "err", err)
 			return nil, err
 		}
 		return f, nil
-	})
+	}
+	g, sum := detect.Site(files, open)
+	return g, sum, detect.Results(g, files, open)
 }

@@ -132,7 +132,7 @@ func (s *Service) Commit(ctx context.Context, st *files.Staged, projectID int64,
 	}
 	rec.Branch, rec.Commit, rec.BuildURL, rec.BuildID = nonEmpty(meta.Branch), nonEmpty(meta.Commit), nonEmpty(meta.BuildURL), nonEmpty(meta.BuildID)
 	if t == report.HTML {
-		rec.Generator, rec.Summary = s.detect(st)
+		rec.Generator, rec.Summary, rec.Results = s.detect(st)
 	}
 	if err := s.place(ctx, st, rec.FilePath); err != nil {
 		return report.Report{}, err

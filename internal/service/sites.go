@@ -261,7 +261,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
 	}
 	rec.Name = siteReportName(name, m.Root)
-	rec.Generator, rec.Summary = s.detectSite(ctx, id, m)
+	rec.Generator, rec.Summary, rec.Results = s.detectSite(ctx, id, m)
 	if in.Meta.Name != nil && *in.Meta.Name != "" {
 		rec.Name = *in.Meta.Name
 	}

@@ -20,7 +20,18 @@ const python = "/usr/bin/python3"
 // (totals.percent_covered_display, the figure its HTML header shows).
 func CoveragePy(t testing.TB) Site {
 	t.Helper()
-	return site(t, "coveragepy", func(_ *gen, dir string) (Site, error) {
+	return CoveragePyOf(t, "coveragepy", coveragePyMain)
+}
+
+// coveragePyMain is CoveragePy's main.py.
+const coveragePyMain = "from shapes import square, circle\nfrom shapes.names import name\n\n" +
+	"assert square(3) == 9\nassert circle(1) > 3\nassert name(4) == 'square'\nassert name(5) == 'polygon'\n"
+
+// CoveragePyOf is CoveragePy's package run by mainPy (the script that
+// exercises it), made once per name: coverage moves with what mainPy calls.
+func CoveragePyOf(t testing.TB, name, mainPy string) Site {
+	t.Helper()
+	return site(t, name, func(_ *gen, dir string) (Site, error) {
 		if out, err := run(dir, nil, false, python, "-m", "coverage", "--version"); err != nil {
 			return Site{}, fmt.Errorf("coverage.py is not installed (bash scripts/install-deps.sh test installs python3-coverage): %v\n%s", err, out)
 		}
@@ -31,8 +42,7 @@ func CoveragePy(t testing.TB) Site {
 				"        raise ValueError('negative radius')\n    return math.pi * r * r\n",
 			"shapes/names.py": "def name(sides):\n    if sides == 3:\n        return 'triangle'\n    if sides == 4:\n" +
 				"        return 'square'\n    return 'polygon'\n\n\ndef unused():\n    return [name(n) for n in range(10)]\n",
-			"main.py": "from shapes import square, circle\nfrom shapes.names import name\n\n" +
-				"assert square(3) == 9\nassert circle(1) > 3\nassert name(4) == 'square'\nassert name(5) == 'polygon'\n",
+			"main.py": mainPy,
 		}); err != nil {
 			return Site{}, err
 		}

@@ -105,25 +105,34 @@ func C8(t testing.TB) Site {
 // passes, Failed = failures, Skipped = pending + skipped).
 func Mochawesome(t testing.TB) Site {
 	t.Helper()
-	return site(t, "mochawesome", func(_ *gen, dir string) (Site, error) {
+	return MochawesomeOf(t, "mochawesome", mochaSpec)
+}
+
+// mochaSpec is Mochawesome's suite.
+const mochaSpec = "const assert = require('node:assert');\n" +
+	"describe('cart', function () {\n" +
+	"  it('adds an item', () => assert.strictEqual([1].length, 1));\n" +
+	"  it('totals prices', () => assert.strictEqual(2 + 2, 4));\n" +
+	"  it('applies a coupon', () => assert.strictEqual(10 * 0.9, 8));\n" +
+	"  it.skip('ships abroad', () => {});\n" +
+	"  describe('checkout', function () {\n" +
+	"    it('pays', () => assert.ok(true));\n" +
+	"    it('sends a receipt', () => { throw new Error('mail server down'); });\n" +
+	"  });\n" +
+	"});\n"
+
+// MochawesomeOf is mocha's run of spec (the JavaScript of test/shop.spec.js)
+// through the mochawesome reporter, made once per name: what Mochawesome
+// makes, for suites a test writes (a test that flips between builds).
+func MochawesomeOf(t testing.TB, name, spec string) Site {
+	t.Helper()
+	return site(t, name, func(_ *gen, dir string) (Site, error) {
 		mocha, err := npmBin("mocha")
 		if err != nil {
 			return Site{}, err
 		}
 		src := filepath.Join(dir, "src")
-		if err := write(src, map[string]string{
-			"test/shop.spec.js": "const assert = require('node:assert');\n" +
-				"describe('cart', function () {\n" +
-				"  it('adds an item', () => assert.strictEqual([1].length, 1));\n" +
-				"  it('totals prices', () => assert.strictEqual(2 + 2, 4));\n" +
-				"  it('applies a coupon', () => assert.strictEqual(10 * 0.9, 8));\n" +
-				"  it.skip('ships abroad', () => {});\n" +
-				"  describe('checkout', function () {\n" +
-				"    it('pays', () => assert.ok(true));\n" +
-				"    it('sends a receipt', () => { throw new Error('mail server down'); });\n" +
-				"  });\n" +
-				"});\n",
-		}); err != nil {
+		if err := write(src, map[string]string{"test/shop.spec.js": spec}); err != nil {
 			return Site{}, err
 		}
 		if err := linkModules(src); err != nil {

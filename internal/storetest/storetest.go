@@ -42,6 +42,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LatestIndex", func(t *testing.T) { s, _, _, c := newStore(t); latest(t, s, c) })
 	t.Run("LatestQueries", func(t *testing.T) { s, _, _, c := newStore(t); latestQueries(t, s, c) })
 	t.Run("LatestNameType", func(t *testing.T) { s, _, _, c := newStore(t); latestNameType(t, s, c) })
+	t.Run("History", func(t *testing.T) { s, _, _, c := newStore(t); historyQueries(t, s, c) })
+	t.Run("Results", func(t *testing.T) { s, _, _, c := newStore(t); resultsRoundTrip(t, s, c) })
 	t.Run("ProjectSlugs", func(t *testing.T) { s, _, _, c := newStore(t); projectSlugs(t, s, c) })
 	t.Run("Summary", func(t *testing.T) { s, _, _, c := newStore(t); summaryRoundTrip(t, s, c) })
 	t.Run("SummaryFlaky", func(t *testing.T) { s, _, _, c := newStore(t); flakyRoundTrip(t, s, c) })

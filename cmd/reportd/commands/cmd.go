@@ -30,7 +30,7 @@ func NewRootCommand() *cobra.Command {
 		Version:       version.String(),
 	}
 	root.SetVersionTemplate("reportd {{.Version}}\n")
-	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newTokenCommand(), newMigrateCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newBackfillCommand(), newTokenCommand(), newMigrateCommand(), newVersionCommand())
 	return root
 }
 

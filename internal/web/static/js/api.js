@@ -101,6 +101,19 @@ export const listReports = (projectId) => send('GET', `/reports?projectId=${enco
 export const getReport = (id) => send('GET', `/reports/${id}`);
 export const renameReport = (id, fileName) => send('PUT', `/reports/${id}`, { json: { fileName } });
 export const deleteReport = (id) => send('DELETE', `/reports/${id}`);
+// compareReport is a report compared with a base: previous, branch:NAME or a report id.
+export const compareReport = (id, base) => send('GET', `/reports/${id}/compare?base=${encodeURIComponent(base)}`);
+// historySVG is the server-made trend chart of a report name (and branch)
+// as an <svg> element to insert: inlined, its builds are keyboard links.
+export async function historySVG(projectId, name, branch, chartId) {
+  const q = new URLSearchParams({ name, format: 'svg', chartId, limit: '30' });
+  if (branch) q.set('branch', branch);
+  const text = await fetchText(`api/projects/${encodeURIComponent(projectId)}/history?${q}`);
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const svg = doc.documentElement;
+  if (svg.nodeName !== 'svg') throw new ApiError('The server sent a chart that is not SVG.', 'HTTPError', 200);
+  return document.importNode(svg, true);
+}
 // listFiles is a report's file list: a site's files, or its one file.
 export const listFiles = (id, signal) => send('GET', `/reports/${id}/files`, { signal });
 

@@ -8,6 +8,7 @@ import { deleteProject, editProject } from './projectforms.js';
 import { projectLinks } from './links.js';
 import { filterBar, matches, newestFirst, reportRow } from './reportlist.js';
 import { loading, empty, failure } from './states.js';
+import { trendsSection } from './trends.js';
 import { uploader } from './upload.js';
 
 export function renderProject(main, id) {
@@ -59,7 +60,7 @@ export function renderProject(main, id) {
     // The panel keeps its folded state across refreshes (an upload, a rename).
     const links = projectLinks(project || { id }, reports);
     links.open = Boolean(listEl?.querySelector('#project-links')?.open);
-    return h('div', {}, bar, list, links);
+    return h('div', {}, trendsSection(id, reports), bar, list, links);
   }
 
   async function load() {

@@ -15,6 +15,7 @@
 import * as api from './api.js';
 import { h, clear } from './dom.js';
 import { formatSize, formatTime } from './format.js';
+import { compareSection } from './compare.js';
 import { stableLinks } from './links.js';
 import { summaryLine, typeIcon } from './reportlist.js';
 import { isSite, runsOnContentOrigin, siteFacts, siteView } from './site.js';
@@ -140,6 +141,13 @@ export function renderReader(main, id) {
       }
     }, () => { /* the breadcrumb stays at Projects; the links keep the id */ });
 
+    // "Compared with …" once the project's reports (for the base picker) are in.
+    const compareSlot = h('div', { class: 'compare-slot' });
+    if (r.name) {
+      api.listReports(r.projectId).then((reports) => {
+        if (heading.isConnected) compareSlot.replaceChildren(compareSection(r, reports));
+      }, () => { /* no picker without the list; the reader still works */ });
+    }
     const stage = h('div', { class: 'stage' });
     const modes = r.fileType === 'md' || r.fileType === 'html'
       ? h('div', { class: 'seg', role: 'group', 'aria-label': 'Show as' },
@@ -173,6 +181,7 @@ export function renderReader(main, id) {
           site ? h('a', { class: 'btn', id: 'get-site-pdf', href: api.pdfURL(r.id) + '?scope=site', download: base + '-all-pages.pdf',
             title: 'Every page of the site linked from its entry page, in one PDF with a bookmark per page' }, 'PDF of all pages') : null)),
       stableLinks(r, runsOnContentOrigin(r)),
+      compareSlot,
       stage));
     show('native');
   })();

@@ -1,0 +1,20 @@
+package report
+
+// History limits (GET /api/projects/{id}/history).
+const (
+	HistoryDefaultLimit = 100
+	HistoryMaxLimit     = 1000
+)
+
+// HistoryQuery selects a report identity's history: the newest Limit
+// reports of Project named Name, of Type when it is non-nil, on Branch
+// when it is non-nil (a Branch of "" matches reports without one), with
+// an id below Before when it is non-zero; returned oldest first.
+type HistoryQuery struct {
+	Project int64
+	Name    string
+	Type    *FileType
+	Branch  *string
+	Before  int64
+	Limit   int
+}
