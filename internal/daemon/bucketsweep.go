@@ -50,15 +50,6 @@ func (m *Server) runBucketSweep(ctx context.Context) {
 	m.bucketSweep.Loop(ctx, m.Config.Sweep.Interval)
 }
 
-// SweepBucket runs one pass of the bucket sweep now (storage: postgres+s3;
-// otherwise it does nothing).
-func (m *Server) SweepBucket(ctx context.Context) (bucketsweep.Result, error) {
-	if m.bucketSweep == nil {
-		return bucketsweep.Result{}, nil
-	}
-	return m.bucketSweep.Once(ctx)
-}
-
 // sharedPDFMetrics counts the shared PDF cache of storage: postgres+s3
 // (service.Config.OnSharedPDF): hit and miss per request, converted per
 // PDF this replica wrote into the bucket.

@@ -59,7 +59,7 @@ func checkPostgres(ctx context.Context, cfg Config, repair bool) (CheckReport, e
 		return rep, err
 	}
 	if len(rep.Drift) > 0 {
-		if err := store.Recount(ctx); err != nil {
+		if _, err := store.Recount(ctx); err != nil {
 			return rep, err
 		}
 		for _, d := range rep.Drift {
