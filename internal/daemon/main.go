@@ -42,8 +42,8 @@ type Server struct {
 	Log    *slog.Logger
 	Hooks  Hooks
 
-	// store is the metadata store: bolt's or pg's, whichever is open.
-	store report.MetaStore
+	// store is the metadata store metadata_store names (stores.go).
+	store report.Maintainer
 	bolt  *boltstore.Store // storage: bolt (tokens, backup, check); else nil
 	pg    *pgstore.Store   // storage: postgres; else nil
 	files *files.Dir
@@ -121,20 +121,21 @@ func (m *Server) Open(ctx context.Context) error {
 	// PostgreSQL and the bucket may still be starting (a host booting, a
 	// database failing over): wait for them, within startup_wait.
 	until := time.Now().Add(c.StartupWait)
-	if c.onPostgres() {
-		if err := m.waitFor(ctx, until, "PostgreSQL", func() (err error) {
-			m.pg, err = openPostgres(ctx, c, clock)
-			return err
-		}); err != nil {
-			return err
-		}
-		m.store = m.pg
-	} else {
-		if m.bolt, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
-			return err
-		}
-		m.store = m.bolt
+	meta := c.metaBackend() // the storage registry (stores.go)
+	openMeta := func() (err error) {
+		m.store, err = meta.open(ctx, c, clock, false)
+		return err
 	}
+	if meta.shared {
+		err = m.waitFor(ctx, until, "PostgreSQL", openMeta)
+	} else {
+		err = openMeta()
+	}
+	if err != nil {
+		return err
+	}
+	m.bolt, _ = m.store.(*boltstore.Store)
+	m.pg, _ = m.store.(*pgstore.Store)
 	sc := service.Config{
 		Version:               version.String(),
 		MaxUploadBytes:        int64(c.MaxUploadBytes),
@@ -152,8 +153,9 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	var bucket *s3store.Store
 	if c.onS3() {
-		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
-			bucket, err = openS3(ctx, c)
+		if err := m.waitFor(ctx, until, "the S3 bucket", func() error {
+			b, err := c.fileBackend().open(ctx, c, m.files)
+			bucket, _ = b.(*s3store.Store)
 			return err
 		}); err != nil {
 			return err
@@ -281,7 +283,7 @@ func (m *Server) Run(ctx context.Context) error {
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
-	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "storage", m.Config.Storage, "version", version.String()}
+	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "storage", m.Config.storageName(), "version", version.String()}
 	if u := openURL(m.ln.Addr(), m.Config.PublicURL); u != "" && m.Config.Dashboard {
 		attrs = append(attrs, "dashboard", u)
 	} else if u != "" {

@@ -106,7 +106,7 @@ func Migrate(ctx context.Context, cfg Config, opt MigrateOptions) (sum MigrateSu
 	}
 	clock := report.Clock{Location: loc}
 	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}, inTarget: map[string]bool{}}
-	m.sum.TargetStorage = cfg.Storage
+	m.sum.TargetStorage = cfg.storageName()
 
 	from, err := filepath.Abs(opt.From)
 	if err != nil {

@@ -25,29 +25,37 @@ const (
 
 // onPostgres: the metadata is in PostgreSQL (with or without S3).
 func (c *Config) onPostgres() bool {
-	return c.Storage == storagePostgres || c.Storage == storagePostgresS3
+	meta, _, err := c.stores()
+	return err == nil && meta == "postgres"
 }
 
 // onS3: the report files and covers are in an S3 bucket.
-func (c *Config) onS3() bool { return c.Storage == storagePostgresS3 }
+func (c *Config) onS3() bool {
+	_, file, err := c.stores()
+	return err == nil && file == "s3"
+}
 
-// validateStorage checks that storage: postgres has exactly one DSN source.
-// Messages name keys, never the DSN (it may hold a password).
+// validateStorage checks that storage:, metadata_store: and file_store:
+// agree, and that storage: postgres has exactly one DSN source. Messages
+// name keys, never the DSN (it may hold a password).
 func (c *Config) validateStorage() error {
+	if _, _, err := c.stores(); err != nil {
+		return err
+	}
 	dsn, file := c.Postgres.DSN != "", c.Postgres.DSNFile != ""
 	if !c.onPostgres() {
 		if dsn || file {
-			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres or postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres or postgres+s3 (storage is %q)", c.storageName())
 		}
 		return c.validateS3()
 	}
 	switch {
 	case !dsn && !file:
 		return fmt.Errorf("storage: %s needs postgres.dsn (env %s) or postgres.dsn_file (env %s)",
-			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
+			c.storageName(), envName("postgres.dsn"), envName("postgres.dsn_file"))
 	case dsn && file:
 		return fmt.Errorf("storage: %s takes postgres.dsn (env %s) or postgres.dsn_file (env %s), not both",
-			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
+			c.storageName(), envName("postgres.dsn"), envName("postgres.dsn_file"))
 	}
 	return c.validateS3()
 }
@@ -59,10 +67,10 @@ func (c *Config) validateS3() error {
 	s := c.S3
 	if !c.onS3() {
 		if s.Endpoint != "" || s.Bucket != "" || s.Prefix != "" || s.AccessKey != "" || s.SecretKey != "" || s.SecretKeyFile != "" {
-			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.storageName())
 		}
 		if s.PresignDownloads {
-			return fmt.Errorf("s3.presign_downloads applies only with storage: postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("s3.presign_downloads applies only with storage: postgres+s3 (storage is %q)", c.storageName())
 		}
 		return nil
 	}
