@@ -17,6 +17,7 @@ import (
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/bucketsweep"
@@ -47,6 +48,9 @@ type Server struct {
 	bolt  *boltstore.Store // storage: bolt (tokens, backup, check); else nil
 	pg    *pgstore.Store   // storage: postgres; else nil
 	files *files.Dir
+	// blobs is the file store file_store names (stores.go): files'
+	// uploads/ or the bucket.
+	blobs blob.Store
 	svc   *service.Service
 	conv  *convert.Manager
 	// tokens are the scoped API tokens, loaded from the store.
@@ -123,7 +127,7 @@ func (m *Server) Open(ctx context.Context) error {
 	until := time.Now().Add(c.StartupWait)
 	meta := c.metaBackend() // the storage registry (stores.go)
 	openMeta := func() (err error) {
-		m.store, err = meta.open(ctx, c, clock, false)
+		m.store, err = meta.open(ctx, c, clock, forServe)
 		return err
 	}
 	if meta.shared {
@@ -153,9 +157,9 @@ func (m *Server) Open(ctx context.Context) error {
 	}
 	var bucket *s3store.Store
 	if c.onS3() {
-		if err := m.waitFor(ctx, until, "the S3 bucket", func() error {
-			b, err := c.fileBackend().open(ctx, c, m.files)
-			bucket, _ = b.(*s3store.Store)
+		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
+			m.blobs, err = c.fileBackend().open(ctx, c, m.files)
+			bucket, _ = m.blobs.(*s3store.Store)
 			return err
 		}); err != nil {
 			return err
@@ -168,6 +172,11 @@ func (m *Server) Open(ctx context.Context) error {
 		sc.Blobs, sc.Locker = st, m.pg
 		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
 		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
+			return err
+		}
+	}
+	if m.blobs == nil {
+		if m.blobs, err = c.fileBackend().open(ctx, c, m.files); err != nil {
 			return err
 		}
 	}

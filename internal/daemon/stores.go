@@ -23,34 +23,50 @@ type metaBackend struct {
 	// shared: several daemons and the operator commands use the store at
 	// once (PostgreSQL); otherwise one process holds it (bbolt's lock).
 	shared bool
-	// open opens the store of c; readOnly asks for a store no one else
-	// writes through this process (check without --repair), where the
-	// backend has such a mode.
-	open func(ctx context.Context, c Config, clock report.Clock, readOnly bool) (report.Maintainer, error)
+	// open opens the store of c for mode.
+	open func(ctx context.Context, c Config, clock report.Clock, mode openMode) (report.Maintainer, error)
 }
+
+// openMode is what a store is opened for.
+type openMode int
+
+const (
+	forServe    openMode = iota // reportd serve: create the store if there is none
+	forAdmin                    // an operator command that writes: the store must exist
+	forReadOnly                 // an operator command that only reads (check without --repair)
+)
 
 // fileBackend is one file store: where report files and covers live.
 type fileBackend struct {
 	name string
-	// open opens the file store of c; dir is data_dir's files.Dir.
+	// local: the files live in data_dir (uploads/), and open needs its
+	// files.Dir; otherwise open ignores dir (nil is fine).
+	local bool
+	// open opens the file store of c.
 	open func(ctx context.Context, c Config, dir *files.Dir) (blob.Store, error)
 }
 
 var metaBackends = []metaBackend{
-	{name: "bolt", open: func(ctx context.Context, c Config, clock report.Clock, readOnly bool) (report.Maintainer, error) {
-		path := filepath.Join(c.DataDir, "reportd.db")
-		if readOnly {
+	{name: "bolt", open: func(ctx context.Context, c Config, clock report.Clock, mode openMode) (report.Maintainer, error) {
+		if mode == forServe {
+			return boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock)
+		}
+		path, err := existingStore(c) // an operator command never creates one
+		if err != nil {
+			return nil, err
+		}
+		if mode == forReadOnly {
 			return boltstore.OpenReadOnly(path, clock, time.Second)
 		}
 		return boltstore.Open(path, clock)
 	}},
-	{name: "postgres", shared: true, open: func(ctx context.Context, c Config, clock report.Clock, _ bool) (report.Maintainer, error) {
+	{name: "postgres", shared: true, open: func(ctx context.Context, c Config, clock report.Clock, _ openMode) (report.Maintainer, error) {
 		return openPostgres(ctx, c, clock)
 	}},
 }
 
 var fileBackends = []fileBackend{
-	{name: "local", open: func(_ context.Context, _ Config, dir *files.Dir) (blob.Store, error) { return dir.Blobs(), nil }},
+	{name: "local", local: true, open: func(_ context.Context, _ Config, dir *files.Dir) (blob.Store, error) { return dir.Blobs(), nil }},
 	{name: "s3", open: func(ctx context.Context, c Config, _ *files.Dir) (blob.Store, error) { return openS3(ctx, c) }},
 }
 
