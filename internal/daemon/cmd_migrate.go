@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/ops"
 )
 
 func newMigrateCommand() *cobra.Command {
@@ -77,7 +78,7 @@ func printMigrate(w io.Writer, s MigrateSummary) {
 	fmt.Fprintf(w, "migrated into storage: %s in %.1fs and verified\n", s.TargetStorage, s.Seconds)
 	fmt.Fprintf(w, "  projects:   %d\n  reports:    %d\n  day counts: %d\n  tokens:     %d\n", s.Projects, s.Reports, s.DayCounts, s.Tokens)
 	fmt.Fprintf(w, "  objects:    %d (%s): %d copied, %d already there; %d verified by sha256 from the target\n",
-		s.Objects, byteSize(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
+		s.Objects, ops.HumanSize(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
 	if s.RowsKept > 0 {
 		fmt.Fprintf(w, "  rows already there (--resume): %d\n", s.RowsKept)
 	}

@@ -120,37 +120,8 @@ func (s *Store) counterDrift(ctx context.Context, q querier) ([]Drift, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, DayDrift(stored, real)...)
+	out = append(out, report.DayDrift(stored, real)...)
 	return out, nil
-}
-
-// DayDrift lists the days on which stored and real counts differ (both
-// sorted by project and day, as DayCounts returns them).
-func DayDrift(stored, real []report.DayCount) []Drift {
-	m := map[dayKey][2]int64{}
-	for _, c := range stored {
-		v := m[dayKey{c.Project, c.Day}]
-		v[0] = c.Count
-		m[dayKey{c.Project, c.Day}] = v
-	}
-	for _, c := range real {
-		v := m[dayKey{c.Project, c.Day}]
-		v[1] = c.Count
-		m[dayKey{c.Project, c.Day}] = v
-	}
-	var out []Drift
-	for k, v := range m {
-		if v[0] != v[1] {
-			out = append(out, Drift{What: "dayCount", Project: k.p, Day: k.d, Stored: v[0], Actual: v[1]})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Project != out[j].Project {
-			return out[i].Project < out[j].Project
-		}
-		return out[i].Day < out[j].Day
-	})
-	return out
 }
 
 // Recount rewrites reportCount and the per-day counters from the rows in
