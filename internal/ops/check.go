@@ -76,22 +76,13 @@ func Check(ctx context.Context, st Stores, repair bool) (CheckReport, error) {
 		}
 	}
 	// Rows dropped above (and rows of vanished projects, which Recount
-	// drops) may have freed objects: find orphans again before removing.
-	refs, err := st.refSet(ctx)
-	if err != nil {
-		return rep, err
+	// drops) may have freed objects: Orphans looks again before removing.
+	removed, err := RemoveOrphans(ctx, st.Files, nil, st.orphanCutoff(time.Now()), PathSet(st.Meta))
+	for _, k := range removed {
+		rep.Repaired = append(rep.Repaired, "removed orphan "+st.name(k))
 	}
-	orphans, err := Orphans(ctx, st.Files, refs, st.orphanCutoff(time.Now()), nil)
 	if err != nil {
-		return rep, err
-	}
-	for _, o := range orphans {
-		name := st.name(o.Key)
-		if err := st.Files.Delete(ctx, o.Key); err != nil {
-			rep.Unfixable = append(rep.Unfixable, fmt.Sprintf("remove orphan %s: %v", name, err))
-			continue
-		}
-		rep.Repaired = append(rep.Repaired, "removed orphan "+name)
+		rep.Unfixable = append(rep.Unfixable, err.Error())
 	}
 	for _, s := range rep.Staged {
 		if err := os.RemoveAll(filepath.Join(st.DataDir, filepath.FromSlash(s))); err != nil {
@@ -145,7 +136,8 @@ func (st Stores) scan(ctx context.Context, now time.Time) (CheckReport, error) {
 	// One walk answers both questions: is each row's object there, with
 	// its size, and which objects no row names.
 	listed := map[string]blob.Info{}
-	orphans, err := Orphans(ctx, st.Files, refSet, st.orphanCutoff(now), func(i blob.Info) { listed[i.Key] = i })
+	orphans, err := Orphans(ctx, st.Files, nil, st.orphanCutoff(now), func(context.Context) (map[string]bool, error) { return refSet, nil },
+		func(i blob.Info) { listed[i.Key] = i })
 	if err != nil {
 		return rep, err
 	}
@@ -177,15 +169,6 @@ func (st Stores) scan(ctx context.Context, now time.Time) (CheckReport, error) {
 		}
 	}
 	return rep, nil
-}
-
-func (st Stores) refSet(ctx context.Context) (map[string]bool, error) {
-	refs, err := st.Meta.Refs(ctx)
-	out := map[string]bool{}
-	for _, r := range refs {
-		out[r.Path] = true
-	}
-	return out, err
 }
 
 // orphanCutoff is the newest modification time an orphan may have.
