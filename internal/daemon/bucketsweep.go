@@ -16,8 +16,8 @@ import (
 func (m *Server) openBucketSweep(st *s3store.Store, extra []bucketsweep.Step) error {
 	sw, err := bucketsweep.New(bucketsweep.Config{
 		Store:      st,
-		Refs:       m.pg,
-		Locker:     m.pg,
+		Refs:       m.store.(bucketsweep.Refs), // metadata_store: postgres (stores.go refuses bolt with s3)
+		Locker:     m.store.(bucketsweep.Locker),
 		Grace:      m.Config.Sweep.Grace,
 		AbortStale: st.AbortStale,
 		Steps:      extra,

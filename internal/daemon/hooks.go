@@ -32,7 +32,10 @@ func (m *Server) Service() *service.Service { return m.svc }
 
 // Store is the bbolt store Open opened (nil before Open, and with
 // storage: postgres; see MetaStore).
-func (m *Server) Store() *boltstore.Store { return m.bolt }
+func (m *Server) Store() *boltstore.Store {
+	s, _ := m.store.(*boltstore.Store)
+	return s
+}
 
 // MetaStore is the metadata store Open opened, bbolt or PostgreSQL (nil
 // before Open).

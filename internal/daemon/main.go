@@ -28,7 +28,6 @@ import (
 	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/netguard"
-	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
@@ -45,8 +44,6 @@ type Server struct {
 
 	// store is the metadata store metadata_store names (stores.go).
 	store report.Maintainer
-	bolt  *boltstore.Store // storage: bolt (tokens, backup, check); else nil
-	pg    *pgstore.Store   // storage: postgres; else nil
 	files *files.Dir
 	// blobs is the file store file_store names (stores.go): files'
 	// uploads/ or the bucket.
@@ -126,8 +123,11 @@ func (m *Server) Open(ctx context.Context) error {
 	// database failing over): wait for them, within startup_wait.
 	until := time.Now().Add(c.StartupWait)
 	meta := c.metaBackend() // the storage registry (stores.go)
-	openMeta := func() (err error) {
-		m.store, err = meta.open(ctx, c, clock, forServe)
+	openMeta := func() error {
+		st, err := meta.open(ctx, c, clock, forServe)
+		if err == nil {
+			m.store = st // never a typed nil: Close checks m.store
+		}
 		return err
 	}
 	if meta.shared {
@@ -138,8 +138,6 @@ func (m *Server) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.bolt, _ = m.store.(*boltstore.Store)
-	m.pg, _ = m.store.(*pgstore.Store)
 	sc := service.Config{
 		Version:               version.String(),
 		MaxUploadBytes:        int64(c.MaxUploadBytes),
@@ -169,7 +167,7 @@ func (m *Server) Open(ctx context.Context) error {
 			m.presign = presignDownloads(st, c)
 		}
 		// PDFs are shared in the bucket; one replica converts each.
-		sc.Blobs, sc.Locker = st, m.pg
+		sc.Blobs, sc.Locker = st, m.store.(service.Locker)
 		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
 		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
 			return err
@@ -183,10 +181,7 @@ func (m *Server) Open(ctx context.Context) error {
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}
-	var ts tokens.Store = m.pg
-	if m.bolt != nil {
-		ts = m.bolt
-	}
+	ts, _ := m.store.(tokens.Store) // both stores keep them (storetest.Tokens)
 	if m.tokens, err = tokens.Load(ts); err != nil {
 		return fmt.Errorf("load tokens: %w", err)
 	}
@@ -198,9 +193,9 @@ func (m *Server) Open(ctx context.Context) error {
 	if len(removed) > 0 {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
-	dbPath := filepath.Join(c.DataDir, "reportd.db")
-	if m.bolt == nil {
-		dbPath = "" // no bbolt file: reportd_store_db_bytes is left out
+	dbPath := "" // no store file: reportd_store_db_bytes is left out
+	if meta.file != "" {
+		dbPath = filepath.Join(c.DataDir, meta.file)
 	}
 	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(dbPath, filepath.Join(c.DataDir, "uploads")))
 	var passed net.Listener // the content origin's socket from systemd
@@ -229,10 +224,7 @@ func (m *Server) Open(ctx context.Context) error {
 		Pace:             c.pace(),
 		Badges:           c.Badges.http(),
 	}
-	var idem idempotency.Store = m.pg
-	if m.bolt != nil {
-		idem = m.bolt
-	}
+	idem, _ := m.store.(idempotency.Store) // both stores keep them (storetest.Idempotency)
 	hc.Idempotency = &idempotency.Keys{Store: idem}
 	if m.origins != nil {
 		hc.ContentURL = m.origins.URL
@@ -263,7 +255,8 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.bolt, meta: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+		backup, _ := m.store.(*boltstore.Store) // backup: bbolt only
+		admin := &adminHandler{api: api, store: backup, meta: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
@@ -320,7 +313,7 @@ func (m *Server) Run(ctx context.Context) error {
 	bucketSwept := make(chan struct{})
 	go func() { defer close(bucketSwept); m.runBucketSweep(sctxSweep) }()
 	defer func() { stopSweep(); <-bucketSwept }()
-	if m.pg != nil {
+	if m.Config.metaBackend().shared {
 		// Replicas and `reportd token` share the tokens table: re-read it.
 		go m.reloadTokens(wctx, tokenReloadInterval)
 	}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -23,6 +25,15 @@ type metaBackend struct {
 	// shared: several daemons and the operator commands use the store at
 	// once (PostgreSQL); otherwise one process holds it (bbolt's lock).
 	shared bool
+	// file is the store's file in data_dir (reportd_store_db_bytes);
+	// "": none.
+	file string
+	// health is the store's readiness dependency (kind, and a check that
+	// answers a reason with its error); inProcess: the store lives in the
+	// process, so liveness vouches for it too.
+	kind      string
+	inProcess bool
+	check     func(ctx context.Context, store report.Maintainer) (string, error)
 	// open opens the store of c for mode.
 	open func(ctx context.Context, c Config, clock report.Clock, mode openMode) (report.Maintainer, error)
 }
@@ -47,27 +58,39 @@ type fileBackend struct {
 }
 
 var metaBackends = []metaBackend{
-	{name: "bolt", open: func(ctx context.Context, c Config, clock report.Clock, mode openMode) (report.Maintainer, error) {
+	{name: "bolt", file: "reportd.db", kind: "bbolt", inProcess: true, check: checkBolt, open: func(ctx context.Context, c Config, clock report.Clock, mode openMode) (report.Maintainer, error) {
 		if mode == forServe {
-			return boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock)
+			return opened[*boltstore.Store, report.Maintainer](boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock))
 		}
 		path, err := existingStore(c) // an operator command never creates one
 		if err != nil {
 			return nil, err
 		}
 		if mode == forReadOnly {
-			return boltstore.OpenReadOnly(path, clock, time.Second)
+			return opened[*boltstore.Store, report.Maintainer](boltstore.OpenReadOnly(path, clock, time.Second))
 		}
-		return boltstore.Open(path, clock)
+		return opened[*boltstore.Store, report.Maintainer](boltstore.Open(path, clock))
 	}},
-	{name: "postgres", shared: true, open: func(ctx context.Context, c Config, clock report.Clock, _ openMode) (report.Maintainer, error) {
-		return openPostgres(ctx, c, clock)
+	{name: "postgres", shared: true, kind: "postgres", check: checkPostgres, open: func(ctx context.Context, c Config, clock report.Clock, _ openMode) (report.Maintainer, error) {
+		return opened[*pgstore.Store, report.Maintainer](openPostgres(ctx, c, clock))
 	}},
 }
 
 var fileBackends = []fileBackend{
 	{name: "local", local: true, open: func(_ context.Context, _ Config, dir *files.Dir) (blob.Store, error) { return dir.Blobs(), nil }},
-	{name: "s3", open: func(ctx context.Context, c Config, _ *files.Dir) (blob.Store, error) { return openS3(ctx, c) }},
+	{name: "s3", open: func(ctx context.Context, c Config, _ *files.Dir) (blob.Store, error) {
+		return opened[*s3store.Store, blob.Store](openS3(ctx, c))
+	}},
+}
+
+// opened is a store as an interface: nil (never a typed nil) with an
+// error.
+func opened[T, I any](s T, err error) (I, error) {
+	var zero I
+	if err != nil {
+		return zero, err
+	}
+	return any(s).(I), nil
 }
 
 // storageShorthands are the values of storage:, each a metadata store and
