@@ -48,3 +48,43 @@ func (s *Store) DayCounts(ctx context.Context) ([]report.DayCount, error) {
 	})
 	return out, storageErr(err)
 }
+
+// AdvanceSequences moves the id sequences past project and rep (the last
+// ids another store handed out), never backwards.
+func (s *Store) AdvanceSequences(ctx context.Context, project, rep int64) error {
+	return storageErr(s.db.Update(func(tx *bolt.Tx) error {
+		if err := raiseSequence(tx.Bucket(bucketProjects), project); err != nil {
+			return err
+		}
+		return raiseSequence(tx.Bucket(bucketReports), rep)
+	}))
+}
+
+// Counts is how many rows each table holds, under PostgreSQL's table
+// names (report.Maintainer).
+func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for name, bk := range map[string][]byte{"projects": bucketProjects, "reports": bucketReports, "project_days": bucketProjectDays, "tokens": bucketTokens} {
+			var n int64
+			b := tx.Bucket(bk)
+			if b == nil {
+				out[name] = 0
+				continue
+			}
+			if err := b.ForEach(func(k, v []byte) error {
+				if v != nil && (name != "project_days" || len(v) != 8 || binary.BigEndian.Uint64(v) != 0) {
+					n++
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			out[name] = n
+		}
+		return nil
+	})
+	return out, storageErr(err)
+}
+
+var _ report.Maintainer = (*Store)(nil)

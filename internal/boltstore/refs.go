@@ -12,11 +12,7 @@ import (
 
 // Ref is one file a row refers to: a report's file (Report > 0; a site
 // report's manifest) or a project's cover (Report == 0).
-type Ref struct {
-	Path    string
-	Project int64
-	Report  int64
-}
+type Ref = report.FileRef
 
 // walkRefs calls fn with every file a row refers to: the projects' covers,
 // then the reports' files, in bucket order. It is the one walk behind
@@ -58,7 +54,7 @@ func (s *Store) FilePaths(ctx context.Context, fn func(string) error) error {
 }
 
 // Refs lists every file the metadata refers to, in bucket order.
-func (s *Store) Refs(ctx context.Context) ([]Ref, error) {
+func (s *Store) Refs(ctx context.Context) ([]report.FileRef, error) {
 	var out []Ref
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error

@@ -22,7 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reportd/reportd/internal/blob"
-	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/ops"
 )
 
 // Refs lists what the metadata references (pgstore.Store).
@@ -182,39 +182,32 @@ type candidate struct {
 
 func (s *Sweeper) pass(ctx context.Context, res *Result) error {
 	cutoff := time.Now().Add(-s.cfg.Grace)
-	// List first, then read the references: an object's row is committed
-	// right after the object is written, so the row of an object older
-	// than the grace period is already visible to the read that follows.
+	// Report files and covers no row references: the one orphan search
+	// (ops.Orphans), which lists first and reads the references after.
+	orphans, err := ops.Orphans(ctx, s.cfg.Store, []string{"reports/", "covers/"}, cutoff, ops.PathSet(s.cfg.Refs), nil)
+	if err != nil {
+		return err
+	}
 	var cands []candidate
-	list := func(prefix, kind string) error {
-		return s.cfg.Store.Walk(ctx, prefix, func(i blob.Info) error {
-			if i.ModTime.After(cutoff) {
-				return nil
+	for _, o := range orphans {
+		kind := "report"
+		if strings.HasPrefix(o.Key, "covers/") {
+			kind = "cover"
+		}
+		cands = append(cands, candidate{o.Key, kind})
+	}
+	// Shared PDFs whose content no report has: list first, then read the
+	// content references, for the same reason.
+	if s.cfg.PDFPrefix != "" {
+		err := s.cfg.Store.Walk(ctx, s.cfg.PDFPrefix, func(i blob.Info) error {
+			if !i.ModTime.After(cutoff) {
+				cands = append(cands, candidate{i.Key, "pdf"})
 			}
-			cands = append(cands, candidate{i.Key, kind})
 			return nil
 		})
-	}
-	if err := list("reports/", "report"); err != nil {
-		return fmt.Errorf("list reports/: %w", err)
-	}
-	if err := list("covers/", "cover"); err != nil {
-		return fmt.Errorf("list covers/: %w", err)
-	}
-	if s.cfg.PDFPrefix != "" {
-		if err := list(s.cfg.PDFPrefix, "pdf"); err != nil {
+		if err != nil {
 			return fmt.Errorf("list %s: %w", s.cfg.PDFPrefix, err)
 		}
-	}
-	keys := map[string]bool{}
-	err := s.cfg.Refs.FilePaths(ctx, func(p string) error {
-		if k, err := files.Key(p); err == nil {
-			keys[k] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("read file references: %w", err)
 	}
 	shas := map[string]bool{}
 	if s.cfg.PDFPrefix != "" {
@@ -224,11 +217,7 @@ func (s *Sweeper) pass(ctx context.Context, res *Result) error {
 	}
 	var errs []error
 	for _, c := range cands {
-		if c.kind == "pdf" {
-			if shas[pdfContent(s.cfg.PDFPrefix, c.key)] {
-				continue
-			}
-		} else if keys[c.key] {
+		if c.kind == "pdf" && shas[pdfContent(s.cfg.PDFPrefix, c.key)] {
 			continue
 		}
 		if err := s.cfg.Store.Delete(ctx, c.key); err != nil {

@@ -18,7 +18,9 @@ import (
 type Config struct {
 	Addr            string
 	DataDir         string
-	Storage         string // where the metadata lives: "bolt", "postgres" or "postgres+s3"
+	Storage         string // shorthand for the two below: "bolt", "postgres", "postgres+s3" or "" (stores.go)
+	MetadataStore   string // "bolt", "postgres" or "" (storage decides, else bolt)
+	FileStore       string // "local", "s3" or "" (storage decides, else local)
 	Postgres        struct{ DSN, DSNFile string }
 	S3              S3Config
 	TimeZone        string

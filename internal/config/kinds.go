@@ -65,6 +65,16 @@ func oneOf(get func(*Config) *string, choices ...string) kind {
 	}, show: same}
 }
 
+// oneOfOrEmpty is oneOf that also takes "" (unset: another key decides).
+func oneOfOrEmpty(get func(*Config) *string, choices ...string) kind {
+	return field[string]{get: get, parse: func(s string) (string, error) {
+		if s != "" && !slices.Contains(choices, s) {
+			return "", fmt.Errorf("must be %s (or empty), not %q", orList(choices), s)
+		}
+		return s, nil
+	}, show: same}
+}
+
 // zone is an IANA time zone name; empty means the system's local zone.
 func zone(get func(*Config) *string) kind {
 	return field[string]{get: get, parse: func(s string) (string, error) {

@@ -22,7 +22,9 @@ type setting struct {
 var settings = []setting{
 	{"addr", "127.0.0.1:8080", "addr", "listen address", nonEmpty(func(c *Config) *string { return &c.Addr })},
 	{"data_dir", "./data", "data-dir", "data directory: reportd.db and uploads/", nonEmpty(func(c *Config) *string { return &c.DataDir })},
-	{"storage", "bolt", "", "metadata store: bolt (reportd.db in data_dir) or postgres (postgres.dsn); files stay in data_dir, or with postgres+s3 go to an S3 bucket (s3.*)", oneOf(func(c *Config) *string { return &c.Storage }, "bolt", "postgres", "postgres+s3")},
+	{"storage", "", "", "shorthand for metadata_store and file_store: bolt (bolt, local), postgres (postgres, local) or postgres+s3 (postgres, s3); empty: those two keys decide", oneOfOrEmpty(func(c *Config) *string { return &c.Storage }, "bolt", "postgres", "postgres+s3")},
+	{"metadata_store", "", "", "metadata store: bolt (reportd.db in data_dir) or postgres (postgres.dsn); empty: as storage says, else bolt", oneOfOrEmpty(func(c *Config) *string { return &c.MetadataStore }, "bolt", "postgres")},
+	{"file_store", "", "", "file store of report files and covers: local (uploads/ in data_dir) or s3 (s3.*; needs metadata_store: postgres); empty: as storage says, else local", oneOfOrEmpty(func(c *Config) *string { return &c.FileStore }, "local", "s3")},
 	{"postgres.dsn", "", "", "PostgreSQL URL or key=value DSN, with storage: postgres (never logged)", text(func(c *Config) *string { return &c.Postgres.DSN })},
 	{"postgres.dsn_file", "", "", "file holding the DSN instead of postgres.dsn (for secrets)", text(func(c *Config) *string { return &c.Postgres.DSNFile })},
 	{"s3.endpoint", "", "", "S3 server host[:port], with storage: postgres+s3", text(func(c *Config) *string { return &c.S3.Endpoint })},

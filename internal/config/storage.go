@@ -21,29 +21,37 @@ const (
 
 // OnPostgres: the metadata is in PostgreSQL (with or without S3).
 func (c *Config) OnPostgres() bool {
-	return c.Storage == StoragePostgres || c.Storage == StoragePostgresS3
+	meta, _, err := c.Stores()
+	return err == nil && meta == "postgres"
 }
 
 // OnS3: the report files and covers are in an S3 bucket.
-func (c *Config) OnS3() bool { return c.Storage == StoragePostgresS3 }
+func (c *Config) OnS3() bool {
+	_, file, err := c.Stores()
+	return err == nil && file == "s3"
+}
 
-// ValidateStorage checks that storage: postgres has exactly one DSN source.
-// Messages name keys, never the DSN (it may hold a password).
+// ValidateStorage checks that storage:, metadata_store: and file_store:
+// agree, and that storage: postgres has exactly one DSN source. Messages
+// name keys, never the DSN (it may hold a password).
 func (c *Config) ValidateStorage() error {
+	if _, _, err := c.Stores(); err != nil {
+		return err
+	}
 	dsn, file := c.Postgres.DSN != "", c.Postgres.DSNFile != ""
 	if !c.OnPostgres() {
 		if dsn || file {
-			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres or postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("postgres.dsn and postgres.dsn_file apply only with storage: postgres or postgres+s3 (storage is %q)", c.StorageName())
 		}
 		return c.validateS3()
 	}
 	switch {
 	case !dsn && !file:
 		return fmt.Errorf("storage: %s needs postgres.dsn (env %s) or postgres.dsn_file (env %s)",
-			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
+			c.StorageName(), envName("postgres.dsn"), envName("postgres.dsn_file"))
 	case dsn && file:
 		return fmt.Errorf("storage: %s takes postgres.dsn (env %s) or postgres.dsn_file (env %s), not both",
-			c.Storage, envName("postgres.dsn"), envName("postgres.dsn_file"))
+			c.StorageName(), envName("postgres.dsn"), envName("postgres.dsn_file"))
 	}
 	return c.validateS3()
 }
@@ -55,10 +63,10 @@ func (c *Config) validateS3() error {
 	s := c.S3
 	if !c.OnS3() {
 		if s.Endpoint != "" || s.Bucket != "" || s.Prefix != "" || s.AccessKey != "" || s.SecretKey != "" || s.SecretKeyFile != "" {
-			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("the s3.* keys apply only with storage: postgres+s3 (storage is %q)", c.StorageName())
 		}
 		if s.PresignDownloads {
-			return fmt.Errorf("s3.presign_downloads applies only with storage: postgres+s3 (storage is %q)", c.Storage)
+			return fmt.Errorf("s3.presign_downloads applies only with storage: postgres+s3 (storage is %q)", c.StorageName())
 		}
 		return nil
 	}

@@ -16,8 +16,8 @@ import (
 func (m *Server) openBucketSweep(st *s3store.Store, extra []bucketsweep.Step) error {
 	sw, err := bucketsweep.New(bucketsweep.Config{
 		Store:      st,
-		Refs:       m.pg,
-		Locker:     m.pg,
+		Refs:       m.store.(bucketsweep.Refs), // metadata_store: postgres (stores.go refuses bolt with s3)
+		Locker:     m.store.(bucketsweep.Locker),
 		Grace:      m.Config.Sweep.Grace,
 		AbortStale: st.AbortStale,
 		Steps:      extra,
@@ -48,15 +48,6 @@ func (m *Server) runBucketSweep(ctx context.Context) {
 		return
 	}
 	m.bucketSweep.Loop(ctx, m.Config.Sweep.Interval)
-}
-
-// SweepBucket runs one pass of the bucket sweep now (storage: postgres+s3;
-// otherwise it does nothing).
-func (m *Server) SweepBucket(ctx context.Context) (bucketsweep.Result, error) {
-	if m.bucketSweep == nil {
-		return bucketsweep.Result{}, nil
-	}
-	return m.bucketSweep.Once(ctx)
 }
 
 // sharedPDFMetrics counts the shared PDF cache of storage: postgres+s3

@@ -195,10 +195,7 @@ func (m *Server) openContent(api net.Addr, passed net.Listener) error {
 			"or set auth.anonymous: true to serve without authentication on purpose", ln.Addr())
 	}
 	tmpl, extra := contentOrigin(c, api, ln.Addr(), m.Log)
-	var ks content.KeyStore = m.pg
-	if m.bolt != nil {
-		ks = m.bolt
-	}
+	ks, _ := m.store.(content.KeyStore) // both stores keep it (storetest.ContentKey)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	keys, err := contentSecret(ctx, c, ks, m.Log)
 	cancel()

@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/reportd/reportd/internal/blob/s3store"
+	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -123,25 +124,10 @@ func (r *readiness) run(ctx context.Context) {
 // dependencies lists what this daemon depends on, in a fixed order.
 func (m *Server) dependencies(bucket *s3store.Store) []dependency {
 	var deps []dependency
-	if m.pg != nil {
-		pool := m.pg.Pool()
-		deps = append(deps, dependency{name: "store", kind: "postgres", check: func(ctx context.Context) (string, error) {
-			if err := pool.Ping(ctx); err != nil {
-				if pgstore.Unreachable(err) {
-					return "PostgreSQL does not answer", err
-				}
-				return "PostgreSQL refuses the connection (see the daemon's log)", err
-			}
-			return "", nil
-		}})
-	} else {
-		deps = append(deps, dependency{name: "store", kind: "bbolt", check: func(ctx context.Context) (string, error) {
-			if err := m.boltLive(ctx); err != nil {
-				return "the bbolt store does not answer", err
-			}
-			return "", nil
-		}})
-	}
+	meta := metaBackendOf(&m.Config)
+	deps = append(deps, dependency{name: "store", kind: meta.kind, check: func(ctx context.Context) (string, error) {
+		return meta.check(ctx, m.store)
+	}})
 	if bucket != nil {
 		deps = append(deps, dependency{name: "bucket", kind: "s3", check: func(ctx context.Context) (string, error) {
 			err := bucket.Probe(ctx)
@@ -182,17 +168,37 @@ func (m *Server) dependencies(bucket *s3store.Store) []dependency {
 // not get every replica restarted at once. With bbolt the store lives in
 // the process, so a store that stopped answering is the process wedged.
 func (m *Server) live(ctx context.Context) error {
-	if m.bolt != nil {
-		return m.boltLive(ctx)
+	if meta := metaBackendOf(&m.Config); meta.inProcess {
+		_, err := meta.check(ctx, m.store)
+		return err
 	}
 	return nil
 }
 
+// checkPostgres is the readiness check of metadata_store: postgres.
+func checkPostgres(ctx context.Context, store report.Maintainer) (string, error) {
+	if err := store.(*pgstore.Store).Pool().Ping(ctx); err != nil {
+		if pgstore.Unreachable(err) {
+			return "PostgreSQL does not answer", err
+		}
+		return "PostgreSQL refuses the connection (see the daemon's log)", err
+	}
+	return "", nil
+}
+
+// checkBolt is the readiness and liveness check of metadata_store: bolt.
+func checkBolt(ctx context.Context, store report.Maintainer) (string, error) {
+	if err := boltLive(ctx, store.(*boltstore.Store)); err != nil {
+		return "the bbolt store does not answer", err
+	}
+	return "", nil
+}
+
 // boltLive: a read transaction of the bbolt store begins and ends within
 // liveTimeout (or ctx).
-func (m *Server) boltLive(ctx context.Context) error {
+func boltLive(ctx context.Context, s *boltstore.Store) error {
 	done := make(chan error, 1)
-	go func() { done <- m.bolt.DB().View(func(*bolt.Tx) error { return nil }) }()
+	go func() { done <- s.DB().View(func(*bolt.Tx) error { return nil }) }()
 	t := time.NewTimer(liveTimeout)
 	defer t.Stop()
 	select {

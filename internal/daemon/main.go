@@ -19,6 +19,7 @@ import (
 
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/s3store"
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/bucketsweep"
@@ -30,7 +31,6 @@ import (
 	"github.com/reportd/reportd/internal/idempotency"
 	"github.com/reportd/reportd/internal/metrics"
 	"github.com/reportd/reportd/internal/netguard"
-	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/tokens"
@@ -45,11 +45,12 @@ type Server struct {
 	Log    *slog.Logger
 	Hooks  Hooks
 
-	// store is the metadata store: bolt's or pg's, whichever is open.
-	store report.MetaStore
-	bolt  *boltstore.Store // storage: bolt (tokens, backup, check); else nil
-	pg    *pgstore.Store   // storage: postgres; else nil
+	// store is the metadata store metadata_store names (stores.go).
+	store report.Maintainer
 	files *files.Dir
+	// blobs is the file store file_store names (stores.go): files'
+	// uploads/ or the bucket.
+	blobs blob.Store
 	svc   *service.Service
 	conv  *convert.Manager
 	// tokens are the scoped API tokens, loaded from the store.
@@ -124,19 +125,21 @@ func (m *Server) Open(ctx context.Context) error {
 	// PostgreSQL and the bucket may still be starting (a host booting, a
 	// database failing over): wait for them, within startup_wait.
 	until := time.Now().Add(c.StartupWait)
-	if c.OnPostgres() {
-		if err := m.waitFor(ctx, until, "PostgreSQL", func() (err error) {
-			m.pg, err = openPostgres(ctx, c, clock)
-			return err
-		}); err != nil {
-			return err
+	meta := metaBackendOf(&c) // the storage registry (stores.go)
+	openMeta := func() error {
+		st, err := meta.open(ctx, c, clock, forServe)
+		if err == nil {
+			m.store = st // never a typed nil: Close checks m.store
 		}
-		m.store = m.pg
+		return err
+	}
+	if meta.shared {
+		err = m.waitFor(ctx, until, "PostgreSQL", openMeta)
 	} else {
-		if m.bolt, err = boltstore.Open(filepath.Join(c.DataDir, "reportd.db"), clock); err != nil {
-			return err
-		}
-		m.store = m.bolt
+		err = openMeta()
+	}
+	if err != nil {
+		return err
 	}
 	sc := service.Config{
 		Version:               version.String(),
@@ -156,7 +159,8 @@ func (m *Server) Open(ctx context.Context) error {
 	var bucket *s3store.Store
 	if c.OnS3() {
 		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
-			bucket, err = openS3(ctx, c)
+			m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files)
+			bucket, _ = m.blobs.(*s3store.Store)
 			return err
 		}); err != nil {
 			return err
@@ -166,19 +170,21 @@ func (m *Server) Open(ctx context.Context) error {
 			m.presign = presignDownloads(st, c)
 		}
 		// PDFs are shared in the bucket; one replica converts each.
-		sc.Blobs, sc.Locker = st, m.pg
+		sc.Blobs, sc.Locker = st, m.store.(service.Locker)
 		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
 		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
+			return err
+		}
+	}
+	if m.blobs == nil {
+		if m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files); err != nil {
 			return err
 		}
 	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
 	}
-	var ts tokens.Store = m.pg
-	if m.bolt != nil {
-		ts = m.bolt
-	}
+	ts, _ := m.store.(tokens.Store) // both stores keep them (storetest.Tokens)
 	if m.tokens, err = tokens.Load(ts); err != nil {
 		return fmt.Errorf("load tokens: %w", err)
 	}
@@ -190,9 +196,9 @@ func (m *Server) Open(ctx context.Context) error {
 	if len(removed) > 0 {
 		m.Log.Info("start-up sweep removed unreferenced files", "count", len(removed))
 	}
-	dbPath := filepath.Join(c.DataDir, "reportd.db")
-	if m.bolt == nil {
-		dbPath = "" // no bbolt file: reportd_store_db_bytes is left out
+	dbPath := "" // no store file: reportd_store_db_bytes is left out
+	if meta.file != "" {
+		dbPath = filepath.Join(c.DataDir, meta.file)
 	}
 	m.Metrics.Registry.MustRegister(metrics.NewStoreSize(dbPath, filepath.Join(c.DataDir, "uploads")))
 	var passed net.Listener // the content origin's socket from systemd
@@ -221,10 +227,7 @@ func (m *Server) Open(ctx context.Context) error {
 		Pace:             pace(&c),
 		Badges:           badgesHTTP(c.Badges),
 	}
-	var idem idempotency.Store = m.pg
-	if m.bolt != nil {
-		idem = m.bolt
-	}
+	idem, _ := m.store.(idempotency.Store) // both stores keep them (storetest.Idempotency)
 	hc.Idempotency = &idempotency.Keys{Store: idem}
 	if m.origins != nil {
 		hc.ContentURL = m.origins.URL
@@ -255,7 +258,8 @@ func (m *Server) Open(ctx context.Context) error {
 	var handler http.Handler = api
 	if c.Admin.Enabled {
 		m.adminKey = newAdminKey()
-		admin := &adminHandler{api: api, store: m.bolt, meta: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
+		backup, _ := m.store.(*boltstore.Store) // backup: bbolt only
+		admin := &adminHandler{api: api, store: backup, meta: m.store, files: m.files, token: c.Auth.Token, key: m.adminKey, log: m.Log,
 			tokens: m.tokens, keepOneToken: !loopbackOnly(m.ln.Addr()) && c.Auth.Token == "" && !c.Auth.Anonymous}
 		handler = withAdmin(handler, api.HostGuard(admin))
 	}
@@ -284,7 +288,7 @@ func (m *Server) Run(ctx context.Context) error {
 	if m.Config.Convert.WarmOnStart && m.conv != nil {
 		m.conv.Start(ctx) // warms Chromium and LibreOffice in the background
 	}
-	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "storage", m.Config.Storage, "version", version.String()}
+	attrs := []any{"addr", m.Addr(), "data_dir", m.Config.DataDir, "storage", m.Config.StorageName(), "version", version.String()}
 	if u := openURL(m.ln.Addr(), m.Config.PublicURL); u != "" && m.Config.Dashboard {
 		attrs = append(attrs, "dashboard", u)
 	} else if u != "" {
@@ -312,7 +316,7 @@ func (m *Server) Run(ctx context.Context) error {
 	bucketSwept := make(chan struct{})
 	go func() { defer close(bucketSwept); m.runBucketSweep(sctxSweep) }()
 	defer func() { stopSweep(); <-bucketSwept }()
-	if m.pg != nil {
+	if metaBackendOf(&m.Config).shared {
 		// Replicas and `reportd token` share the tokens table: re-read it.
 		go m.reloadTokens(wctx, tokenReloadInterval)
 	}

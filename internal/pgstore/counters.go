@@ -16,7 +16,11 @@ import (
 
 // DayCounts are the stored per-day counters, by project and day (YYYYMMDD).
 func (s *Store) DayCounts(ctx context.Context) ([]report.DayCount, error) {
-	rows, err := s.pool.Query(ctx, "SELECT project_id, day, count FROM project_days WHERE count <> 0 ORDER BY project_id, day")
+	return dayCounts(ctx, s.pool)
+}
+
+func dayCounts(ctx context.Context, q querier) ([]report.DayCount, error) {
+	rows, err := q.Query(ctx, "SELECT project_id, day, count FROM project_days WHERE count <> 0 ORDER BY project_id, day")
 	if err != nil {
 		return nil, storageErr(err)
 	}
@@ -64,8 +68,8 @@ func (s *Store) countDays(ctx context.Context, q querier, layout string) (map[da
 
 // realDayCounts are the per-day counts the report rows call for: each
 // report's upload date in the clock's zone.
-func (s *Store) realDayCounts(ctx context.Context) ([]report.DayCount, error) {
-	n, err := s.countDays(ctx, s.pool, "20060102")
+func (s *Store) realDayCounts(ctx context.Context, q querier) ([]report.DayCount, error) {
+	n, err := s.countDays(ctx, q, "20060102")
 	if err != nil {
 		return nil, storageErr(err)
 	}
@@ -88,8 +92,13 @@ type Drift = report.Drift
 
 // CounterDrift compares reportCount and the per-day counters with the rows.
 func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
+	return s.counterDrift(ctx, s.pool)
+}
+
+// counterDrift is CounterDrift on the pool or in a transaction.
+func (s *Store) counterDrift(ctx context.Context, q querier) ([]Drift, error) {
 	var out []Drift
-	rows, err := s.pool.Query(ctx, `
+	rows, err := q.Query(ctx, `
 		SELECT p.id, p.report_count, count(r.id) FROM projects p
 		LEFT JOIN reports r ON r.project_id = p.id
 		GROUP BY p.id HAVING p.report_count <> count(r.id) ORDER BY p.id`)
@@ -103,52 +112,30 @@ func (s *Store) CounterDrift(ctx context.Context) ([]Drift, error) {
 	}); err != nil {
 		return nil, storageErr(err)
 	}
-	stored, err := s.DayCounts(ctx)
+	stored, err := dayCounts(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	real, err := s.realDayCounts(ctx)
+	real, err := s.realDayCounts(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, DayDrift(stored, real)...)
+	out = append(out, report.DayDrift(stored, real)...)
 	return out, nil
 }
 
-// DayDrift lists the days on which stored and real counts differ (both
-// sorted by project and day, as DayCounts returns them).
-func DayDrift(stored, real []report.DayCount) []Drift {
-	m := map[dayKey][2]int64{}
-	for _, c := range stored {
-		v := m[dayKey{c.Project, c.Day}]
-		v[0] = c.Count
-		m[dayKey{c.Project, c.Day}] = v
-	}
-	for _, c := range real {
-		v := m[dayKey{c.Project, c.Day}]
-		v[1] = c.Count
-		m[dayKey{c.Project, c.Day}] = v
-	}
-	var out []Drift
-	for k, v := range m {
-		if v[0] != v[1] {
-			out = append(out, Drift{What: "dayCount", Project: k.p, Day: k.d, Stored: v[0], Actual: v[1]})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Project != out[j].Project {
-			return out[i].Project < out[j].Project
-		}
-		return out[i].Day < out[j].Day
-	})
-	return out
-}
-
 // Recount rewrites reportCount and the per-day counters from the rows in
-// one transaction (under every project's row lock, so uploads wait).
-func (s *Store) Recount(ctx context.Context) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+// one transaction (under every project's row lock, so uploads wait), and
+// returns the drift it fixed (CounterDrift in that transaction, once the
+// locks are held).
+func (s *Store) Recount(ctx context.Context) ([]Drift, error) {
+	var fixed []Drift
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT id FROM projects ORDER BY id FOR UPDATE"); err != nil {
+			return err
+		}
+		var err error
+		if fixed, err = s.counterDrift(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE projects p SET report_count = (SELECT count(*) FROM reports r WHERE r.project_id = p.id)`); err != nil {
@@ -168,6 +155,10 @@ func (s *Store) Recount(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return fixed, nil
 }
 
 // AdvanceSequences moves the id sequences past project and rep (the last

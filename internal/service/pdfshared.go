@@ -11,13 +11,14 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 )
 
 // PDFPrefix is where sharedPDFs keeps converted PDFs in the bucket:
 // pdf/<sha[:2]>/<sha>/<variant>.pdf (PDFKey). The periodic sweep removes
 // those whose content no report has any more.
-const PDFPrefix = "pdf/"
+const PDFPrefix = ops.PDFPrefix
 
 // PDFKey is the bucket key of the PDF of a report's content (its sha256,
 // lower-case hex) printed as variant (PDFVariant).

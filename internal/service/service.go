@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/convert"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -155,18 +157,20 @@ func (s *Service) Ping(ctx context.Context) (report.Ping, error) {
 }
 
 // Sweep removes temp files and files that no row refers to. Run it before
-// serving: anything unreferenced then was never acknowledged.
+// serving: anything unreferenced then was never acknowledged. The search
+// is ops.Orphans, the one behind reportd check and the bucket sweep.
 func (s *Service) Sweep(ctx context.Context) ([]string, error) {
-	if s.cfg.Blobs != nil {
-		// The files are not in uploads/: clear tmp/, never walk the store
-		// (orphan objects wait for a periodic sweep, docs/scale-out.md).
-		return s.files.Sweep(func(string) bool { return true })
+	removed, err := ops.ClearStaging(filepath.Join(s.files.Base(), "tmp"))
+	if err != nil || s.cfg.Blobs != nil {
+		// The files are not in uploads/: never walk the store (orphan
+		// objects wait for a periodic sweep, docs/scale-out.md).
+		return removed, err
 	}
-	refs := map[string]bool{}
-	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
-		return nil, err
+	keys, err := ops.RemoveOrphans(ctx, s.blobs, nil, time.Time{}, ops.PathSet(s.meta))
+	for _, k := range keys {
+		removed = append(removed, files.APIPath(k))
 	}
-	return s.files.Sweep(func(p string) bool { return refs[p] || keepOnSweep(p) })
+	return removed, err
 }
 
 // OpenStatic opens a file below /uploads/ for static serving. Anything

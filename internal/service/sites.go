@@ -488,12 +488,6 @@ func (s *Service) gcOptions() site.GCOptions {
 	return site.GCOptions{Grace: grace}
 }
 
-// keepOnSweep says whether the start-up sweep keeps an API path below
-// /uploads/ that no row names: content objects of sites (cas/) are GC's.
-func keepOnSweep(p string) bool {
-	return strings.HasPrefix(p, files.UploadsPrefix+site.ObjectPrefix)
-}
-
 // ReportRecord is report id's stored record (the HTTP layer's site routes).
 func (s *Service) ReportRecord(ctx context.Context, id int64) (report.ReportRecord, error) {
 	return s.meta.Report(ctx, id)

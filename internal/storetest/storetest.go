@@ -1,5 +1,6 @@
-// Package storetest is the conformance suite for report.MetaStore. Every
-// implementation (bbolt, PostgreSQL) runs it from its own tests.
+// Package storetest is the conformance suite for report.MetaStore and
+// report.Maintainer. Every implementation (bbolt, PostgreSQL) runs it from
+// its own tests.
 package storetest
 
 import (
@@ -51,6 +52,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("NotFound", func(t *testing.T) { s, _, _, _ := newStore(t); notFound(t, s) })
 	t.Run("ConcurrentCountersExact", func(t *testing.T) { s, _, _, c := newStore(t); concurrent(t, s, c) })
 	t.Run("ReopenKeepsEverything", func(t *testing.T) { s, reopen, _, c := newStore(t); reopenIntact(t, s, reopen, c) })
+	t.Run("MaintenanceRefs", func(t *testing.T) { s, _, _, c := newStore(t); maintRefs(t, maintainer(t, s), c) })
+	t.Run("MaintenanceDriftRecount", func(t *testing.T) { s, _, _, c := newStore(t); maintDriftRecount(t, maintainer(t, s), c) })
+	t.Run("MaintenanceBulkLoad", func(t *testing.T) { s, _, _, c := newStore(t); maintBulkLoad(t, maintainer(t, s), c) })
 }
 
 var ctx = context.Background()

@@ -26,11 +26,12 @@ next start removes them, so they do not make the check fail.
 --repair drops rows whose file is gone (unsets covers), rebuilds counters and
 the index from the rows, removes orphans and staged files, and checks again.
 
-With storage: bolt the daemon must be stopped: bbolt's lock enforces it.
-With storage: postgres and postgres+s3 the daemons may keep serving: rows
-are checked against the objects (Stat; a walk of reports/ and covers/ for
-orphans, leaving objects younger than 15 minutes alone, as an upload places
-its object before its row), and the counters against the rows; --repair
+With metadata_store: bolt the daemon must be stopped: bbolt's lock enforces
+it. With metadata_store: postgres (any file_store) the daemons may keep
+serving: rows are checked against the objects (one walk of the file store;
+site content objects and the PDF cache are never orphans; objects younger
+than 15 minutes are left alone, as an upload places its object before its
+row), and the counters against the rows; --repair
 rewrites the counters and removes orphans, and lists rows whose object is
 gone (restore it from the bucket's versions, or delete the report).
 

@@ -10,6 +10,7 @@ import (
 	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/daemon"
 	"github.com/reportd/reportd/internal/exitcode"
+	"github.com/reportd/reportd/internal/ops"
 )
 
 func newMigrateCommand() *cobra.Command {
@@ -79,7 +80,7 @@ func printMigrate(w io.Writer, s daemon.MigrateSummary) {
 	fmt.Fprintf(w, "migrated into storage: %s in %.1fs and verified\n", s.TargetStorage, s.Seconds)
 	fmt.Fprintf(w, "  projects:   %d\n  reports:    %d\n  day counts: %d\n  tokens:     %d\n", s.Projects, s.Reports, s.DayCounts, s.Tokens)
 	fmt.Fprintf(w, "  objects:    %d (%s): %d copied, %d already there; %d verified by sha256 from the target\n",
-		s.Objects, daemon.FormatBytes(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
+		s.Objects, ops.HumanSize(s.Bytes), s.ObjectsCopied, s.ObjectsKept, s.VerifiedObject)
 	if s.RowsKept > 0 {
 		fmt.Fprintf(w, "  rows already there (--resume): %d\n", s.RowsKept)
 	}

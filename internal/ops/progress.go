@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"fmt"
@@ -32,8 +32,8 @@ func (p *progress) tick(format string, args ...any) {
 	p.step(format, args...)
 }
 
-// FormatBytes is n in binary units, for progress lines.
-func FormatBytes(n int64) string {
+// HumanSize is n in binary units, for progress lines.
+func HumanSize(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"context"
@@ -8,28 +8,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
-	"github.com/reportd/reportd/internal/boltstore"
-	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
-	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/tokens"
 )
 
-// MigrateOptions says where `reportd migrate` copies from.
+// MigrateOptions says how `reportd migrate` copies.
 type MigrateOptions struct {
-	// From is the data directory of the bbolt deployment (reportd.db and
-	// uploads/). Its daemon must be stopped.
+	// From names the source in progress lines (its data directory).
 	From string
 	// Resume continues into a target that is not empty: rows and objects
 	// already there and equal to the source are kept, the rest is copied.
 	Resume bool
+	// SameFiles: the target's file store is the source's (a data
+	// directory that stays where it is): no object is copied, each is
+	// hashed in place.
+	SameFiles bool
 	// Progress receives one line per step and, while copying, one every
 	// few seconds (nil: none).
 	Progress io.Writer
@@ -54,29 +53,28 @@ type MigrateSummary struct {
 	VerifiedObject int64   `json:"verifiedObjects"`
 }
 
-// Refusals of `reportd migrate` (exit status 2, nothing written).
-var (
-	errMigrateNotEmpty = errors.New("the target is not empty (rows in PostgreSQL or objects in the file store): run with --resume to continue an interrupted migration into it, or give an empty database and bucket")
-	errMigrateStorage  = errors.New("reportd migrate copies into storage: postgres or postgres+s3: give the target's storage, postgres.* (and s3.*) keys as for reportd serve")
-)
+// ErrMigrateNotEmpty refuses a target that holds rows or objects, unless
+// MigrateOptions.Resume.
+var ErrMigrateNotEmpty = errors.New("the target is not empty (rows in PostgreSQL or objects in the file store): run with --resume to continue an interrupted migration into it, or give an empty database and bucket")
 
-// Refused marks an error of `reportd migrate` that stopped it before it
-// wrote anything (exit status 2): settings, a source in use, a non-empty
-// target.
-type Refused struct{ error }
+// ErrMigrateVerify marks a migration whose copy does not match the source.
+var ErrMigrateVerify = errors.New("verification failed")
 
-func (r Refused) Unwrap() error { return r.error }
-
-// errMigrateVerify marks a migration whose copy does not match the source.
-var errMigrateVerify = errors.New("verification failed")
+// MigrateStores are one side of a migration: its stores and its tokens.
+type MigrateStores struct {
+	Meta   report.Maintainer
+	Tokens tokens.Store
+	Files  blob.Store
+}
 
 // migration is one run of Migrate.
 type migration struct {
-	cfg  config.Config
 	opt  MigrateOptions
-	src  *boltstore.Store
+	src  report.Maintainer
+	srcT tokens.Store
 	srcB blob.Store
-	dst  *pgstore.Store
+	dst  report.Maintainer
+	dstT tokens.Store
 	dstB blob.Store
 	sum  MigrateSummary
 	prog *progress
@@ -89,81 +87,23 @@ type migration struct {
 	inTarget map[string]bool
 }
 
-// Migrate copies the bbolt deployment at opt.From into the PostgreSQL (and
-// S3) target of cfg, then verifies it: row counts per table, every row,
-// the per-day counters and the sha256 of every object read back from the
-// target. The source is opened read-only.
-func Migrate(ctx context.Context, cfg config.Config, opt MigrateOptions) (sum MigrateSummary, err error) {
+// Migrate copies src into dst, then verifies it: row counts per table,
+// every row, the per-day counters, the sequences and the sha256 of every
+// object read back from the target. A target that is not empty is
+// refused (ErrMigrateNotEmpty) before anything is written, unless
+// opt.Resume. The source is only read.
+func Migrate(ctx context.Context, src, dst MigrateStores, opt MigrateOptions) (MigrateSummary, error) {
 	start := time.Now()
-	if !cfg.OnPostgres() {
-		return sum, Refused{errMigrateStorage}
-	}
-	if err := cfg.ValidateStorage(); err != nil {
-		return sum, Refused{err}
-	}
-	loc, err := cfg.Location()
-	if err != nil {
-		return sum, Refused{err}
-	}
-	clock := report.Clock{Location: loc}
-	m := &migration{cfg: cfg, opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}, inTarget: map[string]bool{}}
-	m.sum.TargetStorage = cfg.Storage
-
-	from, err := filepath.Abs(opt.From)
-	if err != nil {
-		return sum, err
-	}
-	dbPath := filepath.Join(from, "reportd.db")
-	if _, err := os.Stat(dbPath); err != nil {
-		return sum, Refused{fmt.Errorf("--from: no bbolt store at %s: %w", dbPath, err)}
-	}
-	if m.src, err = boltstore.OpenReadOnly(dbPath, clock, time.Second); err != nil {
-		if errors.Is(err, boltstore.ErrLocked) {
-			return sum, Refused{fmt.Errorf("--from: %w: stop the bbolt daemon before migrating", err)}
-		}
-		return sum, err
-	}
-	defer m.src.Close()
-	srcDir, err := files.Open(from)
-	if err != nil {
-		return sum, err
-	}
-	defer srcDir.Close()
-	m.srcB = srcDir.Blobs()
-
-	if m.dst, err = openPostgres(ctx, cfg, clock); err != nil {
-		return sum, err
-	}
-	defer m.dst.Close()
-	if cfg.OnS3() {
-		if m.dstB, err = openS3(ctx, cfg); err != nil {
-			return sum, err
-		}
-	} else {
-		to, err := filepath.Abs(cfg.DataDir)
-		if err != nil {
-			return sum, err
-		}
-		if to == from {
-			m.sum.SameDataDir = true
-			m.dstB = m.srcB
-		} else {
-			dstDir, err := files.Open(to)
-			if err != nil {
-				return sum, err
-			}
-			defer dstDir.Close()
-			m.dstB = dstDir.Blobs()
-		}
-	}
-
+	m := &migration{opt: opt, prog: newProgress(opt.Progress), digests: map[string]string{}, sizes: map[string]int64{}, inTarget: map[string]bool{},
+		src: src.Meta, srcT: src.Tokens, srcB: src.Files, dst: dst.Meta, dstT: dst.Tokens, dstB: dst.Files}
+	m.sum.SameDataDir = opt.SameFiles
 	if !opt.Resume {
 		empty, err := m.targetEmpty(ctx)
 		if err != nil {
-			return sum, err
+			return m.sum, err
 		}
 		if !empty {
-			return sum, Refused{errMigrateNotEmpty}
+			return m.sum, ErrMigrateNotEmpty
 		}
 	}
 	steps := []struct {
@@ -234,7 +174,7 @@ func (m *migration) copyObjects(ctx context.Context) error {
 	for _, i := range infos {
 		total += i.Size
 	}
-	m.prog.step("copying %d objects (%s) from %s", len(infos), FormatBytes(total), m.opt.From)
+	m.prog.step("copying %d objects (%s) from %s", len(infos), HumanSize(total), m.opt.From)
 	for n, i := range infos {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -251,7 +191,7 @@ func (m *migration) copyObjects(ctx context.Context) error {
 		} else {
 			m.sum.ObjectsKept++
 		}
-		m.prog.tick("objects %d/%d, %s of %s", n+1, len(infos), FormatBytes(m.sum.Bytes), FormatBytes(total))
+		m.prog.tick("objects %d/%d, %s of %s", n+1, len(infos), HumanSize(m.sum.Bytes), HumanSize(total))
 	}
 	return nil
 }
@@ -426,13 +366,13 @@ const migrateChunk = 20000
 // copyTokens writes every token record as it is (an existing one is
 // replaced by the source's).
 func (m *migration) copyTokens(ctx context.Context) error {
-	recs, err := m.src.Tokens()
+	recs, err := m.srcT.Tokens()
 	if err != nil {
 		return err
 	}
 	m.prog.step("copying %d tokens", len(recs))
 	for _, r := range recs {
-		if err := m.dst.PutToken(r); err != nil {
+		if err := m.dstT.PutToken(r); err != nil {
 			return fmt.Errorf("token %s: %w", r.ID, err)
 		}
 	}
@@ -486,11 +426,11 @@ func (m *migration) verify(ctx context.Context) error {
 	if err := sameJSON(ctx, "report", fail, all(m.src), all(m.dst)); err != nil {
 		return err
 	}
-	srcTok, err := m.src.Tokens()
+	srcTok, err := m.srcT.Tokens()
 	if err != nil {
 		return err
 	}
-	dstTok, err := m.dst.Tokens()
+	dstTok, err := m.dstT.Tokens()
 	if err != nil {
 		return err
 	}
@@ -502,7 +442,7 @@ func (m *migration) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range pgstore.DayDrift(days, dstDays) {
+	for _, d := range report.DayDrift(days, dstDays) {
 		fail("project %d: %d uploads counted on %s in the source, %d in the target", d.Project, d.Stored, d.Day, d.Actual)
 	}
 	if p, r, err := m.dst.Sequences(ctx); err != nil {
@@ -532,7 +472,7 @@ func (m *migration) verify(ctx context.Context) error {
 		m.prog.tick("verified %d/%d objects", n+1, len(keys))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w:\n  %s", errMigrateVerify, joinLines(bad))
+		return fmt.Errorf("%w:\n  %s", ErrMigrateVerify, joinLines(bad))
 	}
 	return nil
 }
