@@ -715,7 +715,9 @@ func TestTwoHundredThousandEntries(t *testing.T) {
 			start := time.Now()
 			_, err := e.ingest(t, src, Options{})
 			refused(t, err, report.PayloadTooLarge, "more than 100000 entries")
-			if d := time.Since(start); d > 20*time.Second {
+			// A bound for a hang or a pass that grows without limit, not a
+			// speed figure: a loaded machine under -race takes 30 s here.
+			if d := time.Since(start); d > 3*time.Minute {
 				t.Errorf("refusal took %v", d)
 			}
 			e.nothingStored(t)
