@@ -203,11 +203,11 @@ func gatesMarkdown(results []uploadResult, unchecked []prfeedback.GateResult) st
 		if !g.Passed {
 			mark = "❌"
 		}
-		fmt.Fprintf(&b, "- %s %s%s: %s\n", mark, name, mdEscape(g.Gate), mdEscape(g.Message))
+		fmt.Fprintf(&b, "- %s %s%s: %s\n", mark, name, prfeedback.EscapeMarkdown(g.Gate), prfeedback.EscapeMarkdown(g.Message))
 	}
 	for _, r := range results {
 		for _, g := range r.Gates {
-			line(mdEscape(r.Name)+": ", g)
+			line(prfeedback.EscapeMarkdown(r.Name)+": ", g)
 		}
 	}
 	for _, g := range unchecked {

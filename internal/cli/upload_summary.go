@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/reportd/reportd/internal/prfeedback"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -30,7 +31,7 @@ func summaryMarkdown(p report.Project, results []uploadResult) string {
 	var b strings.Builder
 	target := "project " + itoa(p.ID)
 	if p.Name != "" {
-		target = fmt.Sprintf("%s (project %d)", mdEscape(p.Name), p.ID)
+		target = fmt.Sprintf("%s (project %d)", prfeedback.EscapeMarkdown(p.Name), p.ID)
 	}
 	ok := 0
 	for _, r := range results {
@@ -50,14 +51,14 @@ func summaryMarkdown(p report.Project, results []uploadResult) string {
 				fig = &f
 			}
 			fmt.Fprintf(&b, "| [%s](%s) | %s (%s) | %s | %s | %s | %s | %s |\n",
-				mdEscape(r.Name), r.DashboardURL, mdEscape(r.FileName), r.FileType,
+				prfeedback.EscapeMarkdown(r.Name), r.DashboardURL, prfeedback.EscapeMarkdown(r.FileName), r.FileType,
 				mdOpt(r.Branch), mdCode(shortCommit(r.Commit)), mdBuild(r.BuildID, r.BuildURL),
 				sizeIEC(r.Size), mdOpt(fig))
 		}
 	}
 	for _, r := range results {
 		if r.Report == nil {
-			fmt.Fprintf(&b, "\n- failed: %s: %s", mdEscape(r.LocalPath), mdEscape(r.Error))
+			fmt.Fprintf(&b, "\n- failed: %s: %s", prfeedback.EscapeMarkdown(r.LocalPath), prfeedback.EscapeMarkdown(r.Error))
 		}
 	}
 	b.WriteString("\n\n")
@@ -91,12 +92,12 @@ func mdOpt(s *string) string {
 	if s == nil {
 		return "–"
 	}
-	return mdEscape(*s)
+	return prfeedback.EscapeMarkdown(*s)
 }
 
 func mdCode(s string) string {
 	if s == "" || strings.Contains(s, "`") {
-		return mdEscape(s)
+		return prfeedback.EscapeMarkdown(s)
 	}
 	return "`" + s + "`"
 }
@@ -104,7 +105,7 @@ func mdCode(s string) string {
 func mdBuild(id, url *string) string {
 	label := "build"
 	if id != nil {
-		label = "#" + mdEscape(*id)
+		label = "#" + prfeedback.EscapeMarkdown(*id)
 	}
 	switch {
 	case url != nil:
@@ -113,23 +114,6 @@ func mdBuild(id, url *string) string {
 		return label
 	}
 	return "–"
-}
-
-// mdEscape makes text literal inside a Markdown table cell.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '!', '~', '&':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // sizeIEC is n bytes in the largest binary unit that keeps it at least 1.

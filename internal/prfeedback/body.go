@@ -47,9 +47,9 @@ func Body(r Report) string {
 			verdict = " — ❌ quality gate failed"
 		}
 	}
-	fmt.Fprintf(&b, "### reportd: %s%s\n\n", md(r.Name), verdict)
+	fmt.Fprintf(&b, "### reportd: %s%s\n\n", EscapeMarkdown(r.Name), verdict)
 	if r.Generator != "" {
-		fmt.Fprintf(&b, "%s report", md(r.Generator))
+		fmt.Fprintf(&b, "%s report", EscapeMarkdown(r.Generator))
 	} else {
 		b.WriteString("Report")
 	}
@@ -64,9 +64,9 @@ func Body(r Report) string {
 	case base != nil:
 		fmt.Fprintf(&b, ", compared with [report %d](%s)%s", base.ReportID, siblingURL(r.DashboardURL, base.ReportID), onWhat(base))
 	case r.Comparison != nil:
-		fmt.Fprintf(&b, "; no base report to compare with (%s)", md(r.Base))
+		fmt.Fprintf(&b, "; no base report to compare with (%s)", EscapeMarkdown(r.Base))
 	case r.CompareErr != "":
-		fmt.Fprintf(&b, "; no comparison: %s", md(r.CompareErr))
+		fmt.Fprintf(&b, "; no comparison: %s", EscapeMarkdown(r.CompareErr))
 	}
 	b.WriteString(".\n\n")
 
@@ -97,7 +97,7 @@ func Body(r Report) string {
 			if !g.Passed {
 				mark = "❌"
 			}
-			fmt.Fprintf(&b, "- %s %s: %s\n", mark, md(g.Gate), md(g.Message))
+			fmt.Fprintf(&b, "- %s %s: %s\n", mark, EscapeMarkdown(g.Gate), EscapeMarkdown(g.Message))
 		}
 		b.WriteString("\n")
 	}
@@ -188,7 +188,7 @@ func testList(b *strings.Builder, title string, ts []report.TestRef, link string
 		if name == "" {
 			name = t.ID
 		}
-		fmt.Fprintf(b, "- [%s](%s)\n", md(name), link)
+		fmt.Fprintf(b, "- [%s](%s)\n", EscapeMarkdown(name), link)
 	}
 	b.WriteString("\n")
 }
@@ -245,8 +245,9 @@ func orDash(s string) string {
 	return s
 }
 
-// md makes text literal in Markdown.
-func md(s string) string {
+// EscapeMarkdown makes text literal in Markdown (a table cell, a list
+// item): Markdown's punctuation is escaped, line breaks become spaces.
+func EscapeMarkdown(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
