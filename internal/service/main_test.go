@@ -1,17 +1,11 @@
 package service
 
 import (
-	"os"
 	"testing"
 
-	"github.com/moby/sys/reexec"
+	"github.com/reportd/reportd/internal/testserver"
 )
 
-// TestMain lets this test binary be the conversion children it starts
-// (internal/convert/reexec.go) before it runs any test.
-func TestMain(m *testing.M) {
-	if reexec.Init() {
-		return
-	}
-	os.Exit(m.Run())
-}
+// TestMain: testserver.Main lets this binary be the conversion children
+// its tests start (internal/convert/reexec.go).
+func TestMain(m *testing.M) { testserver.Main(m) }

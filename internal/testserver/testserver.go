@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/moby/sys/reexec"
 )
 
 // FreePort is a loopback TCP port that was free a moment ago.
@@ -164,7 +166,12 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 
 // Run is Main without the exit, for a TestMain with clean-up of its own:
 // it runs the tests, stops the shared servers, and returns the exit code.
+// First it lets the test binary be a conversion child it started
+// (internal/convert/reexec.go): that child runs and Run returns 0.
 func Run(m *testing.M) int {
+	if reexec.Init() {
+		return 0
+	}
 	code := m.Run()
 	stopPG()
 	stopS3()
