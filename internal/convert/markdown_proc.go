@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -60,7 +61,7 @@ func renderChild(in io.Reader, out io.Writer) int {
 		if err != nil {
 			return 0 // the parent closed the pipe
 		}
-		html, err := renderMarkdown(src)
+		html, err := markdown.Render(src)
 		if err != nil {
 			err = writeFrame(w, 1, []byte(err.Error()))
 		} else {
