@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -175,7 +176,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdownCSS, siteScripts(),
+		quietJS, panesJS, markdown.CSS, siteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)

@@ -3,9 +3,7 @@ package convert
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os/exec"
@@ -13,64 +11,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
 
 // goldmark has inputs that take quadratic time (`[a](` repeated 100,000
 // times, 400 KB, renders for ~40 s) and no way to stop a render half way.
 // So Markdown is rendered in warm child processes, the running binary
-// started again as renderChildName (reexec.go), and a child still rendering at
-// the job's deadline is killed: the CPU work really stops, the engine's
-// slot is free again, and the next job gets a fresh child. Starting a child
-// costs ~150 ms (the binary's package initialisation), paid off the job's
-// path once per child; a job pays only the pipe round trip.
-
-// A frame is a status byte (0 ok, 1 error text), a uint64 length, the bytes.
-func writeFrame(w io.Writer, status byte, b []byte) error {
-	var h [9]byte
-	h[0] = status
-	binary.BigEndian.PutUint64(h[1:], uint64(len(b)))
-	if _, err := w.Write(h[:]); err != nil {
-		return err
-	}
-	_, err := w.Write(b)
-	return err
-}
-
-func readFrame(r io.Reader, limit uint64) (byte, []byte, error) {
-	var h [9]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return 0, nil, err
-	}
-	n := binary.BigEndian.Uint64(h[1:])
-	if n > limit {
-		return 0, nil, fmt.Errorf("frame of %d bytes is over the limit", n)
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(r, b)
-	return h[0], b, err
-}
-
-// renderChild is the renderer: it reads framed Markdown documents from in
-// and answers each with a framed HTML document.
-func renderChild(in io.Reader, out io.Writer) int {
-	r, w := bufio.NewReader(in), bufio.NewWriter(out)
-	for {
-		_, src, err := readFrame(r, 1<<32)
-		if err != nil {
-			return 0 // the parent closed the pipe
-		}
-		html, err := renderMarkdown(src)
-		if err != nil {
-			err = writeFrame(w, 1, []byte(err.Error()))
-		} else {
-			err = writeFrame(w, 0, html)
-		}
-		if err != nil || w.Flush() != nil {
-			return 1
-		}
-	}
-}
+// started again as markdown.ChildName (markdown/child.go), and a child
+// still rendering at the job's deadline is killed: the CPU work really
+// stops, the engine's slot is free again, and the next job gets a fresh
+// child. Starting a child costs ~150 ms (the binary's package
+// initialisation), paid off the job's path once per child; a job pays only
+// the pipe round trip.
 
 // mdRenderer is a pool of warm renderer children: size slots, each a
 // supervisor (supervisor.go) running at most one child, replaced after
@@ -127,7 +80,7 @@ func newMDRenderer(size, maxJobs int, log *slog.Logger, met *metrics) *mdRendere
 }
 
 func startMDChild() (*mdChild, error) {
-	cmd := childCommand(renderChildName)
+	cmd := childCommand(markdown.ChildName)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -157,22 +110,8 @@ func (c *mdChild) kill() {
 }
 
 func (c *mdChild) render(src []byte) ([]byte, error) {
-	if err := writeFrame(c.stdin, 0, src); err != nil {
-		return nil, err
-	}
-	status, b, err := readFrame(c.out, 1<<32)
-	if err != nil {
-		return nil, err
-	}
-	if status != 0 {
-		return nil, &renderError{string(b)}
-	}
-	return b, nil
+	return markdown.Exchange(c.stdin, c.out, src)
 }
-
-type renderError struct{ msg string }
-
-func (e *renderError) Error() string { return e.msg }
 
 // takeSlot returns a free slot, or nil when all are busy or closed.
 func (p *mdRenderer) takeSlot() *supervisor[*mdChild] {
@@ -287,7 +226,7 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 	}()
 	select {
 	case r := <-done:
-		var re *renderError
+		var re *markdown.RenderError
 		switch {
 		case r.err == nil:
 			return r.html, nil, ""

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -18,14 +19,14 @@ func TestMarkdownHTMLIsThePDFsDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := renderMarkdown(src)
+	want, err := markdown.Render(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("view differs from the PDF's document:\n%s", got)
 	}
-	for _, s := range []string{`<a href="https://example.com/log">the log</a>`, "<td>2</td>", markdownCSS} {
+	for _, s := range []string{`<a href="https://example.com/log">the log</a>`, "<td>2</td>", markdown.CSS} {
 		if !bytes.Contains(got, []byte(s)) {
 			t.Errorf("view lacks %.60q", s)
 		}

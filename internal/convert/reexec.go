@@ -8,21 +8,20 @@ import (
 	"github.com/moby/sys/reexec"
 )
 
-// The conversion children (childproc.go, markdown_proc.go) are the running
-// binary (reexec.Self: /proc/self/exe, which survives a package upgrade
-// replacing the file) started again with one of these names as argv[0].
+// The conversion children (childproc.go; the Markdown renderer registers
+// itself in markdown/child.go) are the running binary (reexec.Self:
+// /proc/self/exe, which survives a package upgrade replacing the file)
+// started again with one of these names as argv[0].
 // Registering takes nothing over: a binary becomes a child only through
 // reexec.Init, which every binary that may start one calls first thing,
 // in main (cmd/reportd, bench/convert) or TestMain (every test package that
 // links this one).
 const (
-	renderChildName = "reportd-render-markdown" // Markdown renderer: framed documents on stdin and stdout
-	trimChildName   = "reportd-trim-pdf"        // page selection: argv is src, ranges, out
-	mergeChildName  = "reportd-merge-pdf"       // site merge: argv is out; stdin carries the parts as JSON
+	trimChildName  = "reportd-trim-pdf"  // page selection: argv is src, ranges, out
+	mergeChildName = "reportd-merge-pdf" // site merge: argv is out; stdin carries the parts as JSON
 )
 
 func init() {
-	reexec.Register(renderChildName, func() { os.Exit(renderChild(os.Stdin, os.Stdout)) })
 	reexec.Register(trimChildName, func() { os.Exit(trimChild(os.Args[1:])) })
 	reexec.Register(mergeChildName, func() { os.Exit(mergeChild(os.Args[1:])) })
 }

@@ -1,4 +1,8 @@
-package convert
+// Package markdown renders GitHub-flavoured Markdown reports to the HTML
+// document Chromium prints. It runs inside the renderer children (the pool
+// in convert's markdown_proc.go), never in the daemon itself: some inputs
+// take quadratic time and a render cannot be stopped half way.
+package markdown
 
 import (
 	"bytes"
@@ -15,16 +19,16 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// markdownCSS is the print stylesheet Markdown reports are wrapped in.
+// CSS is the print stylesheet Markdown reports are wrapped in.
 //
 //go:embed markdown.css
-var markdownCSS string
+var CSS string
 
 // md renders GitHub-flavoured Markdown. Raw HTML is not passed through:
 // goldmark without html.WithUnsafe() replaces it with a comment and drops
 // javascript: links, so an uploaded .md cannot run script in the browser.
 var md = goldmark.New(
-	goldmark.WithParser(markdownParser()), // linear on "[a](" runs (markdown_links.go)
+	goldmark.WithParser(markdownParser()), // linear on "[a](" runs (links.go)
 	goldmark.WithExtensions(
 		extension.GFM, // tables, task lists, strikethrough, autolinks
 		extension.Footnote,
@@ -36,19 +40,19 @@ var md = goldmark.New(
 	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 )
 
-// renderMarkdown returns a complete HTML document for src, styled for print.
-func renderMarkdown(src []byte) ([]byte, error) {
+// Render returns a complete HTML document for src, styled for print.
+func Render(src []byte) ([]byte, error) {
 	doc := md.Parser().Parse(text.NewReader(src))
 	var body bytes.Buffer
 	if err := md.Renderer().Render(&body, src, doc); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	out.Grow(body.Len() + len(markdownCSS) + 256)
+	out.Grow(body.Len() + len(CSS) + 256)
 	out.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
 	out.WriteString(html.EscapeString(title(doc, src)))
 	out.WriteString("</title><style>\n")
-	out.WriteString(markdownCSS)
+	out.WriteString(CSS)
 	out.WriteString("</style></head><body><main class=\"report\">\n")
 	out.Write(body.Bytes())
 	out.WriteString("</main></body></html>\n")
