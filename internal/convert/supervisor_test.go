@@ -180,6 +180,15 @@ func TestSupervisorRecyclesAfterMaxJobs(t *testing.T) {
 // and after every large one; under it, never replaced.
 func TestSupervisorMemoryAfterJobs(t *testing.T) {
 	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100, maxRSS: 1, measureEvery: 3}, idleChild) // any process is over 1 byte
+	// A child caught in the middle of sh's exec of sleep has no memory to
+	// read yet: let it settle before the jobs (the policy is under test,
+	// not that instant).
+	settling, err := ts.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the child's memory can be read", func() bool { return treeMem(settling.rootPID(), false) > 0 })
+	ts.release(settling, false, false)
 	first := ts.job(t, false)
 	ts.job(t, false)
 	if ts.count.Load() != 0 {
@@ -288,7 +297,9 @@ func TestSupervisorClose(t *testing.T) {
 // command line says --type=renderer) over the bound; the process itself
 // lives on.
 func TestSupervisorWatchStopsRendererDuringJob(t *testing.T) {
-	script := `sh -c 'sleep 600; : --type=renderer' & wait`
+	// exec: the root must not be a shell waiting for the renderer, or it
+	// would end when the renderer is stopped.
+	script := `sh -c 'sleep 600; : --type=renderer' & exec sleep 600`
 	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100}, script)
 	ts.memcap = newRendererSampler(1, ts.log)
 	p, err := ts.acquire()
