@@ -5,10 +5,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/site"
 )
 
-// manifestCache keeps recently used manifests for ttl, so the requests of
+// manifestCache keeps recently used manifests for ttl (as the site's
+// view, whose files open through Sites.OpenSiteFile), so the requests of
 // one page view (and a site's many assets) read the manifest once. Loads
 // of one id share one call. Manifests are immutable; ttl bounds how long
 // a deleted report is still served.
@@ -25,7 +27,7 @@ type manifestCache struct {
 type cached struct {
 	done chan struct{}
 	at   time.Time
-	man  site.Manifest
+	view site.View
 	err  error
 }
 
@@ -33,7 +35,7 @@ func newManifestCache(s Sites, ttl time.Duration, now func() time.Time) *manifes
 	return &manifestCache{sites: s, ttl: ttl, now: now, max: 64, m: map[int64]*cached{}}
 }
 
-func (c *manifestCache) get(ctx context.Context, id int64) (site.Manifest, error) {
+func (c *manifestCache) get(ctx context.Context, id int64) (site.View, error) {
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.m[id]
@@ -52,7 +54,11 @@ func (c *manifestCache) get(ctx context.Context, id int64) (site.Manifest, error
 		c.m[id] = e
 		c.mu.Unlock()
 		// The load is not tied to one request: others wait on it.
-		e.man, e.err = c.sites.SiteManifest(context.WithoutCancel(ctx), id)
+		var m site.Manifest
+		m, e.err = c.sites.SiteManifest(context.WithoutCancel(ctx), id)
+		e.view = site.NewView(m, func(ctx context.Context, f site.File) (blob.Object, error) {
+			return c.sites.OpenSiteFile(ctx, id, f)
+		})
 		close(e.done)
 		if e.err != nil {
 			c.mu.Lock()
@@ -61,14 +67,14 @@ func (c *manifestCache) get(ctx context.Context, id int64) (site.Manifest, error
 			}
 			c.mu.Unlock()
 		}
-		return e.man, e.err
+		return e.view, e.err
 	}
 	c.mu.Unlock()
 	select {
 	case <-e.done:
-		return e.man, e.err
+		return e.view, e.err
 	case <-ctx.Done():
-		return site.Manifest{}, ctx.Err()
+		return site.View{}, ctx.Err()
 	}
 }
 

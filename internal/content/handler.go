@@ -100,7 +100,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Protected() && !h.authorize(w, r, id, clean) {
 		return
 	}
-	m, err := h.manifest.get(r.Context(), id)
+	v, err := h.manifest.get(r.Context(), id)
 	if err != nil {
 		if report.IsKind(err, report.NotFound) {
 			page(w, r, http.StatusNotFound, "No such report", "There is no report with this id here, or it is not a site or an HTML report.")
@@ -110,12 +110,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		page(w, r, http.StatusServiceUnavailable, "Report unavailable", "The report cannot be read right now; try again later.")
 		return
 	}
-	h.serveSite(w, r, id, m, rest)
+	h.serveSite(w, r, id, v, rest)
 }
 
 // serveSite maps rest (the path inside the site) to a file: the entry at
 // the root, index.html in folders, then 200.html and 404.html.
-func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m site.Manifest, rest string) {
+func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, v site.View, rest string) {
+	m := v.Manifest
 	name := rest
 	switch {
 	case name == "" && m.Entry == "":
@@ -131,7 +132,7 @@ func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m 
 		name += "index.html"
 	}
 	if f, ok := m.Lookup(name); ok {
-		h.serveFile(w, r, id, f, http.StatusOK)
+		h.serveFile(w, r, id, v, f, http.StatusOK)
 		return
 	}
 	if !strings.HasSuffix(rest, "/") {
@@ -142,12 +143,12 @@ func (h *Handler) serveSite(w http.ResponseWriter, r *http.Request, id int64, m 
 	}
 	if navigation(name) {
 		if f, ok := m.Lookup("200.html"); ok {
-			h.serveFile(w, r, id, f, http.StatusOK)
+			h.serveFile(w, r, id, v, f, http.StatusOK)
 			return
 		}
 	}
 	if f, ok := m.Lookup("404.html"); ok {
-		h.serveFile(w, r, id, f, http.StatusNotFound)
+		h.serveFile(w, r, id, v, f, http.StatusNotFound)
 		return
 	}
 	page(w, r, http.StatusNotFound, "Not found", "This report has no file "+rest+".")

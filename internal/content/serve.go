@@ -14,11 +14,11 @@ import (
 	"github.com/reportd/reportd/internal/site"
 )
 
-// serveFile sends f (or its precompressed variant the client prefers)
+// serveFile sends f of report id's site v (or its precompressed variant the client prefers)
 // with status: 200 through http.ServeContent (ranges, conditional
 // requests, HEAD), 404 for a site's 404.html. Small objects are served
 // from memory (objectCache) with the same headers.
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f site.File, status int) {
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v site.View, f site.File, status int) {
 	netguard.FileBody(r.Context()) // bounded by download_min_rate, not write_timeout
 	hd := w.Header()
 	hd.Set("Content-Type", f.ContentType)
@@ -42,7 +42,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 		h.sendCached(w, r, open, c, status)
 		return
 	}
-	obj, err := h.sites.OpenSiteFile(r.Context(), id, open)
+	obj, err := v.OpenFile(r.Context(), open)
 	if err != nil && open.Encoding != "" {
 		// The variant went (GC of a deleted original's copies races a
 		// cached answer): the identity bytes.
@@ -52,7 +52,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, f 
 			h.sendCached(w, r, open, c, status)
 			return
 		}
-		obj, err = h.sites.OpenSiteFile(r.Context(), id, open)
+		obj, err = v.OpenFile(r.Context(), open)
 	}
 	if err != nil {
 		h.cfg.Log.Error("content origin: cannot open a site file", "id", id, "path", f.Path, "err", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -32,6 +33,11 @@ func TestResultsOfRealGenerators(t *testing.T) {
 			s := tc.site(t)
 			g, sum := detect.Site(s.Files, s.Open)
 			res := detect.Results(g, s.Files, s.Open)
+			// The same site read as an fs.FS (what the service hands
+			// detect: a site.View's FS) gives the same answers.
+			if g2, sum2, res2 := detect.SiteFS(os.DirFS(s.Dir)); g2 != g || !reflect.DeepEqual(sum2, sum) || !reflect.DeepEqual(res2, res) {
+				t.Errorf("%s: SiteFS gives %q %+v %+v, Site and Results %q %+v %+v", tc.name, g2, sum2, res2, g, sum, res)
+			}
 			if res == nil {
 				t.Fatalf("%s (%s): no results", tc.name, g)
 			}

@@ -31,7 +31,7 @@ type Service interface {
 	ReportProject(ctx context.Context, id int64) (int64, error)
 	ReportDetail(ctx context.Context, id int64) (r report.Report, content io.ReadCloser, size int64, err error)
 	OpenReport(ctx context.Context, id int64) (report.ReportRecord, blob.Object, error)
-	OpenSite(ctx context.Context, id int64) (report.ReportRecord, site.Manifest, error)
+	OpenSite(ctx context.Context, id int64) (report.ReportRecord, site.View, error)
 	OpenSiteFile(ctx context.Context, id int64, f site.File) (blob.Object, error)
 	SiteManifest(ctx context.Context, id int64) (site.Manifest, error)
 	OpenStatic(p string) (blob.Object, error)

@@ -98,11 +98,11 @@ func (s *Server) siteOriginal(w http.ResponseWriter, r *http.Request, rec report
 	if !download {
 		return s.redirectToContent(w, rec.ID, rec.Entry)
 	}
-	_, m, err := s.svc.OpenSite(r.Context(), rec.ID)
+	_, v, err := s.svc.OpenSite(r.Context(), rec.ID)
 	if err != nil {
 		return err
 	}
-	return s.siteZip(w, r, rec, m)
+	return s.siteZip(w, r, rec, v)
 }
 
 // zipTime is every entry's time in a site's zip, so that the zip of one
@@ -117,7 +117,8 @@ var stored = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": 
 // (sorted by name), fixed times and methods, no length known up front.
 // A failure once the body has begun cuts the connection, so a client
 // never takes a truncated zip for a whole one.
-func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.ReportRecord, m site.Manifest) error {
+func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.ReportRecord, v site.View) error {
+	m := v.Manifest
 	etag := `"site-` + rec.SHA256 + `"`
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
@@ -134,7 +135,7 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 	// still gets the error body.
 	var first io.ReadCloser
 	if len(m.Files) > 0 {
-		o, err := s.svc.OpenSiteFile(r.Context(), rec.ID, m.Files[0])
+		o, err := v.OpenFile(r.Context(), m.Files[0])
 		if err != nil {
 			return report.Wrap(report.Storage, err, "the site's files are missing")
 		}
@@ -153,7 +154,7 @@ func (s *Server) siteZip(w http.ResponseWriter, r *http.Request, rec report.Repo
 	for i, f := range m.Files {
 		var src io.ReadCloser = first
 		if i > 0 {
-			o, err := s.svc.OpenSiteFile(r.Context(), rec.ID, f)
+			o, err := v.OpenFile(r.Context(), f)
 			if err != nil {
 				s.log.Warn("site zip", "report", rec.ID, "file", f.Path, "err", err)
 				panic(http.ErrAbortHandler)

@@ -15,8 +15,9 @@ import (
 // and a single-file HTML report with scope=site, whose one file is the
 // site (its parts, such as each file of a go tool cover report, are then
 // printed one by one). Both read their files through the manifest the
-// content origin serves (SiteManifest, OpenSiteFile), loaded only when the
-// engines need a file: a cached PDF costs no manifest.
+// content origin serves (SiteManifest), through the site's view
+// (SiteView), loaded only when the engines need a file: a cached PDF
+// costs no manifest.
 func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (convert.Job, bool) {
 	job := convert.Job{ReportID: rec.ID, ProjectID: rec.ProjectID, Type: rec.FileType, ContentKey: rec.SHA256}
 	single := !rec.IsSite()
@@ -25,20 +26,20 @@ func (s *Service) siteJob(rec report.ReportRecord, opts report.PrintOptions) (co
 	}
 	entry, _ := ContentEntry(&rec.Report) // the manifest's entry, without loading it
 	var (
-		once     sync.Once
-		manifest site.Manifest
-		loadErr  error
+		once    sync.Once
+		view    site.View
+		loadErr error
 	)
 	open := func(ctx context.Context, p string) (io.ReadCloser, string, error) {
-		once.Do(func() { manifest, loadErr = s.manifestOf(context.WithoutCancel(ctx), rec) })
+		once.Do(func() {
+			var m site.Manifest
+			m, loadErr = s.manifestOf(context.WithoutCancel(ctx), rec)
+			view = s.SiteView(rec.ID, m)
+		})
 		if loadErr != nil {
 			return nil, "", loadErr
 		}
-		f, ok := manifest.Lookup(p)
-		if !ok {
-			return nil, "", report.Errorf(report.NotFound, "no file %s in report %d", p, rec.ID)
-		}
-		o, err := s.OpenSiteFile(ctx, rec.ID, f)
+		o, f, err := view.Open(ctx, p)
 		if err != nil {
 			return nil, "", err
 		}

@@ -409,17 +409,30 @@ func (s *Service) OpenSiteFile(ctx context.Context, id int64, f site.File) (blob
 	return o, nil
 }
 
-// OpenSite returns site report id's record and manifest (download).
-func (s *Service) OpenSite(ctx context.Context, id int64) (report.ReportRecord, site.Manifest, error) {
+// SiteView is the view of report id's files through manifest m (a
+// site's, or SiteManifest's one-file manifest of a single-file HTML
+// report): each opens through OpenSiteFile.
+func (s *Service) SiteView(id int64, m site.Manifest) site.View {
+	return site.NewView(m, func(ctx context.Context, f site.File) (blob.Object, error) {
+		return s.OpenSiteFile(ctx, id, f)
+	})
+}
+
+// OpenSite returns site report id's record and the view of its files
+// (download).
+func (s *Service) OpenSite(ctx context.Context, id int64) (report.ReportRecord, site.View, error) {
 	rec, err := s.meta.Report(ctx, id)
 	if err != nil {
-		return rec, site.Manifest{}, err
+		return rec, site.View{}, err
 	}
 	if !rec.IsSite() {
-		return rec, site.Manifest{}, report.Errorf(report.NotFound, "report %d is not a site", id)
+		return rec, site.View{}, report.Errorf(report.NotFound, "report %d is not a site", id)
 	}
 	m, err := s.manifestOf(ctx, rec)
-	return rec, m, err
+	if err != nil {
+		return rec, site.View{}, err
+	}
+	return rec, s.SiteView(id, m), nil
 }
 
 // removeStored removes what a deleted row owned: a file, or a site's
