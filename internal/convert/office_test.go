@@ -158,7 +158,15 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 	needOffice(t)
 	m, w, deck := warmWorker(t)
 	old := w.pid.Load()
-	if err := os.RemoveAll(w.dir); err != nil {
+	// The idle soffice may still be writing its profile (a registry flush):
+	// RemoveAll then meets a file made after it read a folder. Try again.
+	var err error
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if err = os.RemoveAll(w.dir); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 1)))
