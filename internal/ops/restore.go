@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 	}
 	defer src.Close()
 	dirs := map[string]bool{}
-	m, err := readArchive(src, func(name string, size int64, body io.Reader) error {
+	m, err := ReadArchive(src, func(name string, size int64, body io.Reader) error {
 		dst := filepath.Join(stage, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 			return err
@@ -72,7 +72,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 			return fail(err)
 		}
 	}
-	if err := os.Rename(filepath.Join(stage, dbEntryName), filepath.Join(dataDir, dbEntryName)); err != nil {
+	if err := os.Rename(filepath.Join(stage, DBEntryName), filepath.Join(dataDir, DBEntryName)); err != nil {
 		return fail(err)
 	}
 	if err := os.RemoveAll(stage); err != nil {
