@@ -60,7 +60,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 		return fail(err)
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := SyncDir(d); err != nil {
 			return fail(err)
 		}
 	}
@@ -78,7 +78,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 	if err := os.RemoveAll(stage); err != nil {
 		return m, err
 	}
-	return m, syncDir(dataDir)
+	return m, SyncDir(dataDir)
 }
 
 // ensureEmptyDir creates dir or checks that it holds nothing, so a restore

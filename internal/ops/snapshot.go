@@ -11,9 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
@@ -38,10 +35,17 @@ type snapshotFile struct {
 	path string // the pinned link
 }
 
+// Snapshotter is a metadata store that copies itself to dst and names the
+// files its rows refer to, both in one consistent state
+// (boltstore.Store: one read transaction). fn runs while that state holds.
+type Snapshotter interface {
+	CopyWithRefs(dst string, fn func(refs []report.FileRef) error) error
+}
+
 // maxSnapshotTries bounds retries when a delete races the snapshot.
 const maxSnapshotTries = 5
 
-func TakeSnapshot(store *boltstore.Store, dir *files.Dir) (*Snapshot, error) {
+func TakeSnapshot(store Snapshotter, dir *files.Dir) (*Snapshot, error) {
 	var prev []string
 	for try := 0; ; try++ {
 		s, err := trySnapshot(store, dir)
@@ -60,17 +64,14 @@ func TakeSnapshot(store *boltstore.Store, dir *files.Dir) (*Snapshot, error) {
 	}
 }
 
-func trySnapshot(store *boltstore.Store, dir *files.Dir) (*Snapshot, error) {
+func trySnapshot(store Snapshotter, dir *files.Dir) (*Snapshot, error) {
 	tmp, err := os.MkdirTemp(filepath.Join(dir.Base(), "tmp"), "backup-")
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	s := &Snapshot{dir: tmp, db: filepath.Join(tmp, "reportd.db")}
-	err = store.SnapshotRefs(func(tx *bolt.Tx, refs []boltstore.Ref) error {
-		// Copy first, link second: both inside the same read transaction.
-		if err := tx.CopyFile(s.db, 0o600); err != nil {
-			return fmt.Errorf("copy metadata: %w", err)
-		}
+	// Copy first, link second: both inside the same read transaction.
+	err = store.CopyWithRefs(s.db, func(refs []report.FileRef) error {
 		seen := map[string]bool{}
 		pin := func(p string) (string, error) {
 			if seen[p] {
