@@ -70,6 +70,17 @@ func refs(tx *bolt.Tx) ([]Ref, error) {
 	return out, err
 }
 
+// CopyWithRefs copies the database to dst and then runs fn with the files
+// its rows refer to, both inside one read transaction (ops.Snapshotter).
+func (s *Store) CopyWithRefs(dst string, fn func(refs []Ref) error) error {
+	return s.SnapshotRefs(func(tx *bolt.Tx, refs []Ref) error {
+		if err := tx.CopyFile(dst, 0o600); err != nil {
+			return fmt.Errorf("copy metadata: %w", err)
+		}
+		return fn(refs)
+	})
+}
+
 // SnapshotRefs runs fn inside one read transaction with the files that
 // transaction refers to, so a backup can copy the metadata (tx.WriteTo) and
 // pin the files of exactly that state before any writer moves on.

@@ -44,6 +44,19 @@ func Open(path string, clock report.Clock) (*Store, error) {
 // DB exposes the bbolt handle for backups and checks.
 func (s *Store) DB() *bolt.DB { return s.db }
 
+// Ping begins and ends a read transaction (report.Maintainer), or gives up
+// when ctx ends; the transaction may then still be waiting on bbolt.
+func (s *Store) Ping(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.db.View(func(*bolt.Tx) error { return nil }) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (s *Store) Close() error { return s.db.Close() }
 
 func storageErr(err error) error { return report.StoreError(err) }

@@ -14,6 +14,7 @@ import (
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/netguard"
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -70,17 +71,17 @@ func (a *adminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	snap, err := takeSnapshot(a.store, a.files)
+	snap, err := ops.TakeSnapshot(a.store, a.files)
 	if err != nil {
 		a.api.WriteError(w, r, report.Wrap(report.Internal, err, "backup failed: see the daemon's log"))
 		return
 	}
-	defer snap.remove()
+	defer snap.Remove()
 	netguard.FileBody(r.Context()) // a backup is as long as the data: bounded by download_min_rate, not write_timeout
 	w.Header().Set("Content-Type", "application/x-tar")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="reportd-backup-%s.tar"`, start.UTC().Format("20060102T150405Z")))
 	w.Header().Set("Cache-Control", "no-store")
-	m, err := writeArchive(w, snap)
+	m, err := ops.WriteArchive(w, snap)
 	if err != nil {
 		// The status is already sent; the client sees an archive without a
 		// manifest and refuses it.

@@ -7,13 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/files"
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -33,16 +32,9 @@ func Backup(ctx context.Context, cfg config.Config, out, server string) (Manifes
 	if cfg.OnPostgres() {
 		return Manifest{}, ErrPostgresBackup
 	}
-	tmp := out + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return Manifest{}, err
-	}
-	defer os.Remove(tmp) // a no-op after the rename
-	err = func() error {
-		defer f.Close()
+	return ops.WriteBackup(out, func(w io.Writer) error {
 		if server == "" {
-			err := backupOffline(cfg, f)
+			err := backupOffline(cfg, w)
 			if !errors.Is(err, boltstore.ErrLocked) {
 				return err
 			}
@@ -51,23 +43,15 @@ func Backup(ctx context.Context, cfg config.Config, out, server string) (Manifes
 				server = si.URL
 			}
 		}
-		if err := backupOnline(ctx, cfg, server, f); err != nil {
-			return err
-		}
-		return f.Sync()
-	}()
-	if err != nil {
-		return Manifest{}, fmt.Errorf("backup: %w", err)
-	}
-	m, err := VerifyArchive(tmp)
-	if err != nil {
-		return m, fmt.Errorf("backup: the archive written does not verify: %w", err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return m, err
-	}
-	return m, syncDir(filepath.Dir(out))
+		return backupOnline(ctx, cfg, server, w)
+	})
 }
+
+// Manifest describes a backup archive (ops.Manifest).
+type Manifest = ops.Manifest
+
+// Restore unpacks a backup archive into dataDir (ops.Restore).
+func Restore(in, dataDir string) (Manifest, error) { return ops.Restore(in, dataDir) }
 
 func backupOffline(cfg config.Config, w io.Writer) error {
 	dbPath, err := existingStore(cfg)
@@ -88,12 +72,12 @@ func backupOffline(cfg config.Config, w io.Writer) error {
 		return err
 	}
 	defer dir.Close()
-	snap, err := takeSnapshot(store, dir)
+	snap, err := ops.TakeSnapshot(store, dir)
 	if err != nil {
 		return err
 	}
-	defer snap.remove()
-	_, err = writeArchive(w, snap)
+	defer snap.Remove()
+	_, err = ops.WriteArchive(w, snap)
 	return err
 }
 
@@ -121,17 +105,6 @@ func backupOnline(ctx context.Context, cfg config.Config, server string, w io.Wr
 	return err
 }
 
-// VerifyArchive reads a backup archive and checks every entry against its
-// manifest.
-func VerifyArchive(file string) (Manifest, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return Manifest{}, err
-	}
-	defer f.Close()
-	return readArchive(f, nil)
-}
-
 // loopbackAddr turns a listen address into one to dial: a wildcard host
 // ("", 0.0.0.0, ::) becomes 127.0.0.1.
 func loopbackAddr(addr string) string {
@@ -143,13 +116,4 @@ func loopbackAddr(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -216,7 +217,7 @@ func TestRestoreRefusesBadArchives(t *testing.T) {
 	var noManifest bytes.Buffer
 	{
 		tr, tw := tar.NewReader(bytes.NewReader(raw)), tar.NewWriter(&noManifest)
-		for h, err := tr.Next(); err == nil && h.Name != manifestName; h, err = tr.Next() {
+		for h, err := tr.Next(); err == nil && h.Name != ops.ManifestName; h, err = tr.Next() {
 			tw.WriteHeader(h)
 			io.Copy(tw, tr)
 		}

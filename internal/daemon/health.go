@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/reportd/reportd/internal/blob/s3store"
-	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/httpapi"
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
@@ -177,7 +175,7 @@ func (m *Server) live(ctx context.Context) error {
 
 // checkPostgres is the readiness check of metadata_store: postgres.
 func checkPostgres(ctx context.Context, store report.Maintainer) (string, error) {
-	if err := store.(*pgstore.Store).Pool().Ping(ctx); err != nil {
+	if err := store.Ping(ctx); err != nil {
 		if pgstore.Unreachable(err) {
 			return "PostgreSQL does not answer", err
 		}
@@ -188,7 +186,7 @@ func checkPostgres(ctx context.Context, store report.Maintainer) (string, error)
 
 // checkBolt is the readiness and liveness check of metadata_store: bolt.
 func checkBolt(ctx context.Context, store report.Maintainer) (string, error) {
-	if err := boltLive(ctx, store.(*boltstore.Store)); err != nil {
+	if err := boltLive(ctx, store); err != nil {
 		return "the bbolt store does not answer", err
 	}
 	return "", nil
@@ -196,17 +194,12 @@ func checkBolt(ctx context.Context, store report.Maintainer) (string, error) {
 
 // boltLive: a read transaction of the bbolt store begins and ends within
 // liveTimeout (or ctx).
-func boltLive(ctx context.Context, s *boltstore.Store) error {
-	done := make(chan error, 1)
-	go func() { done <- s.DB().View(func(*bolt.Tx) error { return nil }) }()
-	t := time.NewTimer(liveTimeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
+func boltLive(ctx context.Context, s report.Maintainer) error {
+	live, cancel := context.WithTimeout(ctx, liveTimeout)
+	defer cancel()
+	err := s.Ping(live)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		return errors.New("the bbolt store did not answer a read within " + liveTimeout.String())
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return err
 }

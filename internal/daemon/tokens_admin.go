@@ -1,78 +1,24 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
 
-// TokenRequest is the body of POST /admin/tokens.
-type TokenRequest struct {
-	Name     string  `json:"name"`
-	Scope    string  `json:"scope"`
-	Projects []int64 `json:"projects"`
-	Expires  string  `json:"expires"` // "90d", "12h"; empty: never
-	// CreateProjects and ProjectPrefix: an upload token that may create
-	// projects (names starting with the prefix), each joining its set.
-	CreateProjects bool   `json:"createProjects,omitempty"`
-	ProjectPrefix  string `json:"projectPrefix,omitempty"`
-}
+// TokenRequest is the body of POST /admin/tokens (ops.TokenRequest).
+type TokenRequest = ops.TokenRequest
 
 // createdToken is the one answer that carries a secret.
-type createdToken struct {
-	Token  tokens.Token `json:"token"`
-	Secret string       `json:"secret"`
-}
+type createdToken = ops.CreatedToken
 
 // Tokens is the daemon's token set (nil before Open).
 func (m *Server) Tokens() *tokens.Set { return m.tokens }
-
-// createToken validates req (the projects must exist) and creates the
-// token; the same code serves the admin route and the offline command.
-func createToken(ctx context.Context, store report.MetaStore, set *tokens.Set, req TokenRequest) (createdToken, error) {
-	scope, err := tokens.ParseScope(req.Scope)
-	if err != nil {
-		return createdToken{}, report.Errorf(report.Validation, "%v", err)
-	}
-	sp := tokens.Spec{Name: req.Name, Scope: scope, Projects: req.Projects, CreateProjects: req.CreateProjects, ProjectPrefix: req.ProjectPrefix}
-	if req.Expires != "" {
-		if sp.Expires, err = tokens.ParseExpiry(req.Expires); err != nil {
-			return createdToken{}, report.Errorf(report.Validation, "%v", err)
-		}
-	}
-	for _, p := range req.Projects {
-		if _, err := store.Project(ctx, p); report.IsKind(err, report.NotFound) {
-			return createdToken{}, report.Errorf(report.Validation, "project %d does not exist", p)
-		} else if err != nil {
-			return createdToken{}, err
-		}
-	}
-	t, secret, err := set.Create(sp)
-	return createdToken{Token: t, Secret: secret}, err
-}
-
-// revokeToken revokes id; with keepOne it refuses to revoke the last
-// token that is not revoked (the daemon would be open beyond loopback).
-func revokeToken(set *tokens.Set, id string, keepOne bool) (tokens.Token, error) {
-	if keepOne {
-		others := 0
-		for _, t := range set.List() {
-			if t.RevokedAt == nil && t.ID != id {
-				others++
-			}
-		}
-		if others == 0 {
-			return tokens.Token{}, report.Errorf(report.Validation,
-				"refusing to revoke the last token: reportd listens beyond loopback without auth.token, so the API would be open to anyone; create another token first")
-		}
-	}
-	return set.Revoke(id)
-}
 
 // serveTokens answers GET/POST /admin/tokens and DELETE /admin/tokens/{id}.
 // Every answer is no-store: one of them carries a secret.
@@ -92,7 +38,7 @@ func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 			a.api.WriteError(w, r, report.Errorf(report.Validation, "bad token request: %v", err))
 			return
 		}
-		c, err := createToken(r.Context(), a.meta, a.tokens, req)
+		c, err := ops.CreateToken(r.Context(), a.meta, a.tokens, req)
 		if err != nil {
 			a.api.WriteError(w, r, err)
 			return
@@ -105,7 +51,7 @@ func (a *adminHandler) serveTokens(w http.ResponseWriter, r *http.Request) {
 			a.api.WriteError(w, r, report.Errorf(report.NotFound, "token %q not found", id))
 			return
 		}
-		t, err := revokeToken(a.tokens, id, a.keepOneToken)
+		t, err := ops.RevokeToken(a.tokens, id, a.keepOneToken)
 		if err != nil {
 			a.api.WriteError(w, r, err)
 			return

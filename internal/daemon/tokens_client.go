@@ -12,6 +12,7 @@ import (
 
 	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/config"
+	"github.com/reportd/reportd/internal/ops"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/tokens"
 )
@@ -130,7 +131,7 @@ func (o TokenOps) online(ctx context.Context, method, path string, body, out any
 // Create creates a token (see tokenRequest).
 func (o TokenOps) Create(ctx context.Context, req TokenRequest) (c createdToken, err error) {
 	ok, err := o.offline(ctx, func(st report.MetaStore, set *tokens.Set) error {
-		c, err = createToken(ctx, st, set, req)
+		c, err = ops.CreateToken(ctx, st, set, req)
 		return err
 	})
 	if !ok {
@@ -158,7 +159,7 @@ func (o TokenOps) Revoke(ctx context.Context, id string) (t tokens.Token, err er
 		return t, fmt.Errorf("%q is not a token id (tok_ and 16 hex digits; reportd token list shows them)", id)
 	}
 	ok, err := o.offline(ctx, func(_ report.MetaStore, set *tokens.Set) error {
-		t, err = revokeToken(set, id, false)
+		t, err = ops.RevokeToken(set, id, false)
 		return err
 	})
 	if !ok {

@@ -71,6 +71,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, clock report.Clock) (*Store, e
 // Pool exposes the connection pool for checks and tools.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
+// Ping makes a round trip to the server (report.Maintainer).
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
 func (s *Store) Close() error {
 	s.pool.Close()
 	return nil

@@ -47,4 +47,7 @@ type Maintainer interface {
 	// Counts is how many rows each table holds: "projects", "reports",
 	// "project_days", "tokens".
 	Counts(ctx context.Context) (map[string]int64, error)
+	// Ping tells whether the store answers: a round trip to the server,
+	// or a read transaction begun and ended; it gives up when ctx ends.
+	Ping(ctx context.Context) error
 }

@@ -188,3 +188,10 @@ func maintBulkLoad(t *testing.T, s report.Maintainer, c report.Clock) {
 		t.Fatalf("next report id %d (%v), want past 200", id, err)
 	}
 }
+
+// maintPing: an open store answers Ping (the daemon's health checks).
+func maintPing(t *testing.T, s report.Maintainer) {
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping on an open store: %v", err)
+	}
+}

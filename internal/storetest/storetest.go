@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("MaintenanceRefs", func(t *testing.T) { s, _, _, c := newStore(t); maintRefs(t, maintainer(t, s), c) })
 	t.Run("MaintenanceDriftRecount", func(t *testing.T) { s, _, _, c := newStore(t); maintDriftRecount(t, maintainer(t, s), c) })
 	t.Run("MaintenanceBulkLoad", func(t *testing.T) { s, _, _, c := newStore(t); maintBulkLoad(t, maintainer(t, s), c) })
+	t.Run("MaintenancePing", func(t *testing.T) { s, _, _, _ := newStore(t); maintPing(t, maintainer(t, s)) })
 }
 
 var ctx = context.Background()

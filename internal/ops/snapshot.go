@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"encoding/json"
@@ -11,22 +11,19 @@ import (
 	"strconv"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/reportd/reportd/internal/boltstore"
 	"github.com/reportd/reportd/internal/files"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 )
 
-// snapshot is one consistent state of the data directory, pinned on disk:
+// Snapshot is one consistent state of the data directory, pinned on disk:
 // a copy of the bbolt file written inside one read transaction, and a hard
 // link to every file that transaction refers to. Files are never rewritten
 // in place (uploads land by rename), so a link pins exactly the bytes the
 // rows describe, even if the daemon deletes the original a moment later.
 // The folder lives under tmp/, which the start-up sweep empties, so a crash
 // mid-backup leaves nothing behind.
-type snapshot struct {
+type Snapshot struct {
 	dir     string
 	db      string         // path of the copied bbolt file
 	files   []snapshotFile // in ref order
@@ -38,10 +35,17 @@ type snapshotFile struct {
 	path string // the pinned link
 }
 
+// Snapshotter is a metadata store that copies itself to dst and names the
+// files its rows refer to, both in one consistent state
+// (boltstore.Store: one read transaction). fn runs while that state holds.
+type Snapshotter interface {
+	CopyWithRefs(dst string, fn func(refs []report.FileRef) error) error
+}
+
 // maxSnapshotTries bounds retries when a delete races the snapshot.
 const maxSnapshotTries = 5
 
-func takeSnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
+func TakeSnapshot(store Snapshotter, dir *files.Dir) (*Snapshot, error) {
 	var prev []string
 	for try := 0; ; try++ {
 		s, err := trySnapshot(store, dir)
@@ -56,21 +60,18 @@ func takeSnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
 			return s, nil
 		}
 		prev = s.missing
-		s.remove()
+		s.Remove()
 	}
 }
 
-func trySnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
+func trySnapshot(store Snapshotter, dir *files.Dir) (*Snapshot, error) {
 	tmp, err := os.MkdirTemp(filepath.Join(dir.Base(), "tmp"), "backup-")
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	s := &snapshot{dir: tmp, db: filepath.Join(tmp, "reportd.db")}
-	err = store.SnapshotRefs(func(tx *bolt.Tx, refs []boltstore.Ref) error {
-		// Copy first, link second: both inside the same read transaction.
-		if err := tx.CopyFile(s.db, 0o600); err != nil {
-			return fmt.Errorf("copy metadata: %w", err)
-		}
+	s := &Snapshot{dir: tmp, db: filepath.Join(tmp, "reportd.db")}
+	// Copy first, link second: both inside the same read transaction.
+	err = store.CopyWithRefs(s.db, func(refs []report.FileRef) error {
 		seen := map[string]bool{}
 		pin := func(p string) (string, error) {
 			if seen[p] {
@@ -112,13 +113,13 @@ func trySnapshot(store *boltstore.Store, dir *files.Dir) (*snapshot, error) {
 		return nil
 	})
 	if err != nil {
-		s.remove()
+		s.Remove()
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	return s, nil
 }
 
-func (s *snapshot) remove() { os.RemoveAll(s.dir) }
+func (s *Snapshot) Remove() { os.RemoveAll(s.dir) }
 
 // pinSiteFiles pins the content objects the site manifest at file names.
 func pinSiteFiles(file string, pin func(apiPath string) (string, error)) error {

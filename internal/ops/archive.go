@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"archive/tar"
@@ -22,8 +22,8 @@ import (
 // manifest comes last because it is written while streaming; an archive
 // without it was cut short and is refused.
 const (
-	manifestName  = "MANIFEST.json"
-	dbEntryName   = "reportd.db"
+	ManifestName  = "MANIFEST.json"
+	DBEntryName   = "reportd.db"
 	archiveFormat = 1
 )
 
@@ -44,8 +44,8 @@ type ManifestEntry struct {
 	SHA256 string `json:"sha256"`
 }
 
-// writeArchive streams the snapshot as a tar to w.
-func writeArchive(w io.Writer, s *snapshot) (Manifest, error) {
+// WriteArchive streams the snapshot as a tar to w.
+func WriteArchive(w io.Writer, s *Snapshot) (Manifest, error) {
 	m := Manifest{Format: archiveFormat, Created: time.Now().UTC().Truncate(time.Second), Version: version.String(), Missing: s.missing}
 	tw := tar.NewWriter(w)
 	add := func(name, src string) error {
@@ -69,8 +69,8 @@ func writeArchive(w io.Writer, s *snapshot) (Manifest, error) {
 		m.Entries = append(m.Entries, ManifestEntry{Name: name, Size: fi.Size(), SHA256: hex.EncodeToString(h.Sum(nil))})
 		return nil
 	}
-	if err := add(dbEntryName, s.db); err != nil {
-		return m, fmt.Errorf("archive %s: %w", dbEntryName, err)
+	if err := add(DBEntryName, s.db); err != nil {
+		return m, fmt.Errorf("archive %s: %w", DBEntryName, err)
 	}
 	for _, f := range s.files {
 		if err := add(f.name, f.path); err != nil {
@@ -83,7 +83,7 @@ func writeArchive(w io.Writer, s *snapshot) (Manifest, error) {
 		return m, err
 	}
 	b = append(b, '\n')
-	hdr := &tar.Header{Name: manifestName, Mode: 0o600, Size: int64(len(b)), ModTime: m.Created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+	hdr := &tar.Header{Name: ManifestName, Mode: 0o600, Size: int64(len(b)), ModTime: m.Created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return m, err
 	}
@@ -96,7 +96,7 @@ func writeArchive(w io.Writer, s *snapshot) (Manifest, error) {
 // archiveName checks an entry name: reportd.db, the manifest, or a plain
 // relative path below uploads/ — nothing absolute, nothing with "..".
 func archiveName(name string) (string, error) {
-	if name == dbEntryName || name == manifestName {
+	if name == DBEntryName || name == ManifestName {
 		return name, nil
 	}
 	clean := path.Clean(name)
@@ -107,11 +107,11 @@ func archiveName(name string) (string, error) {
 	return clean, nil
 }
 
-// readArchive walks a backup archive, giving each data entry to fn with a
+// ReadArchive walks a backup archive, giving each data entry to fn with a
 // reader of its bytes, and checks every entry against the manifest at the
 // end: same set of names, same sizes, same sha256. fn may be nil (verify
 // only). A missing, incomplete or disagreeing manifest is an error.
-func readArchive(r io.Reader, fn func(name string, size int64, body io.Reader) error) (Manifest, error) {
+func ReadArchive(r io.Reader, fn func(name string, size int64, body io.Reader) error) (Manifest, error) {
 	var m Manifest
 	got := map[string]ManifestEntry{}
 	sawManifest := false
@@ -125,7 +125,7 @@ func readArchive(r io.Reader, fn func(name string, size int64, body io.Reader) e
 			return m, fmt.Errorf("read archive: %w", err)
 		}
 		if sawManifest {
-			return m, fmt.Errorf("archive has entries after %s", manifestName)
+			return m, fmt.Errorf("archive has entries after %s", ManifestName)
 		}
 		if hdr.Typeflag != tar.TypeReg {
 			return m, fmt.Errorf("archive entry %q is not a regular file", hdr.Name)
@@ -134,9 +134,9 @@ func readArchive(r io.Reader, fn func(name string, size int64, body io.Reader) e
 		if err != nil {
 			return m, err
 		}
-		if name == manifestName {
+		if name == ManifestName {
 			if err := json.NewDecoder(io.LimitReader(tr, 64<<20)).Decode(&m); err != nil {
-				return m, fmt.Errorf("read %s: %w", manifestName, err)
+				return m, fmt.Errorf("read %s: %w", ManifestName, err)
 			}
 			sawManifest = true
 			continue
@@ -157,7 +157,7 @@ func readArchive(r io.Reader, fn func(name string, size int64, body io.Reader) e
 		got[name] = ManifestEntry{Name: name, Size: hdr.Size, SHA256: hex.EncodeToString(h.Sum(nil))}
 	}
 	if !sawManifest {
-		return m, fmt.Errorf("archive has no %s: it is truncated or not a reportd backup", manifestName)
+		return m, fmt.Errorf("archive has no %s: it is truncated or not a reportd backup", ManifestName)
 	}
 	if m.Format != archiveFormat || !m.Complete {
 		return m, fmt.Errorf("archive format %d (complete=%v) is not one this reportd reads", m.Format, m.Complete)
@@ -174,8 +174,8 @@ func readArchive(r io.Reader, fn func(name string, size int64, body io.Reader) e
 			return m, fmt.Errorf("checksum mismatch for %s: archive has %d bytes sha256 %s, manifest says %d bytes sha256 %s", e.Name, g.Size, g.SHA256, e.Size, e.SHA256)
 		}
 	}
-	if _, ok := got[dbEntryName]; !ok {
-		return m, fmt.Errorf("archive has no %s", dbEntryName)
+	if _, ok := got[DBEntryName]; !ok {
+		return m, fmt.Errorf("archive has no %s", DBEntryName)
 	}
 	return m, nil
 }

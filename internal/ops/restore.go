@@ -1,4 +1,4 @@
-package daemon
+package ops
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 	}
 	defer src.Close()
 	dirs := map[string]bool{}
-	m, err := readArchive(src, func(name string, size int64, body io.Reader) error {
+	m, err := ReadArchive(src, func(name string, size int64, body io.Reader) error {
 		dst := filepath.Join(stage, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 			return err
@@ -60,7 +60,7 @@ func Restore(in, dataDir string) (Manifest, error) {
 		return fail(err)
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := SyncDir(d); err != nil {
 			return fail(err)
 		}
 	}
@@ -72,13 +72,13 @@ func Restore(in, dataDir string) (Manifest, error) {
 			return fail(err)
 		}
 	}
-	if err := os.Rename(filepath.Join(stage, dbEntryName), filepath.Join(dataDir, dbEntryName)); err != nil {
+	if err := os.Rename(filepath.Join(stage, DBEntryName), filepath.Join(dataDir, DBEntryName)); err != nil {
 		return fail(err)
 	}
 	if err := os.RemoveAll(stage); err != nil {
 		return m, err
 	}
-	return m, syncDir(dataDir)
+	return m, SyncDir(dataDir)
 }
 
 // ensureEmptyDir creates dir or checks that it holds nothing, so a restore
