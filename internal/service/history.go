@@ -28,10 +28,24 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 		return nil, err
 	}
 	out := make([]report.HistoryPoint, len(recs))
+	res := make([]*report.Results, len(recs))
 	for i := range recs {
 		out[i] = report.Point(&recs[i].Report)
+		if !hasTests(recs[i].Summary) {
+			continue // no per-test results to read: keeps coverage-only histories one query
+		}
+		if res[i], err = s.meta.Results(ctx, recs[i].ID); err != nil && !report.IsKind(err, report.NotFound) {
+			return nil, err
+		}
 	}
+	report.MarkFlaky(out, res)
 	return out, nil
+}
+
+// hasTests reports whether a summary counts tests (so per-test results
+// may be stored for its report).
+func hasTests(s *report.Summary) bool {
+	return s != nil && (s.Passed != nil || s.Failed != nil || s.Flaky != nil)
 }
 
 // Results is report id's per-test results (nil when it has none).
