@@ -30,7 +30,7 @@ func TestMigrateCopiesResults(t *testing.T) {
 	setEnv(t, c)
 	runCLI(t, 0, "migrate", "--from", src.dir)
 	runCLI(t, 0, "migrate", "--from", src.dir, "--resume")
-	dsn, err := c.postgresDSN()
+	dsn, err := c.PostgresDSN()
 	if err != nil {
 		t.Fatal(err)
 	}
