@@ -31,8 +31,8 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 	res := make([]*report.Results, len(recs))
 	for i := range recs {
 		out[i] = report.Point(&recs[i].Report)
-		if !hasTests(recs[i].Summary) {
-			continue // no per-test results to read: keeps coverage-only histories one query
+		if !mayHaveTests(recs[i].Summary) {
+			continue // a coverage-only history stays one query
 		}
 		if res[i], err = s.meta.Results(ctx, recs[i].ID); err != nil && !report.IsKind(err, report.NotFound) {
 			return nil, err
@@ -42,10 +42,11 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 	return out, nil
 }
 
-// hasTests reports whether a summary counts tests (so per-test results
-// may be stored for its report).
-func hasTests(s *report.Summary) bool {
-	return s != nil && (s.Passed != nil || s.Failed != nil || s.Flaky != nil)
+// mayHaveTests reports whether a report with summary s may have per-test
+// results: its summary counts tests, or is unknown (a site whose tests
+// are only in JUnit XML has results and no summary).
+func mayHaveTests(s *report.Summary) bool {
+	return s.Empty() || s.Passed != nil || s.Failed != nil || s.Skipped != nil || s.Flaky != nil
 }
 
 // Results is report id's per-test results (nil when it has none).
