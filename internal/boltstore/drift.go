@@ -40,6 +40,7 @@ type driftCheck struct {
 	s                              *Store
 	projects, reports, index, days *bolt.Bucket
 	latest                         []*bolt.Bucket // by latestIndexes; nil: not there yet
+	results                        *bolt.Bucket   // nil: not there yet
 
 	found []Drift
 
@@ -51,6 +52,7 @@ type driftCheck struct {
 	orphanRows  [][]byte     // report keys whose project is gone
 	dangling    [][]byte     // index keys that point nowhere
 	staleLatest []staleKey   // latest index keys that match no row
+	lostResults [][]byte     // results keys whose report row is gone
 	recounted   []projectFix // projects whose reportCount is wrong
 }
 
@@ -72,19 +74,22 @@ func (s *Store) newDriftCheck(tx *bolt.Tx) *driftCheck {
 		index:    tx.Bucket(bucketProjectReports),
 		days:     tx.Bucket(bucketProjectDays),
 		latest:   latestBuckets(tx),
+		results:  tx.Bucket(bucketResults),
 		count:    map[int64]int64{},
 		dayCount: map[string]int64{},
 		stored:   map[string]int64{},
 	}
 }
 
-// run finds every drift, in the order reports, index, projects, days.
+// run finds every drift, in the order reports, index, results, projects,
+// days.
 func (c *driftCheck) run() error {
 	if err := c.scanReports(); err != nil {
 		return err
 	}
 	c.scanIndex()
 	c.scanLatest()
+	c.scanResults()
 	if err := c.scanProjects(); err != nil {
 		return err
 	}
@@ -166,6 +171,27 @@ func (c *driftCheck) scanLatest() {
 				c.staleLatest = append(c.staleLatest, staleKey{i, append([]byte(nil), k...)})
 			}
 		}
+	}
+}
+
+// scanResults notes per-test results (results.go) kept for a report row
+// that does not exist. Results of a row whose project is gone go with
+// that row (fix).
+func (c *driftCheck) scanResults() {
+	if c.results == nil {
+		return
+	}
+	cur := c.results.Cursor()
+	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+		if c.reports.Get(k) != nil {
+			continue
+		}
+		rid := int64(0)
+		if len(k) == 8 {
+			rid = int64(binary.BigEndian.Uint64(k))
+		}
+		c.found = append(c.found, Drift{What: "results-dangling", Report: rid})
+		c.lostResults = append(c.lostResults, append([]byte(nil), k...))
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 
 // Recount fixes every drift CounterDrift finds, in one transaction: counters
 // and the index are rebuilt from the rows, and rows whose project is gone
-// are dropped (their files become orphans for the caller to remove). It
+// are dropped with their per-test results (their files become orphans for
+// the caller to remove), as are results whose report row is gone. It
 // returns what it fixed.
 func (s *Store) Recount(ctx context.Context) ([]Drift, error) {
 	var out []Drift
@@ -30,6 +31,16 @@ func (s *Store) Recount(ctx context.Context) ([]Drift, error) {
 func (c *driftCheck) fix(tx *bolt.Tx) error {
 	for _, k := range c.orphanRows {
 		if err := c.reports.Delete(k); err != nil {
+			return err
+		}
+		if c.results != nil {
+			if err := c.results.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range c.lostResults {
+		if err := c.results.Delete(k); err != nil {
 			return err
 		}
 	}

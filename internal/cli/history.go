@@ -52,14 +52,14 @@ func newHistoryCmd(f *Factory) *cobra.Command {
 
 func printHistory(w io.Writer, tty bool, pts []report.HistoryPoint) error {
 	// Columns are only ever added at the end, for scripts that cut them.
-	t := newTable(w, tty, "REPORT", "UPLOADED", "BRANCH", "COMMIT", "LINES", "PASSED", "FAILED", "SKIPPED", "FLAKY")
+	t := newTable(w, tty, "REPORT", "UPLOADED", "BRANCH", "COMMIT", "LINES", "PASSED", "FAILED", "SKIPPED", "FLAKY", "MARKED")
 	for _, p := range pts {
 		s := p.Summary
 		if s == nil {
 			s = &report.Summary{}
 		}
 		t.add(itoa(p.ReportID), p.UploadTime.String(), orDash(p.Branch), orDash(nonNil(shortCommit(p.Commit))),
-			pctOrDash(s.Lines), intOrDash(s.Passed), intOrDash(s.Failed), intOrDash(s.Skipped), intOrDash(s.Flaky))
+			pctOrDash(s.Lines), intOrDash(s.Passed), intOrDash(s.Failed), intOrDash(s.Skipped), intOrDash(s.Flaky), itoa(int64(len(p.Flaky))))
 	}
 	return t.print()
 }

@@ -71,6 +71,42 @@ func contractHistory(t *testing.T, e *apiEnv, project int64) {
 		t.Fatalf("compare with a bad base: %s", r)
 	}
 	contractTrend(t, e, project)
+	contractHistoryFlaky(t, e, project)
+}
+
+// contractHistoryFlaky: a mochawesome test that passed and then failed on
+// the same commit is marked flaky at the second point of the history, not
+// at the first; a point without flaky tests has no flaky field.
+func contractHistoryFlaky(t *testing.T, e *apiEnv, project int64) {
+	t.Helper()
+	passed, err := os.ReadFile("../detect/testdata/mochawesome.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pass = "&quot;state&quot;:&quot;passed&quot;,&quot;pass&quot;:true,&quot;fail&quot;:false"
+	failed := strings.Replace(string(passed), pass, "&quot;state&quot;:&quot;failed&quot;,&quot;pass&quot;:false,&quot;fail&quot;:true", 1)
+	if failed == string(passed) {
+		t.Fatal("the mochawesome fixture no longer has a passed test to flip")
+	}
+	p := strconv.FormatInt(project, 10)
+	var ids []int64
+	for _, body := range [][]byte{passed, []byte(failed)} {
+		r := e.do(multipartCall("POST", "/api/reports", field("projectId", p), field("fileType", "html"),
+			field("name", "flaky-hist"), field("branch", "main"), field("commit", "f1"), file("file", "mochawesome.html", body)))
+		wantStatus(t, r, 201)
+		ids = append(ids, decode[report.Report](t, r).ID)
+	}
+	r := e.do(apiCall{method: "GET", path: "/api/projects/" + p + "/history?name=flaky-hist"})
+	wantStatus(t, r, 200)
+	pts := decode[[]report.HistoryPoint](t, r)
+	if len(pts) != 2 || pts[0].ReportID != ids[0] || len(pts[0].Flaky) != 0 || len(pts[1].Flaky) != 1 ||
+		!strings.HasPrefix(pts[1].Flaky[0].Title, "adds") || strings.Count(string(r.body), `"flaky":[`) != 1 {
+		t.Fatalf("history with a test that flipped on one commit: %s", r)
+	}
+	r = e.do(apiCall{method: "GET", path: "/api/reports/" + strconv.FormatInt(ids[1], 10) + "/compare"})
+	if c := decode[report.Comparison](t, r); len(c.Flaky) != 1 || c.Flaky[0] != pts[1].Flaky[0] {
+		t.Fatalf("compare's flaky list and the history's differ: %s", r)
+	}
 }
 
 // contractTrend: the trend sparkline of a name with two builds has two

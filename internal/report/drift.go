@@ -10,7 +10,9 @@ import (
 // store (boltstore.Drift, pgstore.Drift).
 type Drift struct {
 	// "reportCount", "dayCount", "index-missing", "index-dangling",
-	// "report-without-project", and for each latest index of bbolt (latest_by.go:
+	// "report-without-project", "results-dangling" (bbolt: per-test results
+	// of a report row that is gone; PostgreSQL's foreign key rules them
+	// out), and for each latest index of bbolt (latest_by.go:
 	// "latest", "latest-name", "latest-branch") "<index>-missing" and
 	// "<index>-dangling".
 	What    string
@@ -33,6 +35,8 @@ func (d Drift) String() string {
 		return fmt.Sprintf("project %d: index entry for report %d, which is not the project's", d.Project, d.Report)
 	case "report-without-project":
 		return fmt.Sprintf("report %d: its project %d does not exist", d.Report, d.Project)
+	case "results-dangling":
+		return fmt.Sprintf("report %d: per-test results kept for a report that does not exist", d.Report)
 	}
 	if ix, ok := strings.CutSuffix(d.What, "-missing"); ok {
 		return fmt.Sprintf("project %d: report %d is missing from the %s index", d.Project, d.Report, ix)

@@ -52,3 +52,44 @@ func FlakyTests(head *Results, sameCommit, window []*Results) []TestRef {
 	}
 	return out
 }
+
+// MarkFlaky sets each history point's Flaky: the flaky rule of FlakyTests
+// applied to results[i] (the point's per-test results, nil when it has
+// none) over the points of the same history only, so that a history costs
+// no more reads than its own points: the window is the last FlakyWindow
+// points of the point's branch up to it, the same-commit runs are the
+// points up to it with its commit. The oldest points of a history see
+// fewer earlier runs than a comparison would. points is oldest first.
+func MarkFlaky(points []HistoryPoint, results []*Results) {
+	for i := range points {
+		if i >= len(results) || results[i] == nil || len(results[i].Tests) == 0 {
+			continue
+		}
+		var window, same []*Results
+		for j := i; j >= 0; j-- {
+			if len(window) < FlakyWindow && sameString(points[j].Branch, points[i].Branch) {
+				window = append(window, results[j])
+			}
+			if points[i].Commit != nil && points[j].Commit != nil && *points[j].Commit == *points[i].Commit {
+				same = append(same, results[j])
+			}
+		}
+		for l, r := 0, len(window)-1; l < r; l, r = l+1, r-1 { // oldest first
+			window[l], window[r] = window[r], window[l]
+		}
+		if f := FlakyTests(results[i], same, window); len(f) > 0 {
+			points[i].Flaky = f
+		}
+	}
+}
+
+// sameString reports whether a and b name the same branch (nil and "" alike).
+func sameString(a, b *string) bool {
+	s := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return s(a) == s(b)
+}

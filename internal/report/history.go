@@ -38,6 +38,8 @@ type Results struct {
 }
 
 // HistoryPoint is one report in a history, and one side of a comparison.
+// Flaky lists, in a history only, the report's tests the flaky rule marks
+// at that point (MarkFlaky); empty when none.
 type HistoryPoint struct {
 	ReportID   int64     `json:"reportId"`
 	UploadTime LocalTime `json:"uploadTime"`
@@ -45,6 +47,7 @@ type HistoryPoint struct {
 	Commit     *string   `json:"commit"`
 	BuildURL   *string   `json:"buildUrl"`
 	Summary    *Summary  `json:"summary"`
+	Flaky      []TestRef `json:"flaky,omitempty"`
 }
 
 // TestRef names a test in a comparison's lists.

@@ -28,10 +28,25 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 		return nil, err
 	}
 	out := make([]report.HistoryPoint, len(recs))
+	res := make([]*report.Results, len(recs))
 	for i := range recs {
 		out[i] = report.Point(&recs[i].Report)
+		if !mayHaveTests(recs[i].Summary) {
+			continue // a coverage-only history stays one query
+		}
+		if res[i], err = s.meta.Results(ctx, recs[i].ID); err != nil && !report.IsKind(err, report.NotFound) {
+			return nil, err
+		}
 	}
+	report.MarkFlaky(out, res)
 	return out, nil
+}
+
+// mayHaveTests reports whether a report with summary s may have per-test
+// results: its summary counts tests, or is unknown (a site whose tests
+// are only in JUnit XML has results and no summary).
+func mayHaveTests(s *report.Summary) bool {
+	return s.Empty() || s.Passed != nil || s.Failed != nil || s.Skipped != nil || s.Flaky != nil
 }
 
 // Results is report id's per-test results (nil when it has none).

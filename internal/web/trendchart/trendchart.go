@@ -160,7 +160,30 @@ func label(p report.HistoryPoint, build func(report.HistoryPoint) string) string
 	if s := figures(p.Summary); s != "" {
 		parts = append(parts, s)
 	}
+	if f := flakyLabel(p.Flaky); f != "" {
+		parts = append(parts, f)
+	}
 	return strings.Join(parts, ", ")
+}
+
+// flakyMaxTitles bounds how many flaky tests a build's label names.
+const flakyMaxTitles = 3
+
+// flakyLabel says which tests the flaky rule marks at a build: their
+// count and the first flakyMaxTitles titles; "" when none.
+func flakyLabel(refs []report.TestRef) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	var titles []string
+	for i, r := range refs {
+		if i == flakyMaxTitles {
+			titles = append(titles, "…")
+			break
+		}
+		titles = append(titles, r.Title)
+	}
+	return fmt.Sprintf("%d flaky (%s)", len(refs), strings.Join(titles, "; "))
 }
 
 func defaultBuild(p report.HistoryPoint) string {

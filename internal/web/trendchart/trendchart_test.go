@@ -53,7 +53,11 @@ func TestChart(t *testing.T) {
 			Summary:    &report.Summary{Lines: ptr(80 - float64(i)), Passed: ptr[int64](int64(10 - i%2)), Failed: ptr[int64](int64(i % 2)), Skipped: ptr[int64](1)},
 		})
 	}
+	pts[3].Flaky = []report.TestRef{{ID: "a", Title: "flips <a>"}, {ID: "b", Title: "b"}, {ID: "c", Title: "c"}, {ID: "d", Title: "d"}}
 	svg := trendchart.Render(pts, trendchart.Options{ID: "c1", Title: "coverage on main & <co>"})
+	if !bytes.Contains(svg, []byte("4 flaky (flips &lt;a&gt;; b; c; …)")) || bytes.Count(svg, []byte(" flaky (")) != 2 { // aria-label and title of build 4
+		t.Errorf("flaky tests of build 4 not in its label:\n%s", svg)
+	}
 	els := elements(t, svg)
 	root := els[0]
 	if root.Name.Local != "svg" || attr(root, "role") != "group" || attr(root, "aria-labelledby") != "c1-title c1-desc" {
