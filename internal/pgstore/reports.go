@@ -198,6 +198,11 @@ func (s *Store) Reports(ctx context.Context, projectID *int64) ([]report.ReportR
 	} else {
 		rows, err = s.pool.Query(ctx, "SELECT "+reportCols+" FROM reports WHERE project_id = $1 ORDER BY id", *projectID)
 	}
+	return s.collectReports(rows, err)
+}
+
+// collectReports reads the report rows of a query ([] when none).
+func (s *Store) collectReports(rows pgx.Rows, err error) ([]report.ReportRecord, error) {
 	if err != nil {
 		return nil, storageErr(err)
 	}

@@ -68,16 +68,9 @@ func (s *Store) SetResults(ctx context.Context, id int64, r *report.Results) err
 // range of the index, never a sort (TestHistoryUsesIndex).
 func (s *Store) History(ctx context.Context, q report.HistoryQuery) ([]report.ReportRecord, error) {
 	query, args := historySQL(q)
-	rows, err := s.pool.Query(ctx, query, args...)
+	out, err := s.collectReports(s.pool.Query(ctx, query, args...))
 	if err != nil {
-		return nil, storageErr(err)
-	}
-	out, err := pgx.CollectRows(rows, s.scanReportRow)
-	if err != nil {
-		return nil, storageErr(err)
-	}
-	if out == nil {
-		out = []report.ReportRecord{}
+		return nil, err
 	}
 	slices.Reverse(out)
 	return out, nil

@@ -35,15 +35,8 @@ func GoCoverOf(t testing.TB, name, calcTest string) Site {
 func MochaJUnitOf(t testing.TB, name, spec string) Site {
 	t.Helper()
 	return site(t, name, func(_ *gen, dir string) (Site, error) {
-		mocha, err := npmBin("mocha")
+		mocha, src, err := mochaProject(dir, spec)
 		if err != nil {
-			return Site{}, err
-		}
-		src := filepath.Join(dir, "src")
-		if err := write(src, map[string]string{"test/shop.spec.js": spec}); err != nil {
-			return Site{}, err
-		}
-		if err := linkModules(src); err != nil {
 			return Site{}, err
 		}
 		out := filepath.Join(dir, "junit-site")

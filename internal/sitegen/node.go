@@ -127,15 +127,8 @@ const mochaSpec = "const assert = require('node:assert');\n" +
 func MochawesomeOf(t testing.TB, name, spec string) Site {
 	t.Helper()
 	return site(t, name, func(_ *gen, dir string) (Site, error) {
-		mocha, err := npmBin("mocha")
+		mocha, src, err := mochaProject(dir, spec)
 		if err != nil {
-			return Site{}, err
-		}
-		src := filepath.Join(dir, "src")
-		if err := write(src, map[string]string{"test/shop.spec.js": spec}); err != nil {
-			return Site{}, err
-		}
-		if err := linkModules(src); err != nil {
 			return Site{}, err
 		}
 		out := filepath.Join(dir, "mochawesome-report")
@@ -163,3 +156,16 @@ func MochawesomeOf(t testing.TB, name, spec string) Site {
 // are (NPMDir), or an error saying how to install it: tests that run one
 // (Lighthouse) fail rather than skip without it.
 func Tool(name string) (string, error) { return npmBin(name) }
+
+// mochaProject writes spec as test/shop.spec.js of a project in dir/src
+// with the pinned node modules linked in, and finds mocha.
+func mochaProject(dir, spec string) (mocha, src string, err error) {
+	if mocha, err = npmBin("mocha"); err != nil {
+		return "", "", err
+	}
+	src = filepath.Join(dir, "src")
+	if err := write(src, map[string]string{"test/shop.spec.js": spec}); err != nil {
+		return "", "", err
+	}
+	return mocha, src, linkModules(src)
+}
