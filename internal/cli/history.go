@@ -31,6 +31,7 @@ func newHistoryCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			o.Flaky = true // the MARKED column
 			pts, err := c.History(cmd.Context(), o)
 			if err != nil {
 				return err

@@ -48,7 +48,7 @@ func TestJUnitAndGoCoverBuilds(t *testing.T) {
 	// JUnit history: the tools' figures per point, flips marked flaky at
 	// the second (same commit) and third (two changes) points.
 	var hist []report.HistoryPoint
-	getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=%s&branch=main", e.server, project, url.QueryEscape(junitName)), &hist)
+	getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=%s&branch=main&flaky=true", e.server, project, url.QueryEscape(junitName)), &hist)
 	if len(hist) != 3 {
 		t.Fatalf("history of %s: %d points", junitName, len(hist))
 	}

@@ -19,6 +19,7 @@ type HistoryOptions struct {
 	Branch  *string
 	Type    string
 	Limit   int
+	Flaky   bool // mark flaky tests per point (?flaky=true)
 }
 
 // History is the newest reports of a name, oldest first.
@@ -29,6 +30,9 @@ func (c *Client) History(ctx context.Context, o HistoryOptions) ([]report.Histor
 	}
 	if o.Type != "" {
 		q.Set("type", o.Type)
+	}
+	if o.Flaky {
+		q.Set("flaky", "true")
 	}
 	if o.Limit != 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))

@@ -53,7 +53,7 @@ func TestHistoryFlakyBothStores(t *testing.T) {
 				ids = append(ids, r.ID)
 			}
 			var pts []report.HistoryPoint
-			getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=mocha&branch=main", base, p.ID), &pts)
+			getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=mocha&branch=main&flaky=true", base, p.ID), &pts)
 			got := []int{}
 			for _, pt := range pts {
 				got = append(got, len(pt.Flaky))

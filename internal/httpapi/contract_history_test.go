@@ -96,7 +96,7 @@ func contractHistoryFlaky(t *testing.T, e *apiEnv, project int64) {
 		wantStatus(t, r, 201)
 		ids = append(ids, decode[report.Report](t, r).ID)
 	}
-	r := e.do(apiCall{method: "GET", path: "/api/projects/" + p + "/history?name=flaky-hist"})
+	r := e.do(apiCall{method: "GET", path: "/api/projects/" + p + "/history?name=flaky-hist&flaky=true"})
 	wantStatus(t, r, 200)
 	pts := decode[[]report.HistoryPoint](t, r)
 	if len(pts) != 2 || pts[0].ReportID != ids[0] || len(pts[0].Flaky) != 0 || len(pts[1].Flaky) != 1 ||

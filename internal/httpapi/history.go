@@ -49,6 +49,13 @@ func (s *Server) historyQuery(r *http.Request) (report.HistoryQuery, error) {
 		v := q.Get("branch")
 		hq.Branch = &v
 	}
+	if v := q.Get("flaky"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return hq, report.Errorf(report.Validation, "flaky must be true or false, got %q", v)
+		}
+		hq.Flaky = b
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {

@@ -22,6 +22,7 @@ func (s *Server) historyChart(w http.ResponseWriter, r *http.Request, hq report.
 	} else if !chartID.MatchString(id) {
 		return report.Errorf(report.Validation, "chartId must be a letter then up to 39 letters, digits or -, got %q", id)
 	}
+	hq.Flaky = true // a build's label names the tests marked flaky there
 	pts, err := s.svc.History(r.Context(), hq)
 	if err != nil {
 		return err

@@ -17,4 +17,9 @@ type HistoryQuery struct {
 	Branch  *string
 	Before  int64
 	Limit   int
+	// Flaky asks for each point's Flaky list (report.MarkFlaky): it reads
+	// every point's per-test results, so it is asked for (?flaky=true, the
+	// dashboard's chart, reportctl history), never the default, which
+	// stays one index range.
+	Flaky bool
 }

@@ -28,9 +28,14 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 		return nil, err
 	}
 	out := make([]report.HistoryPoint, len(recs))
-	res := make([]*report.Results, len(recs))
 	for i := range recs {
 		out[i] = report.Point(&recs[i].Report)
+	}
+	if !q.Flaky {
+		return out, nil
+	}
+	res := make([]*report.Results, len(recs))
+	for i := range recs {
 		if !mayHaveTests(recs[i].Summary) {
 			continue // a coverage-only history stays one query
 		}
