@@ -208,12 +208,10 @@ func uploadRun(ctx context.Context, o *uploadOptions) error {
 	var unchecked []prfeedback.GateResult
 	gatesPassed := true
 	if o.feedback.active() && len(ex.files) > 0 {
-		c, cerr := o.f.Client()
-		if cerr != nil {
-			return cerr
+		c, ferr := o.f.Client()
+		if ferr == nil {
+			unchecked, gatesPassed, ferr = giveFeedback(ctx, o, c, results)
 		}
-		var ferr error
-		unchecked, gatesPassed, ferr = giveFeedback(ctx, o, c, results)
 		if ferr != nil && err == nil {
 			err = ferr
 		}

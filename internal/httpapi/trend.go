@@ -57,16 +57,18 @@ func (s *Server) trendFor(r *http.Request, l link, metric, what string) (badge.T
 	if err != nil {
 		return t, err
 	}
-	unit := ""
+	unit, read := "", 0
 	for _, p := range pts {
 		var v *float64
 		switch sum := p.Summary; {
+		case metric == "duration" && (!report.MayHaveTests(sum) || read >= report.ResultsReadBudget):
 		case metric == "duration":
 			res, err := s.svc.Results(r.Context(), p.ReportID)
 			if err != nil && !report.IsKind(err, report.NotFound) {
 				return t, err
 			}
 			if !res.Empty() && len(res.Tests) > 0 {
+				read += len(res.Tests)
 				d := float64(res.DurationMs()) / 1000
 				v, unit = &d, " s"
 			}

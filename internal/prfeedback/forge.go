@@ -3,7 +3,9 @@ package prfeedback
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,7 +59,10 @@ func newForge(t Target, r Retry) (forge, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("API URL %q is not an http(s) URL", t.APIURL)
 	}
-	rc := r.client().SetBaseURL(base.String()).SetHeader("User-Agent", "reportctl")
+	// Redirects stay on the API's host: the token is in a header (GitLab's
+	// PRIVATE-TOKEN) that Go would carry to another host.
+	rc := r.client().SetBaseURL(base.String()).SetHeader("User-Agent", "reportctl").
+		SetRedirectPolicy(resty.DomainCheckRedirectPolicy(base.Hostname()))
 	switch t.Forge {
 	case GitHub:
 		owner, name, ok := strings.Cut(t.Repo, "/")
@@ -114,9 +119,24 @@ func call(ctx context.Context, req *resty.Request, method, path string, out any)
 		return resp, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	if resp.IsError() {
-		return resp, fmt.Errorf("%s %s: %s%s", method, path, resp.Status(), apiMessage(resp.Body()))
+		return resp, &apiError{status: resp.StatusCode(), msg: fmt.Sprintf("%s %s: %s%s", method, path, resp.Status(), apiMessage(resp.Body()))}
 	}
 	return resp, nil
+}
+
+// apiError is a forge's answer other than 2xx.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// refusedOrGone tells whether err is the forge's 403 or 404: the comment
+// is not ours to edit (another author carries the marker) or is gone.
+func refusedOrGone(err error) bool {
+	var e *apiError
+	return errors.As(err, &e) && (e.status == http.StatusForbidden || e.status == http.StatusNotFound)
 }
 
 // apiMessage is ": message" of an error body ({"message": ...} on both

@@ -87,6 +87,9 @@ func comment(ctx context.Context, f forge, r Report, out *Outcome) error {
 	for _, c := range cs {
 		if strings.Contains(c.Body, marker) {
 			u, err := f.update(ctx, c.ID, body)
+			if refusedOrGone(err) {
+				continue // someone else's comment quoting the marker, or deleted meanwhile
+			}
 			if err != nil {
 				return fmt.Errorf("editing comment %d: %w", c.ID, err)
 			}

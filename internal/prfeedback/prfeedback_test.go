@@ -234,3 +234,30 @@ func TestBodyWithComparison(t *testing.T) {
 		t.Errorf("status %+v", s)
 	}
 }
+
+// A comment of someone else that quotes the marker is not ours to edit:
+// the forge refuses the edit (403) and a comment of our own is posted.
+func TestMarkerInSomeoneElsesComment(t *testing.T) {
+	for _, forge := range []string{prfeedback.GitHub, prfeedback.GitLab} {
+		t.Run(forge, func(t *testing.T) {
+			var srv *forgetest.Server
+			target := prfeedback.Target{Forge: forge, Number: 5, SHA: "abc123", Token: "secret"}
+			edit := "PATCH"
+			if forge == prfeedback.GitHub {
+				srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
+			} else {
+				srv, target.Repo, edit = forgetest.GitLab(t, "secret"), "42", "PUT"
+			}
+			target.APIURL = srv.URL
+			srv.AddComment(target.Repo, 5, "quoting the bot: "+prfeedback.Marker(3, "coverage"))
+			srv.Fail(forgetest.ReadOnlyToken, 1, edit)
+			out, err := prfeedback.Give(context.Background(), target, coverageReport(81), prfeedback.Options{Comment: true, Retry: fast})
+			if err != nil || out.Comment != "created" {
+				t.Fatalf("%+v, %v", out, err)
+			}
+			if n := len(srv.Comments()); n != 2 {
+				t.Fatalf("%d comments, want the quote and ours", n)
+			}
+		})
+	}
+}

@@ -4,6 +4,16 @@ package report
 // at (docs/api.md, "Flaky tests").
 const FlakyWindow = 10
 
+// SameCommitScan bounds how many runs up to a point (a comparison: of the
+// identity's newest reports; a history: of its own points) are looked at
+// for runs of the point's commit.
+const SameCommitScan = 50
+
+// ResultsReadBudget bounds how many tests' results one history or trend
+// answer reads: newest points first, the older ones past it are left
+// unmarked (a 20,000-test suite: its newest 25 points).
+const ResultsReadBudget = 500_000
+
 // FlakyTests applies the flaky rule to the tests of head: a test is flaky
 // when its generator marked it so (it passed on a retry), when it both
 // passed and failed among the runs of the same commit (sameCommit, head's
@@ -66,7 +76,7 @@ func MarkFlaky(points []HistoryPoint, results []*Results) {
 			continue
 		}
 		var window, same []*Results
-		for j := i; j >= 0; j-- {
+		for j := i; j >= 0 && i-j < SameCommitScan; j-- {
 			if len(window) < FlakyWindow && sameString(points[j].Branch, points[i].Branch) {
 				window = append(window, results[j])
 			}

@@ -31,3 +31,10 @@ type LatestQuery struct {
 	Type    *FileType
 	Branch  *string
 }
+
+// MayHaveTests reports whether a report with summary s may have per-test
+// results: its summary counts tests, or is unknown (a site whose tests
+// are only in JUnit XML has results and no summary).
+func MayHaveTests(s *Summary) bool {
+	return s.Empty() || s.Passed != nil || s.Failed != nil || s.Skipped != nil || s.Flaky != nil
+}

@@ -6,12 +6,8 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// sameCommitScan bounds how many of an identity's newest reports (up to
-// the head) are looked at for runs of the head's commit.
-const sameCommitScan = 50
-
 // flakyTests applies report.FlakyTests to head: the runs of its commit
-// among the identity's sameCommitScan newest reports up to it, and the
+// among the identity's report.SameCommitScan newest reports up to it, and the
 // last report.FlakyWindow runs of its branch.
 func (s *Service) flakyTests(ctx context.Context, head *report.ReportRecord, headRes *report.Results) ([]report.TestRef, error) {
 	if headRes == nil {
@@ -51,7 +47,7 @@ func (s *Service) flakyTests(ctx context.Context, head *report.ReportRecord, hea
 	}
 	var same []*report.Results
 	if head.Commit != nil {
-		q.Branch, q.Limit = nil, sameCommitScan
+		q.Branch, q.Limit = nil, report.SameCommitScan
 		recent, err := s.meta.History(ctx, q)
 		if err != nil {
 			return nil, err

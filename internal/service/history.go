@@ -35,23 +35,20 @@ func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.
 		return out, nil
 	}
 	res := make([]*report.Results, len(recs))
-	for i := range recs {
-		if !mayHaveTests(recs[i].Summary) {
+	read := 0
+	for i := len(recs) - 1; i >= 0 && read < report.ResultsReadBudget; i-- { // newest first
+		if !report.MayHaveTests(recs[i].Summary) {
 			continue // a coverage-only history stays one query
 		}
 		if res[i], err = s.meta.Results(ctx, recs[i].ID); err != nil && !report.IsKind(err, report.NotFound) {
 			return nil, err
 		}
+		if res[i] != nil {
+			read += len(res[i].Tests)
+		}
 	}
 	report.MarkFlaky(out, res)
 	return out, nil
-}
-
-// mayHaveTests reports whether a report with summary s may have per-test
-// results: its summary counts tests, or is unknown (a site whose tests
-// are only in JUnit XML has results and no summary).
-func mayHaveTests(s *report.Summary) bool {
-	return s.Empty() || s.Passed != nil || s.Failed != nil || s.Skipped != nil || s.Flaky != nil
 }
 
 // Results is report id's per-test results (nil when it has none).
