@@ -183,12 +183,15 @@ func TestSupervisorMemoryAfterJobs(t *testing.T) {
 	// A child caught in the middle of sh's exec of sleep has no memory to
 	// read yet: let it settle before the jobs (the policy is under test,
 	// not that instant).
-	settling, err := ts.acquire()
-	if err != nil {
-		t.Fatal(err)
+	settle := func() {
+		p, err := ts.acquire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the child's memory can be read", func() bool { return treeMem(p.rootPID(), false) > 0 })
+		ts.release(p, false, false)
 	}
-	eventually(t, "the child's memory can be read", func() bool { return treeMem(settling.rootPID(), false) > 0 })
-	ts.release(settling, false, false)
+	settle()
 	first := ts.job(t, false)
 	ts.job(t, false)
 	if ts.count.Load() != 0 {
@@ -198,6 +201,7 @@ func TestSupervisorMemoryAfterJobs(t *testing.T) {
 	if ts.count.Load() != 1 || ts.restarted("memory") != 1 || !first.stopped.Load() {
 		t.Fatalf("3rd job over the bound: restarts %d, metric{reason=memory} %v", ts.count.Load(), ts.restarted("memory"))
 	}
+	settle() // the successor, too
 	second := ts.job(t, true)
 	if second == first || ts.count.Load() != 2 || !second.stopped.Load() {
 		t.Fatalf("a large job over the bound was not measured at once: restarts %d", ts.count.Load())
