@@ -33,7 +33,10 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec idempotency.Record,
 		held    idempotency.Record
 		claimed bool
 	)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	// In the upload's path: committed with the writes of other requests
+	// (groupcommit.go), so fn may run again and sets both results each time.
+	err := s.writes.do(func(tx *bolt.Tx) error {
+		held, claimed = idempotency.Record{}, false
 		b := tx.Bucket(bucketIdempotency)
 		if v := b.Get([]byte(rec.Key)); v != nil {
 			var r idemRow
@@ -54,7 +57,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec idempotency.Record,
 
 // FinishIdempotencyKey stores a claimed key's answer.
 func (s *Store) FinishIdempotencyKey(ctx context.Context, key string, status int, body []byte) error {
-	return storageErr(s.db.Update(func(tx *bolt.Tx) error {
+	return storageErr(s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketIdempotency)
 		var r idemRow
 		if v := b.Get([]byte(key)); v == nil || json.Unmarshal(v, &r) != nil {
@@ -71,7 +74,7 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, key string, status int
 
 // ReleaseIdempotencyKey deletes a key that is still in flight.
 func (s *Store) ReleaseIdempotencyKey(ctx context.Context, key string) error {
-	return storageErr(s.db.Update(func(tx *bolt.Tx) error {
+	return storageErr(s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketIdempotency)
 		var r idemRow
 		if v := b.Get([]byte(key)); v != nil && json.Unmarshal(v, &r) == nil && !r.Done {

@@ -21,7 +21,7 @@ func OpenReadOnly(path string, clock report.Clock, timeout time.Duration) (*Stor
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{db: db, clock: clock}, nil
+	return newStore(db, clock), nil
 }
 
 // ErrLocked means another process (a running reportd) holds the store.

@@ -18,8 +18,9 @@ import (
 
 // Store is a report.MetaStore on one bbolt file.
 type Store struct {
-	db    *bolt.DB
-	clock report.Clock
+	db     *bolt.DB
+	clock  report.Clock
+	writes *groupCommit // the writes of uploads and deletes, committed in shared transactions
 }
 
 var _ report.MetaStore = (*Store)(nil)
@@ -38,7 +39,11 @@ func Open(path string, clock report.Clock) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{db: db, clock: clock}, nil
+	return newStore(db, clock), nil
+}
+
+func newStore(db *bolt.DB, clock report.Clock) *Store {
+	return &Store{db: db, clock: clock, writes: &groupCommit{db: db}}
 }
 
 // DB exposes the bbolt handle for backups and checks.
@@ -65,7 +70,7 @@ func notFound(what string, id int64) error { return report.NoSuch(what, id) }
 
 func (s *Store) nextSeq(bucket []byte) (int64, error) {
 	var id uint64
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		var err error
 		id, err = tx.Bucket(bucket).NextSequence()
 		return err
@@ -82,7 +87,7 @@ func (s *Store) CreateProject(ctx context.Context, p report.Project) (report.Pro
 		base = report.Slugify(p.Name)
 	}
 	var b []byte
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		row := projectRow{Name: p.Name, Description: p.Description, Created: p.CreatedAt.Unix(), Cover: p.CoverImage}
 		row.setRetention(p.Retention)
 		// Storing a project id that exists already replaces its row (the
@@ -253,7 +258,7 @@ func (s *Store) CreateReport(ctx context.Context, r report.ReportRecord) (report
 	}
 	row := rowOf(r)
 	day := s.dayString(s.clock.Date(r.UploadTime.Time))
-	err = s.db.Batch(func(tx *bolt.Tx) error {
+	err = s.writes.do(func(tx *bolt.Tx) error {
 		if err := s.bumpProject(tx, r.ProjectID, +1); err != nil {
 			return err
 		}
@@ -354,7 +359,7 @@ func (s *Store) UpdateReport(ctx context.Context, id int64, c report.ReportChang
 
 func (s *Store) DeleteReport(ctx context.Context, id int64) (report.ReportRecord, error) {
 	var r report.ReportRecord
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketReports)
 		b := bk.Get(idKey(id))
 		if b == nil {

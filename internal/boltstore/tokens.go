@@ -101,5 +101,5 @@ func OpenWait(path string, clock report.Clock, timeout time.Duration) (*Store, e
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &Store{db: db, clock: clock}, nil
+	return newStore(db, clock), nil
 }
