@@ -84,7 +84,7 @@ Quality gates (--fail-under coverage=80, --fail-on failures|new-failures)
 are checked after publishing; a failed gate exits with status 7.
 
 Uploads are retried after connection errors and transient server errors,
-re-sending each file from its start. Up to -j N files (default 16) upload at
+re-sending each file from its start. Up to -j N files (default 32) upload at
 once; results are printed in argument order. When some uploads fail the
 others still complete, and the exit status is that of the first failure.`,
 		Example: `  reportctl upload report.html --project 3
@@ -140,7 +140,7 @@ others still complete, and the exit status is that of the first failure.`,
 	fl.StringVar(&o.projectName, "project-name", "", "upload into the project called `NAME` (or whose slug that is, as links show it)")
 	fl.BoolVar(&o.createProject, "create-project", false, "create the --project-name project when it does not exist")
 	fl.StringVarP(&fileType, "type", "t", "", "report type for every file: "+report.TypeNames(", ", " or ")+" (default: from the extension)")
-	fl.IntVarP(&o.jobs, "jobs", "j", 16, "upload up to `N` files in parallel (1: one after another)")
+	fl.IntVarP(&o.jobs, "jobs", "j", 32, "upload up to `N` files in parallel (1: one after another)")
 	fl.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be uploaded; change nothing")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when a pattern matches no file")
 	fl.StringVar(&o.entry, "entry", "", "entry `PAGE` of the folders uploaded as sites, relative to the folder (default: chosen by the server: index.html, ...)")
