@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -196,11 +197,11 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 	// Take every slot the gates have, as running and queued jobs would.
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	for _, g := range []*gate{m.chrome.gate, m.office.gate} {
-		if _, err := g.enter(ctx, 1); err != nil {
+	for _, g := range []*engine.Gate{m.chrome.gate, m.office.gate} {
+		if _, err := g.Enter(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		go g.enter(ctx, 1) // waits, until cancel
+		go g.Enter(ctx, 1) // waits, until cancel
 		waitQueued(t, g, 1)
 	}
 	for _, typ := range []report.FileType{report.HTML, report.PPTX} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -134,10 +135,10 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
-	cur, _ := m.chrome.sup.current()
+	cur, _ := m.chrome.sup.Current()
 	pid := cur.pid
-	killGroup(pid)
-	for alive(pid) {
+	engine.KillGroup(pid)
+	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")

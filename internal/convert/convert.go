@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -188,7 +189,7 @@ func variantOf(cfg *Config) string {
 type Manager struct {
 	cfg     Config
 	log     *slog.Logger
-	met     *metrics
+	met     *engine.Metrics
 	cache   *cache
 	chrome  *chromium
 	office  *office
@@ -214,7 +215,7 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	met, err := newMetrics(cfg.Registerer)
+	met, err := engine.NewMetrics(cfg.Registerer)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +230,7 @@ func New(cfg Config) (*Manager, error) {
 	m := &Manager{cfg: cfg, log: cfg.Logger, met: met, cache: c, workDir: work,
 		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	box := newSandbox(&m.cfg, m.log)
+	box := engine.NewSandbox(m.cfg.BwrapPath, m.cfg.Unsandboxed, append([]string{m.cfg.CacheDir}, m.cfg.HideDirs...), m.log)
 	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
 	m.office = newOffice(&m.cfg, m.log, met, box, work, "office", m.cfg.OfficeWorkers)
 	if m.cfg.SmallDeckBytes > 0 {
@@ -309,10 +310,10 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	}
 	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
 	if f := m.cache.open(path); f != nil {
-		m.met.cache(true)
+		m.met.Cache(true)
 		return f, nil
 	}
-	m.met.cache(false)
+	m.met.Cache(false)
 	if err := m.fails.get(path); err != nil {
 		return nil, err
 	}
@@ -371,7 +372,7 @@ func openPDF(src string) (*os.File, error) {
 func (m *Manager) convert(job Job, path string) (err error) {
 	start := time.Now()
 	defer func() {
-		err = asStorage(err) // a full disk is not the document's fault: never remembered
+		err = engine.AsStorage(err) // a full disk is not the document's fault: never remembered
 		result := "ok"
 		if err != nil {
 			result = "error"
@@ -379,7 +380,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 				result = "busy"
 			}
 		}
-		m.met.converted(string(job.Type), result, time.Since(start))
+		m.met.Converted(string(job.Type), result, time.Since(start))
 		m.log.Debug("PDF converted", "report", job.ReportID, "type", job.Type, "result", result, "took", time.Since(start))
 		m.fails.put(job.ReportID, path, err)
 		if k := m.walkKey(job); k != "" {
@@ -392,7 +393,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	m.Start(m.ctx)
 	tmp, err := m.cache.tempFile()
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
 	// Routing by the type's engine, from the type table (report.TypeInfo).
@@ -400,12 +401,12 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	case job.Site != nil:
 		err = m.printSite(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = diskErr(cerr, "cannot write the PDF cache")
+			err = engine.DiskErr(cerr, "cannot write the PDF cache")
 		}
 	case eng == report.EngineChromiumHTML, eng == report.EngineChromiumMarkdown:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = diskErr(cerr, "cannot write the PDF cache")
+			err = engine.DiskErr(cerr, "cannot write the PDF cache")
 		}
 	case eng == report.EnginePassthroughPDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
@@ -429,7 +430,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Conversion, err, "the engine produced no valid PDF")
 	}
 	if err := m.cache.put(tmp.Name(), path); err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }
@@ -441,7 +442,7 @@ func (m *Manager) convertDeck(job Job, out string) error {
 	if err := pool.usable(); err != nil {
 		return err
 	}
-	leave, err := pool.gate.enter(m.ctx, job.ProjectID)
+	leave, err := pool.gate.Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -564,7 +565,7 @@ func makeWorkDir() (string, error) {
 	if old, err := filepath.Glob(filepath.Join(tmp, "reportd-convert-*-*")); err == nil {
 		for _, dir := range old {
 			pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[2])
-			if err == nil && pid != os.Getpid() && !alive(pid) {
+			if err == nil && pid != os.Getpid() && !engine.Alive(pid) {
 				os.RemoveAll(dir)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -134,16 +135,16 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 	needSandbox(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
-	cur, _ := m.chrome.sup.current()
+	cur, _ := m.chrome.sup.Current()
 	root := cur.pid
 	self, err := os.Readlink("/proc/self/ns/net")
 	if err != nil {
 		t.Fatal(err)
 	}
 	browsers := 0
-	for _, pid := range descendantsOf(root) {
+	for _, pid := range engine.DescendantsOf(root) {
 		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if !bytes.Contains(cmd, []byte("chrom")) || bytes.HasPrefix(cmd, []byte(m.chrome.box.path)) {
+		if !bytes.Contains(cmd, []byte("chrom")) || bytes.HasPrefix(cmd, []byte(m.chrome.box.Path())) {
 			continue
 		}
 		browsers++

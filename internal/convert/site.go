@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -80,7 +81,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	}
 	dir, err := os.MkdirTemp(m.cache.tmpDir(), "site-*")
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	defer os.RemoveAll(dir)
 	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
@@ -98,7 +99,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 		}
 		defer f.Close()
 		if _, err := io.Copy(out, f); err != nil {
-			return diskErr(err, "cannot write the PDF cache")
+			return engine.DiskErr(err, "cannot write the PDF cache")
 		}
 		return nil
 	}

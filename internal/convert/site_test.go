@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/testfixture"
@@ -255,10 +256,10 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 		"b.html":     `<title>B</title><p>page b</p>`,
 	})
 	convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
-	cur, _ := m.chrome.sup.current()
+	cur, _ := m.chrome.sup.Current()
 	pid := cur.pid
-	killGroup(pid)
-	for alive(pid) {
+	engine.KillGroup(pid)
+	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")

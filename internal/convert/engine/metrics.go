@@ -6,45 +6,47 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics is nil-safe: with no Registerer every method is a no-op.
-type metrics struct {
-	conversions *prometheus.CounterVec   // type, result
-	duration    *prometheus.HistogramVec // type
-	cacheHits   prometheus.Counter
-	cacheMisses prometheus.Counter
-	queue       *prometheus.GaugeVec   // engine
-	restarts    *prometheus.CounterVec // engine, reason
+// Metrics are the conversion metrics (names and labels are the API of
+// dashboards: keep them). Metrics is nil-safe: with no Registerer every method is a no-op.
+type Metrics struct {
+	Conversions *prometheus.CounterVec   // type, result
+	Duration    *prometheus.HistogramVec // type
+	CacheHits   prometheus.Counter
+	CacheMisses prometheus.Counter
+	Queue       *prometheus.GaugeVec   // engine
+	Restarts    *prometheus.CounterVec // engine, reason
 }
 
-func newMetrics(r prometheus.Registerer) (*metrics, error) {
+// NewMetrics registers the metrics with r; nil r: no metrics.
+func NewMetrics(r prometheus.Registerer) (*Metrics, error) {
 	if r == nil {
 		return nil, nil
 	}
-	m := &metrics{
-		conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
+	m := &Metrics{
+		Conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reportd_pdf_conversions_total",
 			Help: "PDF conversions by report type and result (ok, error, timeout, busy).",
 		}, []string{"type", "result"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "reportd_pdf_conversion_seconds",
 			Help:    "Time to convert a report to PDF, cache misses only.",
 			Buckets: []float64{.01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"type"}),
-		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
+		CacheHits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "reportd_pdf_cache_hits_total", Help: "PDF requests served from the cache.",
 		}),
-		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
+		CacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "reportd_pdf_cache_misses_total", Help: "PDF requests that needed a conversion.",
 		}),
-		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "reportd_pdf_queue_depth", Help: "Conversion jobs running or waiting, per engine.",
 		}, []string{"engine"}),
-		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reportd_pdf_engine_restarts_total",
 			Help: "Engine processes replaced, per engine and reason (crash, timeout, jobs, memory).",
 		}, []string{"engine", "reason"}),
 	}
-	for _, c := range []prometheus.Collector{m.conversions, m.duration, m.cacheHits, m.cacheMisses, m.queue, m.restarts} {
+	for _, c := range []prometheus.Collector{m.Conversions, m.Duration, m.CacheHits, m.CacheMisses, m.Queue, m.Restarts} {
 		if err := r.Register(c); err != nil {
 			return nil, err
 		}
@@ -52,38 +54,42 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-func (m *metrics) converted(typ, result string, d time.Duration) {
+// Converted counts a conversion of type typ with result, timing an ok one.
+func (m *Metrics) Converted(typ, result string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.conversions.WithLabelValues(typ, result).Inc()
+	m.Conversions.WithLabelValues(typ, result).Inc()
 	if result == "ok" {
-		m.duration.WithLabelValues(typ).Observe(d.Seconds())
+		m.Duration.WithLabelValues(typ).Observe(d.Seconds())
 	}
 }
 
-func (m *metrics) cache(hit bool) {
+// Cache counts a PDF request served from the cache (hit) or not.
+func (m *Metrics) Cache(hit bool) {
 	if m == nil {
 		return
 	}
 	if hit {
-		m.cacheHits.Inc()
+		m.CacheHits.Inc()
 	} else {
-		m.cacheMisses.Inc()
+		m.CacheMisses.Inc()
 	}
 }
 
-func (m *metrics) queueDepth(engine string) func(int64) {
+// QueueDepth is the queue-depth gauge of engine, for NewGate (nil without metrics).
+func (m *Metrics) QueueDepth(engine string) func(int64) {
 	if m == nil {
 		return nil
 	}
-	g := m.queue.WithLabelValues(engine)
+	g := m.Queue.WithLabelValues(engine)
 	return func(n int64) { g.Set(float64(n)) }
 }
 
-func (m *metrics) restarted(engine, reason string) {
+// Restarted counts a replaced process of engine, for reason.
+func (m *Metrics) Restarted(engine, reason string) {
 	if m == nil {
 		return
 	}
-	m.restarts.WithLabelValues(engine, reason).Inc()
+	m.Restarts.WithLabelValues(engine, reason).Inc()
 }

@@ -14,63 +14,64 @@ import (
 // and each LibreOffice worker's helper with its soffice. It is modelled on
 // Gotenberg's pkg/gotenberg/supervisor.go: it starts the process when a use
 // needs one, replaces one found dead, and retires one after
-// recyclePolicy.maxJobs jobs or when its process tree uses more memory than
-// recyclePolicy.maxRSS, measured after jobs (afterJob), once it has been idle
+// RecyclePolicy.MaxJobs jobs or when its process tree uses more memory than
+// RecyclePolicy.MaxRSS, measured after jobs (afterJob), once it has been idle
 // a while (idleCheck) and, where the engine asks, during jobs (watch,
 // memcap.go). A retired process takes no new use and is stopped once its last
 // use ends. Every retirement counts a restart: the engine's counter and
 // reportd_pdf_engine_restarts_total{engine,reason}.
 
-// engineProc is one engine process as its supervisor sees it. Embedding
-// procState provides state.
-type engineProc interface {
-	state() *procState
-	rootPID() int // the process tree whose memory counts; 0 when unknown
-	exited() bool // it died on its own (crashed, killed from outside)
+// Proc is one engine process as its supervisor sees it. Embedding
+// ProcState provides state.
+type Proc interface {
+	State() *ProcState
+	RootPID() int // the process tree whose memory counts; 0 when unknown
+	Exited() bool // it died on its own (crashed, killed from outside)
 }
 
-// procState is the supervisor's bookkeeping of one process, under its mutex.
-type procState struct {
+// ProcState is the supervisor's bookkeeping of one process, under its mutex.
+type ProcState struct {
 	jobs     int  // jobs finished on it
 	inflight int  // uses (jobs, page creations, warm-ups) not yet released
 	retired  bool // takes no new use; stopped when inflight reaches 0
 	stopOnce sync.Once
 }
 
-func (s *procState) state() *procState { return s }
+// State returns s; a process embedding ProcState has it so.
+func (s *ProcState) State() *ProcState { return s }
 
-// recyclePolicy says when a process is replaced after a job.
-type recyclePolicy struct {
-	maxJobs      int           // after this many jobs (convert.max_jobs_per_worker)
-	maxRSS       int64         // when its tree is over this (convert.max_worker_rss); 0 = never
-	measureEvery int           // memory is measured after every Nth job, and after every large one
-	idleAfter    time.Duration // and once no job ended for this long; 0 = never
+// RecyclePolicy says when a process is replaced after a job.
+type RecyclePolicy struct {
+	MaxJobs      int           // after this many jobs (convert.max_jobs_per_worker)
+	MaxRSS       int64         // when its tree is over this (convert.max_worker_rss); 0 = never
+	MeasureEvery int           // memory is measured after every Nth job, and after every large one
+	IdleAfter    time.Duration // and once no job ended for this long; 0 = never
 }
 
 // afterJob decides what follows the jobs-th job (large: its input or output
 // was large): retire for reason at once, or measure the memory first.
-func (p recyclePolicy) afterJob(jobs int, large bool) (reason string, measure bool) {
-	if jobs >= p.maxJobs {
+func (p RecyclePolicy) afterJob(jobs int, large bool) (reason string, measure bool) {
+	if jobs >= p.MaxJobs {
 		return "jobs", false
 	}
-	return "", p.maxRSS > 0 && (large || p.measureEvery <= 1 || jobs%p.measureEvery == 0)
+	return "", p.MaxRSS > 0 && (large || p.MeasureEvery <= 1 || jobs%p.MeasureEvery == 0)
 }
 
-// supervisor runs one process of type P at a time (plus retired ones
+// Supervisor runs one process of type P at a time (plus retired ones
 // finishing their jobs).
-type supervisor[P engineProc] struct {
-	name     string            // in logs: "Chromium", "LibreOffice worker"
-	engine   string            // the restart metric's engine label
-	policy   recyclePolicy     // when a process is replaced
-	launch   func() (P, error) // starts a process; cleans up after itself on failure
-	stop     func(P)           // kills a process and removes what it leaves
-	replaced func()            // after a retirement for jobs or memory: start a successor ahead of the next job; nil = on demand
-	log      *slog.Logger
-	met      *metrics
-	restarts *atomic.Int64 // the engine's count of retirements (tests read it)
-	memcap   jobMemCap     // the cap during jobs; nil = none
-	// overMem measures; overMemory, unless a test stands in.
-	overMem func(pid int, limit int64) bool
+type Supervisor[P Proc] struct {
+	Name     string            // in logs: "Chromium", "LibreOffice worker"
+	Engine   string            // the restart metric's engine label
+	Policy   RecyclePolicy     // when a process is replaced
+	Launch   func() (P, error) // starts a process; cleans up after itself on failure
+	Stop     func(P)           // kills a process and removes what it leaves
+	Replaced func()            // after a retirement for jobs or memory: start a successor ahead of the next job; nil = on demand
+	Log      *slog.Logger
+	Met      *Metrics
+	Restarts *atomic.Int64 // the engine's count of retirements (tests read it)
+	MemCap   MemCap        // the cap during jobs; nil = none
+	// OverMem measures; OverMemory, unless a test stands in.
+	OverMem func(pid int, limit int64) bool
 
 	mu     sync.Mutex
 	cur    P
@@ -79,20 +80,20 @@ type supervisor[P engineProc] struct {
 	closed bool
 }
 
-// acquire returns the current process, starting one if there is none or
+// Acquire returns the current process, starting one if there is none or
 // the last one died. It counts the caller as a use; release undoes that.
-func (s *supervisor[P]) acquire() (P, error) {
+func (s *Supervisor[P]) Acquire() (P, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.has {
-		if !s.cur.exited() {
-			s.cur.state().inflight++
+		if !s.cur.Exited() {
+			s.cur.State().inflight++
 			return s.cur, nil
 		}
 		// Stopped before its successor starts (an office worker's next
 		// process reuses its directory), unless jobs still use it.
 		dead := s.cur
-		if s.retireLocked(dead, "crash", fmt.Errorf("%s exited", s.name)) && dead.state().inflight == 0 {
+		if s.retireLocked(dead, "crash", fmt.Errorf("%s exited", s.Name)) && dead.State().inflight == 0 {
 			s.stopOnce(dead)
 		}
 	}
@@ -100,43 +101,43 @@ func (s *supervisor[P]) acquire() (P, error) {
 	if s.closed {
 		return zero, report.Errorf(report.Unavailable, "conversion engines are shutting down")
 	}
-	p, err := s.launch()
+	p, err := s.Launch()
 	if err != nil {
 		return zero, err
 	}
 	s.cur, s.has = p, true
-	p.state().inflight++
+	p.State().inflight++
 	return p, nil
 }
 
-// warm starts a process ahead of the first job, if none runs.
-func (s *supervisor[P]) warm() error {
-	p, err := s.acquire()
+// Warm starts a process ahead of the first job, if none runs.
+func (s *Supervisor[P]) Warm() error {
+	p, err := s.Acquire()
 	if err == nil {
-		s.release(p, false, false)
+		s.Release(p, false, false)
 	}
 	return err
 }
 
-// running reports whether a process is up and not retired.
-func (s *supervisor[P]) running() bool {
+// Running reports whether a process is up and not retired.
+func (s *Supervisor[P]) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.has && !s.cur.state().retired
+	return s.has && !s.cur.State().retired
 }
 
-// current returns the process new uses get, if any.
-func (s *supervisor[P]) current() (P, bool) {
+// Current returns the process new uses get, if any.
+func (s *Supervisor[P]) Current() (P, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cur, s.has
 }
 
-// hold counts one more use of p, unless p is retired or usable says no.
-func (s *supervisor[P]) hold(p P, usable func() bool) bool {
+// Hold counts one more use of p, unless p is retired or usable says no.
+func (s *Supervisor[P]) Hold(p P, usable func() bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := p.state()
+	st := p.State()
 	if st.retired || !usable() {
 		return false
 	}
@@ -144,17 +145,17 @@ func (s *supervisor[P]) hold(p P, usable func() bool) bool {
 	return true
 }
 
-// release ends a use of p (job: a job ran on it, large: a large one) and
+// Release ends a use of p (job: a job ran on it, large: a large one) and
 // retires p when the policy says so.
-func (s *supervisor[P]) release(p P, job, large bool) {
-	st := p.state()
+func (s *Supervisor[P]) Release(p P, job, large bool) {
+	st := p.State()
 	s.mu.Lock()
 	st.inflight--
 	reason, measure := "", false
 	if job {
 		st.jobs++
 		if !st.retired {
-			reason, measure = s.policy.afterJob(st.jobs, large)
+			reason, measure = s.Policy.afterJob(st.jobs, large)
 		}
 		s.armIdleLocked()
 	}
@@ -165,20 +166,20 @@ func (s *supervisor[P]) release(p P, job, large bool) {
 	}
 	// Measured outside the lock: reading /proc takes milliseconds that
 	// other jobs should not wait for.
-	if measure && s.overMem(p.rootPID(), s.policy.maxRSS) {
+	if measure && s.OverMem(p.RootPID(), s.Policy.MaxRSS) {
 		reason = "memory"
 	}
-	if reason != "" && s.retire(p, reason, nil) && s.replaced != nil {
-		go s.replaced()
+	if reason != "" && s.Retire(p, reason, nil) && s.Replaced != nil {
+		go s.Replaced()
 	}
 }
 
-// retire stops handing out p, counting a restart for reason; p stops once
+// Retire stops handing out p, counting a restart for reason; p stops once
 // its last use ends. It reports false when p was retired already.
-func (s *supervisor[P]) retire(p P, reason string, err error) bool {
+func (s *Supervisor[P]) Retire(p P, reason string, err error) bool {
 	s.mu.Lock()
 	ok := s.retireLocked(p, reason, err)
-	stop := ok && p.state().inflight == 0
+	stop := ok && p.State().inflight == 0
 	s.mu.Unlock()
 	if stop {
 		s.stopOnce(p)
@@ -186,29 +187,29 @@ func (s *supervisor[P]) retire(p P, reason string, err error) bool {
 	return ok
 }
 
-// retireCurrent retires the current process, if any (engines that run one
+// RetireCurrent retires the current process, if any (engines that run one
 // job at a time know no other).
-func (s *supervisor[P]) retireCurrent(reason string, err error) {
-	if p, ok := s.current(); ok {
-		s.retire(p, reason, err)
+func (s *Supervisor[P]) RetireCurrent(reason string, err error) {
+	if p, ok := s.Current(); ok {
+		s.Retire(p, reason, err)
 	}
 }
 
 // retireLocked retires p and reports whether it was not retired before;
 // the caller stops p if no use remains.
-func (s *supervisor[P]) retireLocked(p P, reason string, err error) bool {
-	st := p.state()
+func (s *Supervisor[P]) retireLocked(p P, reason string, err error) bool {
+	st := p.State()
 	if st.retired {
 		return false
 	}
-	s.restarts.Add(1)
-	s.met.restarted(s.engine, reason)
+	s.Restarts.Add(1)
+	s.Met.Restarted(s.Engine, reason)
 	if err != nil {
-		s.log.Warn(s.name+" replaced", "reason", reason, "jobs", st.jobs, "err", err)
+		s.Log.Warn(s.Name+" replaced", "reason", reason, "jobs", st.jobs, "err", err)
 	} else {
-		s.log.Info(s.name+" replaced", "reason", reason, "jobs", st.jobs)
+		s.Log.Info(s.Name+" replaced", "reason", reason, "jobs", st.jobs)
 	}
-	if s.has && s.cur.state() == st {
+	if s.has && s.cur.State() == st {
 		var zero P
 		s.cur, s.has = zero, false
 	}
@@ -216,13 +217,13 @@ func (s *supervisor[P]) retireLocked(p P, reason string, err error) bool {
 	return true
 }
 
-func (s *supervisor[P]) stopOnce(p P) {
-	p.state().stopOnce.Do(func() { s.stop(p) })
+func (s *Supervisor[P]) stopOnce(p P) {
+	p.State().stopOnce.Do(func() { s.Stop(p) })
 }
 
-// close stops the current process at once, in use or not, counting no
+// Close stops the current process at once, in use or not, counting no
 // restart; nothing starts after it.
-func (s *supervisor[P]) close() {
+func (s *Supervisor[P]) Close() {
 	s.mu.Lock()
 	s.closed = true
 	if s.idle != nil {
@@ -232,7 +233,7 @@ func (s *supervisor[P]) close() {
 	if had {
 		var zero P
 		s.cur, s.has = zero, false
-		p.state().retired = true
+		p.State().retired = true
 	}
 	s.mu.Unlock()
 	if had {
@@ -240,56 +241,56 @@ func (s *supervisor[P]) close() {
 	}
 }
 
-// watch caps p's memory while a job runs on it, until end is called; mark
+// Watch caps p's memory while a job runs on it, until end is called; mark
 // is for stoppedSince after the job.
-func (s *supervisor[P]) watch(p P) (mark int64, end func()) {
-	if s.memcap == nil {
+func (s *Supervisor[P]) Watch(p P) (mark int64, end func()) {
+	if s.MemCap == nil {
 		return 0, func() {}
 	}
-	return s.memcap.begin(p.rootPID())
+	return s.MemCap.begin(p.RootPID())
 }
 
-// stoppedSince reports whether the cap during jobs stopped a process since
+// StoppedSince reports whether the cap during jobs stopped a process since
 // mark, and the memory it had then.
-func (s *supervisor[P]) stoppedSince(mark int64) (bool, int64) {
-	if s.memcap == nil {
+func (s *Supervisor[P]) StoppedSince(mark int64) (bool, int64) {
+	if s.MemCap == nil {
 		return false, 0
 	}
-	return s.memcap.stoppedSince(mark)
+	return s.MemCap.stoppedSince(mark)
 }
 
 // armIdleLocked (re)starts the idle check's timer; s.mu is held.
-func (s *supervisor[P]) armIdleLocked() {
-	if s.policy.maxRSS <= 0 || s.policy.idleAfter <= 0 || s.closed {
+func (s *Supervisor[P]) armIdleLocked() {
+	if s.Policy.MaxRSS <= 0 || s.Policy.IdleAfter <= 0 || s.closed {
 		return
 	}
 	if s.idle == nil {
-		s.idle = time.AfterFunc(s.policy.idleAfter, s.idleCheck)
+		s.idle = time.AfterFunc(s.Policy.IdleAfter, s.idleCheck)
 		return
 	}
-	s.idle.Reset(s.policy.idleAfter)
+	s.idle.Reset(s.Policy.IdleAfter)
 }
 
 // idleCheck replaces the process when it is idle and over the memory bound.
 // One still in use is left alone and checked again later: a job's release
 // re-arms the timer, but a use that is not a job (a spare page being made)
 // re-arms nothing, so the check re-arms itself.
-func (s *supervisor[P]) idleCheck() {
+func (s *Supervisor[P]) idleCheck() {
 	s.mu.Lock()
 	if s.closed || !s.has {
 		s.mu.Unlock()
 		return
 	}
 	p := s.cur
-	busy := p.state().inflight > 0
+	busy := p.State().inflight > 0
 	if busy {
 		s.armIdleLocked()
 	}
 	s.mu.Unlock()
-	if busy || !s.overMem(p.rootPID(), s.policy.maxRSS) {
+	if busy || !s.OverMem(p.RootPID(), s.Policy.MaxRSS) {
 		return
 	}
-	if s.retire(p, "memory", nil) && s.replaced != nil {
-		s.replaced()
+	if s.Retire(p, "memory", nil) && s.Replaced != nil {
+		s.Replaced()
 	}
 }
