@@ -20,7 +20,7 @@ const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache," +
 	"ProactivelySwapBrowsingInstance,RenderDocument,MediaRouter,OptimizationHints"
 
 // browser is one Chromium process tree (under its bwrap when sandboxed),
-// run by the chromium's supervisor (supervisor.go).
+// run by the chromium's supervisor (engine/supervisor.go).
 type browser struct {
 	engine.ProcState
 	ctx    context.Context // the browser's root chromedp context
@@ -34,7 +34,7 @@ func (b *browser) Exited() bool { return b.ctx.Err() != nil }
 
 // newBrowserSupervisor runs c's browsers: replaced after MaxJobsPerWorker
 // jobs or over MaxWorkerRSS (measured every 8th job, after a large one and
-// once idle, memcheck.go; and during jobs, memcap.go), the successor started
+// once idle, memcheck.go; and during jobs, engine/memcap.go), the successor started
 // in the background ahead of the next job.
 func (c *chromium) newBrowserSupervisor() *engine.Supervisor[*browser] {
 	return &engine.Supervisor[*browser]{
@@ -102,7 +102,7 @@ func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption 
 	if mib := engine.V8HeapMiB(c.cfg.MaxWorkerRSS); mib > 0 {
 		// Each V8 heap (the page's, each worker's) stops at half the
 		// memory limit; the renderer as a whole is watched during jobs
-		// (memcap.go).
+		// (engine/memcap.go).
 		opts = append(opts, chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", mib)))
 	}
 	if engine.ShmLarge() {

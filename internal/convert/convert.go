@@ -2,7 +2,7 @@
 // sandboxed engines: one Chromium giving each HTML and Markdown job a fresh
 // browser context, a pool of LibreOffice workers for PPT and PPTX, and a
 // validated passthrough for PDF. Every engine process runs in a bubblewrap
-// sandbox (sandbox.go). Results are cached on disk by report and content,
+// sandbox (engine/sandbox.go). Results are cached on disk by report and content,
 // with an LRU size cap.
 package convert
 
@@ -268,7 +268,7 @@ func (m *Manager) Start(ctx context.Context) {
 // Job is one report to convert.
 type Job struct {
 	ReportID   int64
-	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
+	ProjectID  int64 // engines serve waiting jobs project by project (engine/gate.go)
 	Type       report.FileType
 	Src        string              // absolute path of the stored original; unused with Site
 	ContentKey string              // hex sha256 of the original's bytes (of a site: of its manifest)

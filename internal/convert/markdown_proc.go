@@ -27,7 +27,7 @@ import (
 // the pipe round trip.
 
 // mdRenderer is a pool of warm renderer children: size slots, each a
-// supervisor (supervisor.go) running at most one child, replaced after
+// supervisor (engine/supervisor.go) running at most one child, replaced after
 // MaxJobsPerWorker documents, when found dead, or when killed under a job.
 // A render takes a free slot; one that finds none (more renders at once than
 // slots) runs on a child of its own, killed after it.

@@ -179,7 +179,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 }
 
 // officeWorker owns one helper process at a time, run by its supervisor
-// (supervisor.go), and replaces it after a crash, a timeout,
+// (engine/supervisor.go), and replaces it after a crash, a timeout,
 // MaxJobsPerWorker jobs, or MaxWorkerRSS of memory (office_fault.go).
 //
 // A worker's directory is all of the host its sandbox may write (and, below

@@ -118,7 +118,7 @@ type siteJob struct {
 	all       bool // scope=site: follow links, print every part
 	maxPages  int  // pages printed at most (Config.SiteMaxPages)
 	dir       string
-	project   int64 // whose turn each page of a walk takes (gate.go)
+	project   int64 // whose turn each page of a walk takes (engine/gate.go)
 }
 
 // walking marks a walk of report id running until done is called; while

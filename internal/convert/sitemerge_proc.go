@@ -13,7 +13,7 @@ import (
 // Merging the printed pages of a site (scope=site) holds every page's PDF
 // in pdfcpu's memory at once, for up to Config.SiteMaxPages pages. Like
 // selecting pages of a stored PDF (pdfpages_proc.go), it runs in a child
-// process (childproc.go), the running binary as mergeChildName, whose data segment
+// process (engine/childproc.go), the running binary as mergeChildName, whose data segment
 // is capped at Config.MaxWorkerRSS and which is killed at the job's
 // deadline. The caller holds the job's slot of the Chromium gate.
 

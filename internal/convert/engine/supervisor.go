@@ -16,7 +16,7 @@ import (
 // needs one, replaces one found dead, and retires one after
 // RecyclePolicy.MaxJobs jobs or when its process tree uses more memory than
 // RecyclePolicy.MaxRSS, measured after jobs (afterJob), once it has been idle
-// a while (idleCheck) and, where the engine asks, during jobs (watch,
+// a while (idleCheck) and, where the engine asks, during jobs (Watch,
 // memcap.go). A retired process takes no new use and is stopped once its last
 // use ends. Every retirement counts a restart: the engine's counter and
 // reportd_pdf_engine_restarts_total{engine,reason}.
