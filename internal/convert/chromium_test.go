@@ -135,15 +135,15 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
-	cur, _ := m.chrome.sup.Current()
-	pid := cur.pid
+	cur, _ := m.chrome.Supervisor().Current()
+	pid := cur.RootPID()
 	engine.KillGroup(pid)
 	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
-	if m.chrome.restarts.Load() != 1 {
-		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
+	if m.chrome.Restarts() != 1 {
+		t.Errorf("restarts = %d, want 1", m.chrome.Restarts())
 	}
 }
 

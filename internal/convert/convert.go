@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
@@ -177,7 +178,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdown.CSS, siteScripts(),
+		chromium.QuietJS(), chromium.PanesJS(), markdown.CSS, chromium.SiteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -191,7 +192,7 @@ type Manager struct {
 	log     *slog.Logger
 	met     *engine.Metrics
 	cache   *cache
-	chrome  *chromium
+	chrome  *chromium.Engine
 	office  *office
 	small   *office // the small-deck lane, nil without one
 	md      *mdRenderer
@@ -231,7 +232,7 @@ func New(cfg Config) (*Manager, error) {
 		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	box := engine.NewSandbox(m.cfg.BwrapPath, m.cfg.Unsandboxed, append([]string{m.cfg.CacheDir}, m.cfg.HideDirs...), m.log)
-	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
+	m.chrome = chromium.New(m.chromiumConfig(), m.log, met, box, work)
 	m.office = newOffice(&m.cfg, m.log, met, box, work, "office", m.cfg.OfficeWorkers)
 	if m.cfg.SmallDeckBytes > 0 {
 		m.small = newOffice(&m.cfg, m.log, met, box, work, "office-small", 1)
@@ -260,7 +261,7 @@ func (m *Manager) Start(ctx context.Context) {
 		go func() {
 			defer m.bg.Done()
 			m.md.warm()
-			m.chrome.warm()
+			m.chrome.Warm()
 		}()
 	})
 }
@@ -465,12 +466,12 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	leave, err := m.chrome.enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper), allPanes: allPanes(src)}
+	o := chromium.DocOpts(m.cfg.Paper, src)
 	if job.Type.Info().Engine == report.EngineChromiumMarkdown {
 		if err := job.Print.CheckFor(job.Type); err != nil {
 			return err
@@ -482,10 +483,10 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		}
 		m.log.Debug("markdown render", "took", time.Since(t0))
 		// Markdown's output may hold raw HTML: the engine runs none of its script.
-		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
+		o = chromium.MarkdownOpts(m.cfg.Paper)
 	}
-	o.apply(job.Print, m.waitMax())
-	return m.chrome.print(m.ctx, src, o, out)
+	o.Apply(job.Print, m.waitMax())
+	return m.chrome.Print(m.ctx, src, o, out)
 }
 
 // Prepare converts job in the background (convert on upload), so the first
@@ -541,7 +542,7 @@ func (m *Manager) Close() error {
 	m.cancel()
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); m.chrome.close() }()
+	go func() { defer wg.Done(); m.chrome.Close() }()
 	go func() { defer wg.Done(); m.office.close() }()
 	go func() {
 		defer wg.Done()
@@ -572,4 +573,14 @@ func makeWorkDir() (string, error) {
 	}
 	dir := filepath.Join(tmp, fmt.Sprintf("reportd-convert-%d-%d", os.Getpid(), workSeq.Add(1)))
 	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// chromiumConfig is what the Chromium engine reads of the configuration.
+func (m *Manager) chromiumConfig() *chromium.Config {
+	c := &m.cfg
+	return &chromium.Config{
+		ChromiumPath: c.ChromiumPath, ChromiumTabs: c.ChromiumTabs, ChromiumSpares: c.ChromiumSpares,
+		QueueSize: c.QueueSize, JobTimeout: c.JobTimeout, ScriptWait: c.ScriptWait, SiteTimeout: c.SiteTimeout,
+		MaxJobsPerWorker: c.MaxJobsPerWorker, MaxWorkerRSS: c.MaxWorkerRSS, AllowNetwork: c.AllowNetwork,
+	}
 }

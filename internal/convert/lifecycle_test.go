@@ -22,8 +22,8 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
 	renderer := m.md.warmChildren()[0].cmd.Process.Pid
-	cur, _ := m.chrome.sup.Current()
-	browser := cur.pid
+	cur, _ := m.chrome.Supervisor().Current()
+	browser := cur.RootPID()
 	w := m.office.workers[0]
 	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
 	if err := m.Close(); err != nil {

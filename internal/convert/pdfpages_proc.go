@@ -43,7 +43,7 @@ func (m *Manager) trimDoc(job Job, out string) error {
 		return report.Errorf(report.Conversion, "the PDF is too large to select pages from (%d bytes, at most %d)",
 			fi.Size(), m.cfg.TrimMaxBytes)
 	}
-	leave, err := m.chrome.gate.Enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.Gate().Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import "github.com/reportd/reportd/internal/convert/engine"
 func (m *Manager) EngineRSS() map[string]int64 {
 	out := map[string]int64{}
 	pid := 0
-	if b, ok := m.chrome.sup.Current(); ok {
-		pid = b.pid
+	if b, ok := m.chrome.Supervisor().Current(); ok {
+		pid = b.RootPID()
 	}
 	out["chromium"] = engine.TreeRSS(pid) // outside the lock: reading /proc takes a while
 	var officeRSS int64
