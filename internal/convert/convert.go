@@ -57,7 +57,7 @@ type Config struct {
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
 	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
-	SiteTimeout          time.Duration // engine time of a whole scope=site walk (every page, not each), default 3m (chromium_site.go)
+	SiteTimeout          time.Duration // engine time of a whole scope=site walk (every page, not each), default 3m (chromium/chromium_site.go)
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -158,10 +158,10 @@ func (c *Config) fill() error {
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
 // scripts run in every page, the Markdown stylesheet (with its footer), the
-// scripts and ready selectors of site jobs: site_ready.go) and the
+// scripts and ready selectors of site jobs: chromium/site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
-// reports printed (panes.js).
+// reports printed (chromium/panes.js).
 const renderVersion = "2"
 
 // engineGeneration changes whenever what an engine may do while rendering

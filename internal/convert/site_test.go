@@ -200,7 +200,7 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	job = siteJobFor(t, dir, "index.html", "", "")
 	job.Print.WaitForSelector = "#done"
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "drawn late")
-	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
+	// mochawesome's ready selector (chromium/site_ready.go): its app mounted in #report.
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // MemCap enforces convert.max_worker_rss while jobs run; the checks of
-// memcheck.go act between jobs only, and a page with a few Web Workers
+// chromium/memcheck.go act between jobs only, and a page with a few Web Workers
 // held 1.6 GiB against a 1 GiB limit inside one job. The engine's
 // supervisor holds it (supervisor.watch); it is an interface so that a
 // cgroup can take over where the machine delegates one. RendererSampler is
@@ -30,7 +30,7 @@ type MemCap interface {
 // the browsers (process trees) that jobs run on, every interval while any
 // job runs, and kills a renderer over the limit. A job runs in a browser context of its
 // own, so its renderer is its own: the kill ends that job's page (Chromium
-// reports the target crashed; chromium_page.go), and the browser, its
+// reports the target crashed; chromium/chromium_page.go), and the browser, its
 // other pages and the next job go on. V8's heaps are capped too
 // (launchOptions: --max-old-space-size), so a runaway script usually dies
 // in V8 before it reaches the limit.
