@@ -105,6 +105,7 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	}
 	// The same single tab slot serves the next job.
 	m.cfg.JobTimeout = 2 * time.Minute
+	m.chrome.Config().JobTimeout = 2 * time.Minute // the engine reads its own copy
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
 }
 
