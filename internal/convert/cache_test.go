@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -109,12 +110,12 @@ func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
 	m := sharedManager(t)
 	job := jobFor(t, report.HTML, []byte("<p>cached é 你好</p>"))
 	first := convertOK(t, m, job)
-	prints := m.chrome.done.Load()
+	prints := m.chrome.Prints()
 	second := convertOK(t, m, job)
 	if !bytes.Equal(first, second) {
 		t.Error("cache hit returned different bytes")
 	}
-	if m.chrome.done.Load() != prints {
+	if m.chrome.Prints() != prints {
 		t.Error("a cache hit ran the engine")
 	}
 	// A new manager over the same directory (a daemon restart) hits too.
@@ -129,7 +130,7 @@ func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
 	}
 	third, _ := io.ReadAll(f)
 	f.Close()
-	if !bytes.Equal(first, third) || m2.chrome.done.Load() != 0 {
+	if !bytes.Equal(first, third) || m2.chrome.Prints() != 0 {
 		t.Error("the cache did not survive a restart")
 	}
 }
@@ -196,11 +197,11 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 	// Take every slot the gates have, as running and queued jobs would.
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	for _, g := range []*gate{m.chrome.gate, m.office.gate} {
-		if _, err := g.enter(ctx, 1); err != nil {
+	for _, g := range []*engine.Gate{m.chrome.Gate(), m.office.gate} {
+		if _, err := g.Enter(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		go g.enter(ctx, 1) // waits, until cancel
+		go g.Enter(ctx, 1) // waits, until cancel
 		waitQueued(t, g, 1)
 	}
 	for _, typ := range []report.FileType{report.HTML, report.PPTX} {
@@ -209,7 +210,7 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 			content = fixture(t, "deck.pptx")
 		}
 		_, err := m.PDF(testCtx(t), jobFor(t, typ, content))
-		if m.chrome.missing != nil && typ == report.HTML || m.office.missing != nil && typ == report.PPTX {
+		if !m.chrome.Installed() && typ == report.HTML || m.office.missing != nil && typ == report.PPTX {
 			continue // a missing engine reports that first
 		}
 		re := wantKind(t, err, report.Unavailable)
@@ -233,9 +234,9 @@ func TestPrepareConvertsInBackground(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	prints := m.chrome.done.Load()
+	prints := m.chrome.Prints()
 	convertOK(t, m, job)
-	if m.chrome.done.Load() != prints {
+	if m.chrome.Prints() != prints {
 		t.Error("the first request after Prepare converted again")
 	}
 }

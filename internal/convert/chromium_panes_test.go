@@ -3,6 +3,7 @@ package convert
 import (
 	"testing"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testfixture"
@@ -13,7 +14,7 @@ import (
 func TestGoCoverReportPrintsEveryFile(t *testing.T) {
 	needChromium(t)
 	src := sitegen.GoCover(t).EntryPage(t)
-	if !allPanes(src) {
+	if !chromium.AllPanes(src) {
 		t.Fatal("the go cover report is not recognised")
 	}
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, src)))

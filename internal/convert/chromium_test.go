@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -104,6 +105,7 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	}
 	// The same single tab slot serves the next job.
 	m.cfg.JobTimeout = 2 * time.Minute
+	m.chrome.Config().JobTimeout = 2 * time.Minute // the engine reads its own copy
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
 }
 
@@ -134,15 +136,15 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
-	cur, _ := m.chrome.sup.current()
-	pid := cur.pid
-	killGroup(pid)
-	for alive(pid) {
+	cur, _ := m.chrome.Supervisor().Current()
+	pid := cur.RootPID()
+	engine.KillGroup(pid)
+	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
-	if m.chrome.restarts.Load() != 1 {
-		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
+	if m.chrome.Restarts() != 1 {
+		t.Errorf("restarts = %d, want 1", m.chrome.Restarts())
 	}
 }
 

@@ -2,7 +2,7 @@
 // sandboxed engines: one Chromium giving each HTML and Markdown job a fresh
 // browser context, a pool of LibreOffice workers for PPT and PPTX, and a
 // validated passthrough for PDF. Every engine process runs in a bubblewrap
-// sandbox (sandbox.go). Results are cached on disk by report and content,
+// sandbox (engine/sandbox.go). Results are cached on disk by report and content,
 // with an LRU size cap.
 package convert
 
@@ -24,6 +24,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -55,7 +57,7 @@ type Config struct {
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
 	SiteMaxPages         int           // scope=site prints at most this many pages of a site, default 200 (site.go)
-	SiteTimeout          time.Duration // engine time of a whole scope=site walk (every page, not each), default 3m (chromium_site.go)
+	SiteTimeout          time.Duration // engine time of a whole scope=site walk (every page, not each), default 3m (chromium/chromium_site.go)
 	Registerer           prometheus.Registerer
 	Logger               *slog.Logger
 }
@@ -156,10 +158,10 @@ func (c *Config) fill() error {
 // renderVersion changes whenever Go code changes what the same input
 // renders to, so old cache files stop matching. What is embedded (the
 // scripts run in every page, the Markdown stylesheet (with its footer), the
-// scripts and ready selectors of site jobs: site_ready.go) and the
+// scripts and ready selectors of site jobs: chromium/site_ready.go) and the
 // settings that shape output are hashed into the cache key too (variantOf),
 // so a change to them needs no bump. 2: every pane of go tool cover -html
-// reports printed (panes.js).
+// reports printed (chromium/panes.js).
 const renderVersion = "2"
 
 // engineGeneration changes whenever what an engine may do while rendering
@@ -176,7 +178,7 @@ func variantOf(cfg *Config) string {
 	h := sha256.New()
 	for _, part := range []string{
 		renderVersion, engineGeneration,
-		quietJS, panesJS, markdown.CSS, siteScripts(),
+		chromium.QuietJS(), chromium.PanesJS(), markdown.CSS, chromium.SiteScripts(),
 		cfg.Paper, strconv.FormatBool(cfg.AllowNetwork), cfg.ScriptWait.String(),
 	} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -188,9 +190,9 @@ func variantOf(cfg *Config) string {
 type Manager struct {
 	cfg     Config
 	log     *slog.Logger
-	met     *metrics
+	met     *engine.Metrics
 	cache   *cache
-	chrome  *chromium
+	chrome  *chromium.Engine
 	office  *office
 	small   *office // the small-deck lane, nil without one
 	md      *mdRenderer
@@ -214,7 +216,7 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	met, err := newMetrics(cfg.Registerer)
+	met, err := engine.NewMetrics(cfg.Registerer)
 	if err != nil {
 		return nil, err
 	}
@@ -229,8 +231,8 @@ func New(cfg Config) (*Manager, error) {
 	m := &Manager{cfg: cfg, log: cfg.Logger, met: met, cache: c, workDir: work,
 		prepare: make(chan struct{}, max(1, cfg.OfficeWorkers))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	box := newSandbox(&m.cfg, m.log)
-	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
+	box := engine.NewSandbox(m.cfg.BwrapPath, m.cfg.Unsandboxed, append([]string{m.cfg.CacheDir}, m.cfg.HideDirs...), m.log)
+	m.chrome = chromium.New(m.chromiumConfig(), m.log, met, box, work)
 	m.office = newOffice(&m.cfg, m.log, met, box, work, "office", m.cfg.OfficeWorkers)
 	if m.cfg.SmallDeckBytes > 0 {
 		m.small = newOffice(&m.cfg, m.log, met, box, work, "office-small", 1)
@@ -259,7 +261,7 @@ func (m *Manager) Start(ctx context.Context) {
 		go func() {
 			defer m.bg.Done()
 			m.md.warm()
-			m.chrome.warm()
+			m.chrome.Warm()
 		}()
 	})
 }
@@ -267,7 +269,7 @@ func (m *Manager) Start(ctx context.Context) {
 // Job is one report to convert.
 type Job struct {
 	ReportID   int64
-	ProjectID  int64 // engines serve waiting jobs project by project (gate.go)
+	ProjectID  int64 // engines serve waiting jobs project by project (engine/gate.go)
 	Type       report.FileType
 	Src        string              // absolute path of the stored original; unused with Site
 	ContentKey string              // hex sha256 of the original's bytes (of a site: of its manifest)
@@ -309,10 +311,10 @@ func (m *Manager) PDF(ctx context.Context, job Job) (*os.File, error) {
 	}
 	path := m.cache.path(job.ReportID, job.ContentKey, m.printVariant(job.Print))
 	if f := m.cache.open(path); f != nil {
-		m.met.cache(true)
+		m.met.Cache(true)
 		return f, nil
 	}
-	m.met.cache(false)
+	m.met.Cache(false)
 	if err := m.fails.get(path); err != nil {
 		return nil, err
 	}
@@ -371,7 +373,7 @@ func openPDF(src string) (*os.File, error) {
 func (m *Manager) convert(job Job, path string) (err error) {
 	start := time.Now()
 	defer func() {
-		err = asStorage(err) // a full disk is not the document's fault: never remembered
+		err = engine.AsStorage(err) // a full disk is not the document's fault: never remembered
 		result := "ok"
 		if err != nil {
 			result = "error"
@@ -379,7 +381,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 				result = "busy"
 			}
 		}
-		m.met.converted(string(job.Type), result, time.Since(start))
+		m.met.Converted(string(job.Type), result, time.Since(start))
 		m.log.Debug("PDF converted", "report", job.ReportID, "type", job.Type, "result", result, "took", time.Since(start))
 		m.fails.put(job.ReportID, path, err)
 		if k := m.walkKey(job); k != "" {
@@ -392,7 +394,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	m.Start(m.ctx)
 	tmp, err := m.cache.tempFile()
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	defer os.Remove(tmp.Name()) // a no-op once it is renamed into the cache
 	// Routing by the type's engine, from the type table (report.TypeInfo).
@@ -400,12 +402,12 @@ func (m *Manager) convert(job Job, path string) (err error) {
 	case job.Site != nil:
 		err = m.printSite(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = diskErr(cerr, "cannot write the PDF cache")
+			err = engine.DiskErr(cerr, "cannot write the PDF cache")
 		}
 	case eng == report.EngineChromiumHTML, eng == report.EngineChromiumMarkdown:
 		err = m.printDoc(job, tmp)
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = diskErr(cerr, "cannot write the PDF cache")
+			err = engine.DiskErr(cerr, "cannot write the PDF cache")
 		}
 	case eng == report.EnginePassthroughPDF: // with pageRanges, the only option a PDF takes
 		tmp.Close()
@@ -429,7 +431,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return report.Wrap(report.Conversion, err, "the engine produced no valid PDF")
 	}
 	if err := m.cache.put(tmp.Name(), path); err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }
@@ -441,7 +443,7 @@ func (m *Manager) convertDeck(job Job, out string) error {
 	if err := pool.usable(); err != nil {
 		return err
 	}
-	leave, err := pool.gate.enter(m.ctx, job.ProjectID)
+	leave, err := pool.gate.Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
@@ -464,12 +466,12 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 	if err != nil {
 		return report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	leave, err := m.chrome.enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper), allPanes: allPanes(src)}
+	o := chromium.DocOpts(m.cfg.Paper, src)
 	if job.Type.Info().Engine == report.EngineChromiumMarkdown {
 		if err := job.Print.CheckFor(job.Type); err != nil {
 			return err
@@ -481,10 +483,10 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		}
 		m.log.Debug("markdown render", "took", time.Since(t0))
 		// Markdown's output may hold raw HTML: the engine runs none of its script.
-		o = printOpts{params: markdownPrintParams(m.cfg.Paper), noScript: true}
+		o = chromium.MarkdownOpts(m.cfg.Paper)
 	}
-	o.apply(job.Print, m.waitMax())
-	return m.chrome.print(m.ctx, src, o, out)
+	o.Apply(job.Print, m.waitMax())
+	return m.chrome.Print(m.ctx, src, o, out)
 }
 
 // Prepare converts job in the background (convert on upload), so the first
@@ -540,7 +542,7 @@ func (m *Manager) Close() error {
 	m.cancel()
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); m.chrome.close() }()
+	go func() { defer wg.Done(); m.chrome.Close() }()
 	go func() { defer wg.Done(); m.office.close() }()
 	go func() {
 		defer wg.Done()
@@ -564,11 +566,21 @@ func makeWorkDir() (string, error) {
 	if old, err := filepath.Glob(filepath.Join(tmp, "reportd-convert-*-*")); err == nil {
 		for _, dir := range old {
 			pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[2])
-			if err == nil && pid != os.Getpid() && !alive(pid) {
+			if err == nil && pid != os.Getpid() && !engine.Alive(pid) {
 				os.RemoveAll(dir)
 			}
 		}
 	}
 	dir := filepath.Join(tmp, fmt.Sprintf("reportd-convert-%d-%d", os.Getpid(), workSeq.Add(1)))
 	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// chromiumConfig is what the Chromium engine reads of the configuration.
+func (m *Manager) chromiumConfig() *chromium.Config {
+	c := &m.cfg
+	return &chromium.Config{
+		ChromiumPath: c.ChromiumPath, ChromiumTabs: c.ChromiumTabs, ChromiumSpares: c.ChromiumSpares,
+		QueueSize: c.QueueSize, JobTimeout: c.JobTimeout, ScriptWait: c.ScriptWait, SiteTimeout: c.SiteTimeout,
+		MaxJobsPerWorker: c.MaxJobsPerWorker, MaxWorkerRSS: c.MaxWorkerRSS, AllowNetwork: c.AllowNetwork,
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -69,11 +70,11 @@ func defuseDeck(src, dst string, lim deckLimits) error {
 	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return diskErr(err, "cannot write a temporary file")
+		return engine.DiskErr(err, "cannot write a temporary file")
 	}
 	err = defuse(in, info.Size(), out, lim)
 	if cerr := out.Close(); err == nil && cerr != nil {
-		err = diskErr(cerr, "cannot write a temporary file")
+		err = engine.DiskErr(cerr, "cannot write a temporary file")
 	}
 	return err
 }
@@ -107,7 +108,7 @@ func defuse(r io.ReaderAt, size int64, w io.Writer, lim deckLimits) error {
 		}
 	}
 	if err := zw.Close(); err != nil {
-		return diskErr(err, "cannot write a temporary file")
+		return engine.DiskErr(err, "cannot write a temporary file")
 	}
 	return nil
 }
@@ -138,10 +139,10 @@ func copyPart(zw *zip.Writer, f *zip.File, total *budget, lim deckLimits) error 
 		}
 		pw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: f.Modified})
 		if err != nil {
-			return diskErr(err, "cannot write a temporary file")
+			return engine.DiskErr(err, "cannot write a temporary file")
 		}
 		if _, err := pw.Write(clean); err != nil {
-			return diskErr(err, "cannot write a temporary file")
+			return engine.DiskErr(err, "cannot write a temporary file")
 		}
 		return nil
 	}
@@ -156,10 +157,10 @@ func copyPart(zw *zip.Writer, f *zip.File, total *budget, lim deckLimits) error 
 	h.Extra, h.Comment = nil, "" // nothing for LibreOffice to read but the part
 	pw, err := zw.CreateRaw(&h)
 	if err != nil {
-		return diskErr(err, "cannot write a temporary file")
+		return engine.DiskErr(err, "cannot write a temporary file")
 	}
 	if _, err := io.Copy(pw, raw); err != nil {
-		return diskErr(err, "cannot write a temporary file")
+		return engine.DiskErr(err, "cannot write a temporary file")
 	}
 	return nil
 }

@@ -346,7 +346,7 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out.pdf")
-			leave, err := control.office.gate.enter(testCtx(t), 0)
+			leave, err := control.office.gate.Enter(testCtx(t), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,10 @@
 package convert
 
 import (
-	"errors"
 	"sync"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -51,35 +51,10 @@ func (f *failures) get(path string) error {
 	return e.err
 }
 
-// engineFault marks a ConversionError that is the engine's, not the
-// document's: the sandbox cannot run, an engine is missing or could not
-// start, a worker broke or crashed under a job. The client sees the same
-// ConversionError; failures does not remember it, since the next request
-// may meet a healthy engine (an operator fixed the install, a worker was
-// renewed) and must not be refused for the TTL.
-type engineFault struct{ err error }
-
-func (e *engineFault) Error() string { return e.err.Error() }
-func (e *engineFault) Unwrap() error { return e.err }
-
-// engineErr marks err (nil stays nil) as the engine's fault.
-func engineErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &engineFault{err}
-}
-
-// isEngineFault reports whether err was marked by engineErr.
-func isEngineFault(err error) bool {
-	var e *engineFault
-	return errors.As(err, &e)
-}
-
 // put remembers err if it is the document's fault: a ConversionError not
-// marked as the engine's.
+// marked as the engine's (engine.Fault).
 func (f *failures) put(reportID int64, path string, err error) {
-	if f.ttl <= 0 || !report.IsKind(err, report.Conversion) || isEngineFault(err) {
+	if f.ttl <= 0 || !report.IsKind(err, report.Conversion) || engine.IsFault(err) {
 		return
 	}
 	now := time.Now()

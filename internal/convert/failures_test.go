@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -43,14 +44,14 @@ func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
 // The sandbox being unavailable is not remembered either.
 func TestFailuresSkipEngineFaults(t *testing.T) {
 	f := newFailures(time.Hour)
-	f.put(1, "a", engineErr(report.Errorf(report.Conversion, "conversion is disabled: the engine sandbox cannot run here")))
+	f.put(1, "a", engine.Fault(report.Errorf(report.Conversion, "conversion is disabled: the engine sandbox cannot run here")))
 	f.put(1, "b", report.Errorf(report.Unavailable, "conversion queue full"))
 	f.put(1, "c", report.Errorf(report.Conversion, "damaged"))
 	if f.get("a") != nil || f.get("b") != nil || f.get("c") == nil {
 		t.Errorf("remembered: a %v, b %v, c %v; want only c", f.get("a"), f.get("b"), f.get("c"))
 	}
-	if report.KindOf(engineErr(report.Errorf(report.Conversion, "x"))) != report.Conversion ||
-		report.MessageOf(engineErr(report.Errorf(report.Conversion, "x"))) != "x" {
+	if report.KindOf(engine.Fault(report.Errorf(report.Conversion, "x"))) != report.Conversion ||
+		report.MessageOf(engine.Fault(report.Errorf(report.Conversion, "x"))) != "x" {
 		t.Error("engineErr changes what the client sees")
 	}
 }

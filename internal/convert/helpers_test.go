@@ -20,6 +20,7 @@ import (
 
 	"github.com/moby/sys/reexec"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -210,4 +211,31 @@ func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
 		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
 	}
 	return re
+}
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// needSandbox skips without bubblewrap and fails where it is installed but
+// cannot sandbox (engine/sandbox_test.go tests the sandbox itself).
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap is not installed (apt-get install bubblewrap)")
+	}
+	if err := engine.NewSandbox("", false, nil, quietLog).Ready(); err != nil {
+		t.Fatalf("bubblewrap is installed but cannot sandbox here: %v", err)
+	}
+}
+
+// waitQueued returns once n jobs wait at g.
+func waitQueued(t *testing.T, g *engine.Gate, n int) {
+	t.Helper()
+	ctx := testCtx(t)
+	for g.Waiting() != n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d jobs wait, want %d", g.Waiting(), n)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -75,7 +77,7 @@ func TestMarkdownRunsNoScript(t *testing.T) {
 	doc := `<p>static part</p><script>document.write('RAN-' + 'BY-SCRIPT')</script>
 <img src="x" onerror="document.body.append('RAN-' + 'BY-HANDLER')">`
 	var out bytes.Buffer
-	if err := m.chrome.print(testCtx(t), []byte(doc), printOpts{params: markdownPrintParams("A4"), noScript: true}, &out); err != nil {
+	if err := m.chrome.Print(testCtx(t), []byte(doc), chromium.MarkdownOpts("A4"), &out); err != nil {
 		t.Fatal(err)
 	}
 	text := testfixture.PDFText(t, out.Bytes())
@@ -134,16 +136,16 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 	needSandbox(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
-	cur, _ := m.chrome.sup.current()
-	root := cur.pid
+	cur, _ := m.chrome.Supervisor().Current()
+	root := cur.RootPID()
 	self, err := os.Readlink("/proc/self/ns/net")
 	if err != nil {
 		t.Fatal(err)
 	}
 	browsers := 0
-	for _, pid := range descendantsOf(root) {
+	for _, pid := range engine.DescendantsOf(root) {
 		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if !bytes.Contains(cmd, []byte("chrom")) || bytes.HasPrefix(cmd, []byte(m.chrome.box.path)) {
+		if !bytes.Contains(cmd, []byte("chrom")) || bytes.HasPrefix(cmd, []byte(m.chrome.Sandbox().Path())) {
 			continue
 		}
 		browsers++

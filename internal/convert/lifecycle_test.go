@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -21,15 +22,15 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
 	renderer := m.md.warmChildren()[0].cmd.Process.Pid
-	cur, _ := m.chrome.sup.current()
-	browser := cur.pid
+	cur, _ := m.chrome.Supervisor().Current()
+	browser := cur.RootPID()
 	w := m.office.workers[0]
 	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for name, pid := range map[string]int{"chromium": browser, "office helper": helper, "soffice": soffice, "markdown renderer": renderer} {
-		if alive(pid) {
+		if engine.Alive(pid) {
 			t.Errorf("%s (pid %d) still running after Close", name, pid)
 		}
 	}

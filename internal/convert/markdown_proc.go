@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -26,13 +27,13 @@ import (
 // the pipe round trip.
 
 // mdRenderer is a pool of warm renderer children: size slots, each a
-// supervisor (supervisor.go) running at most one child, replaced after
+// supervisor (engine/supervisor.go) running at most one child, replaced after
 // MaxJobsPerWorker documents, when found dead, or when killed under a job.
 // A render takes a free slot; one that finds none (more renders at once than
 // slots) runs on a child of its own, killed after it.
 type mdRenderer struct {
-	slots    chan *supervisor[*mdChild] // the free ones
-	all      []*supervisor[*mdChild]
+	slots    chan *engine.Supervisor[*mdChild] // the free ones
+	all      []*engine.Supervisor[*mdChild]
 	restarts atomic.Int64
 
 	mu     sync.Mutex
@@ -40,7 +41,7 @@ type mdRenderer struct {
 }
 
 type mdChild struct {
-	procState
+	engine.ProcState
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	out      *bufio.Reader
@@ -48,9 +49,9 @@ type mdChild struct {
 	killOnce sync.Once
 }
 
-func (c *mdChild) rootPID() int { return c.cmd.Process.Pid }
+func (c *mdChild) RootPID() int { return c.cmd.Process.Pid }
 
-func (c *mdChild) exited() bool {
+func (c *mdChild) Exited() bool {
 	select {
 	case <-c.done:
 		return true
@@ -59,19 +60,19 @@ func (c *mdChild) exited() bool {
 	}
 }
 
-func newMDRenderer(size, maxJobs int, log *slog.Logger, met *metrics) *mdRenderer {
-	p := &mdRenderer{slots: make(chan *supervisor[*mdChild], size)}
+func newMDRenderer(size, maxJobs int, log *slog.Logger, met *engine.Metrics) *mdRenderer {
+	p := &mdRenderer{slots: make(chan *engine.Supervisor[*mdChild], size)}
 	for range size {
-		s := &supervisor[*mdChild]{
-			name:     "Markdown renderer",
-			engine:   "markdown",
-			policy:   recyclePolicy{maxJobs: maxJobs},
-			launch:   startMDChild,
-			stop:     (*mdChild).kill,
-			log:      log,
-			met:      met,
-			restarts: &p.restarts,
-			overMem:  overMemory,
+		s := &engine.Supervisor[*mdChild]{
+			Name:     "Markdown renderer",
+			Engine:   "markdown",
+			Policy:   engine.RecyclePolicy{MaxJobs: maxJobs},
+			Launch:   startMDChild,
+			Stop:     (*mdChild).kill,
+			Log:      log,
+			Met:      met,
+			Restarts: &p.restarts,
+			OverMem:  engine.OverMemory,
 		}
 		p.all = append(p.all, s)
 		p.slots <- s
@@ -80,7 +81,7 @@ func newMDRenderer(size, maxJobs int, log *slog.Logger, met *metrics) *mdRendere
 }
 
 func startMDChild() (*mdChild, error) {
-	cmd := childCommand(markdown.ChildName)
+	cmd := engine.ChildCommand(markdown.ChildName)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func startMDChild() (*mdChild, error) {
 	// the thread that forked the child exits, which the Go runtime may do
 	// at any time to an unlocked one (a warm child died so, "the Markdown
 	// renderer failed: EOF").
-	done, err := startLocked(cmd)
+	done, err := engine.StartLocked(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func startMDChild() (*mdChild, error) {
 // kill ends the child and waits for it; later calls do nothing.
 func (c *mdChild) kill() {
 	c.killOnce.Do(func() {
-		killGroup(c.cmd.Process.Pid)
+		engine.KillGroup(c.cmd.Process.Pid)
 		c.stdin.Close()
 		<-c.done
 	})
@@ -114,7 +115,7 @@ func (c *mdChild) render(src []byte) ([]byte, error) {
 }
 
 // takeSlot returns a free slot, or nil when all are busy or closed.
-func (p *mdRenderer) takeSlot() *supervisor[*mdChild] {
+func (p *mdRenderer) takeSlot() *engine.Supervisor[*mdChild] {
 	select {
 	case s := <-p.slots:
 		return s
@@ -124,7 +125,7 @@ func (p *mdRenderer) takeSlot() *supervisor[*mdChild] {
 }
 
 // putSlot frees s; after close, its child is stopped instead.
-func (p *mdRenderer) putSlot(s *supervisor[*mdChild]) {
+func (p *mdRenderer) putSlot(s *engine.Supervisor[*mdChild]) {
 	p.mu.Lock()
 	closed := p.closed
 	if !closed {
@@ -132,14 +133,14 @@ func (p *mdRenderer) putSlot(s *supervisor[*mdChild]) {
 	}
 	p.mu.Unlock()
 	if closed {
-		s.close()
+		s.Close()
 	}
 }
 
 // warm starts one child ahead of the first job.
 func (p *mdRenderer) warm() {
 	if s := p.takeSlot(); s != nil {
-		s.warm()
+		s.Warm()
 		p.putSlot(s)
 	}
 }
@@ -148,7 +149,7 @@ func (p *mdRenderer) warm() {
 func (p *mdRenderer) warmChildren() []*mdChild {
 	var out []*mdChild
 	for _, s := range p.all {
-		if c, ok := s.current(); ok {
+		if c, ok := s.Current(); ok {
 			out = append(out, c)
 		}
 	}
@@ -166,7 +167,7 @@ func (p *mdRenderer) close() {
 		if s == nil {
 			return
 		}
-		s.close()
+		s.Close()
 	}
 }
 
@@ -187,8 +188,8 @@ func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Durati
 		var err error
 		warm := false
 		if slot != nil {
-			warm = slot.running()
-			c, err = slot.acquire()
+			warm = slot.Running()
+			c, err = slot.Acquire()
 		} else {
 			c, err = startMDChild()
 		}
@@ -201,9 +202,9 @@ func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Durati
 			c.kill()
 		} else {
 			if killed != "" {
-				slot.retire(c, killed, nil)
+				slot.Retire(c, killed, nil)
 			}
-			slot.release(c, killed == "", false)
+			slot.Release(c, killed == "", false)
 		}
 		if !retry || !warm || attempt > 0 {
 			return html, err
@@ -240,7 +241,7 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 		c.kill() // ends the render; the goroutine above sees EOF
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, timedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), "timeout"
+			return nil, engine.TimedOut(ctx.Err(), "the Markdown", int64(len(src)), timeout), "timeout"
 		}
 		return nil, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled"), "cancelled"
 	}

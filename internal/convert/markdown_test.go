@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -166,7 +167,7 @@ func TestMarkdownPathologiesAreBounded(t *testing.T) {
 			if err != nil {
 				cutOff++
 				re := wantKind(t, err, report.Conversion)
-				for _, s := range []string{"too costly to render", "convert.job_timeout", approxSize(int64(len(src)))} {
+				for _, s := range []string{"too costly to render", "convert.job_timeout", engine.ApproxSize(int64(len(src)))} {
 					if !strings.Contains(re.Message, s) {
 						t.Errorf("message %q lacks %q", re.Message, s)
 					}

@@ -25,7 +25,7 @@ func (m *Manager) MarkdownHTML(ctx context.Context, job Job) ([]byte, error) {
 	if err != nil {
 		return nil, report.Wrap(report.Storage, err, "the report file is missing")
 	}
-	leave, err := m.chrome.gate.enter(ctx, job.ProjectID)
+	leave, err := m.chrome.Gate().Enter(ctx, job.ProjectID)
 	if err != nil {
 		return nil, err
 	}

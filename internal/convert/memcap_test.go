@@ -26,7 +26,7 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	job.Print.WaitForSelector = "#never"
 	warm := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
 	wantText(t, testfixture.PDFText(t, warm), "warm")
-	browser, _ := m.chrome.sup.current()
+	browser, _ := m.chrome.Supervisor().Current()
 
 	start := time.Now()
 	_, err := m.PDF(testCtx(t), job)
@@ -41,9 +41,9 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	}
 
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
-	cur, _ := m.chrome.sup.current()
+	cur, _ := m.chrome.Supervisor().Current()
 	same := cur == browser
-	if !same || m.chrome.restarts.Load() != 0 {
-		t.Errorf("the browser was replaced (restarts %d): only the job's renderer should stop", m.chrome.restarts.Load())
+	if !same || m.chrome.Restarts() != 0 {
+		t.Errorf("the browser was replaced (restarts %d): only the job's renderer should stop", m.chrome.Restarts())
 	}
 }

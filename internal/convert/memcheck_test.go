@@ -29,18 +29,18 @@ func largeMarkdown(n int) []byte {
 func TestChromiumMemoryCheckedAfterLargeJob(t *testing.T) {
 	needChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 64 << 20 })
-	m.chrome.sup.policy.idleAfter = 0 // the idle check is another test's
-	m.chrome.sup.memcap = nil         // and the cap during jobs (memcap_test.go)
+	m.chrome.Supervisor().Policy.IdleAfter = 0 // the idle check is another test's
+	m.chrome.Supervisor().MemCap = nil         // and the cap during jobs (memcap_test.go)
 	// A lower bar than the default 1 MiB keeps the "large" job a few seconds
 	// of work on a loaded machine; the path is the same.
-	m.chrome.largeJob = 128 << 10
+	m.chrome.SetLargeJob(128 << 10)
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))), "first")
-	if n := m.chrome.restarts.Load(); n != 0 {
+	if n := m.chrome.Restarts(); n != 0 {
 		t.Fatalf("restarts after a small job = %d, want 0", n)
 	}
-	big := largeMarkdown(m.chrome.largeJob + 1)
+	big := largeMarkdown(m.chrome.LargeJob() + 1)
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, big))), "The last paragraph.")
-	if n := m.chrome.restarts.Load(); n != 1 {
+	if n := m.chrome.Restarts(); n != 1 {
 		t.Fatalf("restarts after a large job over the memory bound = %d, want 1", n)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
@@ -52,18 +52,18 @@ func TestChromiumMemoryCheckedWhenIdle(t *testing.T) {
 	needChromium(t)
 	reg := prometheus.NewRegistry()
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 64 << 20; c.Registerer = reg })
-	m.chrome.sup.policy.idleAfter = 50 * time.Millisecond
-	m.chrome.sup.memcap = nil // the cap during jobs is another test's (memcap_test.go)
+	m.chrome.Supervisor().Policy.IdleAfter = 50 * time.Millisecond
+	m.chrome.Supervisor().MemCap = nil // the cap during jobs is another test's (memcap_test.go)
 	convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))
 	ctx := testCtx(t)
-	for m.chrome.restarts.Load() == 0 {
+	for m.chrome.Restarts() == 0 {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the idle browser over the memory bound was never replaced")
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if got := testutil.ToFloat64(m.met.restarts.WithLabelValues("chromium", "memory")); got != 1 {
+	if got := testutil.ToFloat64(m.met.Restarts.WithLabelValues("chromium", "memory")); got != 1 {
 		t.Errorf("reportd_pdf_engine_restarts_total{engine=chromium,reason=memory} = %v, want 1", got)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")

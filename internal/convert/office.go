@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -50,12 +51,12 @@ const officeKillWait = 15 * time.Second
 type office struct {
 	cfg      *Config
 	log      *slog.Logger
-	met      *metrics
-	box      *sandbox
+	met      *engine.Metrics
+	box      *engine.Sandbox
 	workDir  string
 	soffice  string // absolute: the sandbox has no PATH of the daemon's
 	missing  error  // set when the engine cannot run here at all
-	gate     *gate
+	gate     *engine.Gate
 	workers  []*officeWorker
 	jobs     chan *officeJob
 	quit     chan struct{}
@@ -93,14 +94,14 @@ var officeNoDetect atomic.Bool
 
 // newOffice makes a pool of n workers named name-0, name-1, ... (their
 // directories under workDir, and the pool's queue metric).
-func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir, name string, n int) *office {
+func newOffice(cfg *Config, log *slog.Logger, met *engine.Metrics, box *engine.Sandbox, workDir, name string, n int) *office {
 	o := &office{
 		cfg:     cfg,
 		log:     log,
 		met:     met,
 		box:     box,
 		workDir: workDir,
-		gate:    newGate(n, cfg.QueueSize, met.queueDepth(name)),
+		gate:    engine.NewGate(n, cfg.QueueSize, met.QueueDepth(name)),
 		jobs:    make(chan *officeJob, n+cfg.QueueSize),
 		quit:    make(chan struct{}),
 	}
@@ -111,7 +112,7 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDi
 		w.sup = w.newSupervisor()
 		o.workers = append(o.workers, w)
 	}
-	soffice, err := absPath(cfg.SofficePath)
+	soffice, err := engine.AbsPath(cfg.SofficePath)
 	o.soffice = soffice
 	if err != nil {
 		o.missing = report.Wrap(report.Conversion, err,
@@ -126,9 +127,9 @@ func newOffice(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDi
 // usable reports why the engine cannot run, or nil.
 func (o *office) usable() error {
 	if o.missing != nil {
-		return engineErr(o.missing)
+		return engine.Fault(o.missing)
 	}
-	return o.box.ready()
+	return o.box.Ready()
 }
 
 // start launches the workers; each warms its soffice at once.
@@ -178,7 +179,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 }
 
 // officeWorker owns one helper process at a time, run by its supervisor
-// (supervisor.go), and replaces it after a crash, a timeout,
+// (engine/supervisor.go), and replaces it after a crash, a timeout,
 // MaxJobsPerWorker jobs, or MaxWorkerRSS of memory (office_fault.go).
 //
 // A worker's directory is all of the host its sandbox may write (and, below
@@ -190,7 +191,7 @@ type officeWorker struct {
 	dir     string
 	profile string
 	job     string
-	sup     *supervisor[*officeProc]
+	sup     *engine.Supervisor[*officeProc]
 
 	cmd     *exec.Cmd
 	exited  <-chan struct{} // closes when cmd has exited and been reaped
@@ -204,43 +205,43 @@ type officeWorker struct {
 // officeProc is a worker's helper process (with its soffice) as the
 // supervisor sees it; the worker's fields hold its pipes, one at a time.
 type officeProc struct {
-	procState
+	engine.ProcState
 	w   *officeWorker
 	pid int
 }
 
-func (p *officeProc) rootPID() int { return p.pid }
+func (p *officeProc) RootPID() int { return p.pid }
 
 // exited: soffice died while idle (OOM killer, a crash), which the helper
 // would only notice mid-job; the supervisor replaces it before the job.
-func (p *officeProc) exited() bool {
+func (p *officeProc) Exited() bool {
 	s := p.w.sofficePID.Load()
-	return s != 0 && !alive(int(s))
+	return s != 0 && !engine.Alive(int(s))
 }
 
 // newSupervisor runs w's processes: replaced after MaxJobsPerWorker jobs
 // or over MaxWorkerRSS after any job, and by office_fault.go's rule after a
 // failed one. The worker's loop starts the successor ahead of the next job.
-func (w *officeWorker) newSupervisor() *supervisor[*officeProc] {
-	return &supervisor[*officeProc]{
-		name:   "LibreOffice worker",
-		engine: "office",
-		policy: recyclePolicy{
-			maxJobs:      w.o.cfg.MaxJobsPerWorker,
-			maxRSS:       w.o.cfg.MaxWorkerRSS,
-			measureEvery: 1,
+func (w *officeWorker) newSupervisor() *engine.Supervisor[*officeProc] {
+	return &engine.Supervisor[*officeProc]{
+		Name:   "LibreOffice worker",
+		Engine: "office",
+		Policy: engine.RecyclePolicy{
+			MaxJobs:      w.o.cfg.MaxJobsPerWorker,
+			MaxRSS:       w.o.cfg.MaxWorkerRSS,
+			MeasureEvery: 1,
 		},
-		launch: func() (*officeProc, error) {
+		Launch: func() (*officeProc, error) {
 			if err := w.spawn(); err != nil {
 				return nil, err
 			}
 			return &officeProc{w: w, pid: w.cmd.Process.Pid}, nil
 		},
-		stop:     func(*officeProc) { w.reap() },
-		log:      w.o.log.With("worker", w.id),
-		met:      w.o.met,
-		restarts: &w.o.restarts,
-		overMem:  overMemory,
+		Stop:     func(*officeProc) { w.reap() },
+		Log:      w.o.log.With("worker", w.id),
+		Met:      w.o.met,
+		Restarts: &w.o.restarts,
+		OverMem:  engine.OverMemory,
 	}
 }
 
@@ -250,8 +251,8 @@ func (w *officeWorker) loop() {
 	var failedAt time.Time
 	for {
 		// Warm up ahead of the next job, but do not spin on a broken install.
-		if !w.sup.running() && time.Since(failedAt) > 5*time.Second {
-			if err := w.sup.warm(); err != nil {
+		if !w.sup.Running() && time.Since(failedAt) > 5*time.Second {
+			if err := w.sup.Warm(); err != nil {
 				failedAt = time.Now()
 				w.o.log.Error("LibreOffice worker failed to start", "worker", w.id, "err", err)
 			}
@@ -308,12 +309,12 @@ func (w *officeWorker) spawn() error {
 	ctx, cancel := context.WithTimeout(context.Background(), officeStartTimeout)
 	defer cancel()
 	pipe := fmt.Sprintf("reportd-%d-%d-%d", os.Getpid(), w.id, w.o.seq.Add(1))
-	env := engineEnv(w.profile, "SAL_USE_VCLPLUGIN=svp")
-	path, args := w.o.box.command(jail{
-		argv: []string{w.o.cfg.PythonPath, "-c", officeHelper, w.o.soffice, "file://" + w.profile, pipe,
+	env := engine.EngineEnv(w.profile, "SAL_USE_VCLPLUGIN=svp")
+	path, args := w.o.box.Command(engine.Jail{
+		Argv: []string{w.o.cfg.PythonPath, "-c", officeHelper, w.o.soffice, "file://" + w.profile, pipe,
 			strconv.FormatInt(max(0, w.o.cfg.MaxWorkerRSS), 10)},
-		rw:  []string{w.dir},
-		env: env,
+		RW:  []string{w.dir},
+		Env: env,
 	})
 	cmd := &exec.Cmd{Path: path, Args: args, Env: env}
 	// Its own group, so killGroup reaches bwrap (whose PID namespace ends
@@ -340,7 +341,7 @@ func (w *officeWorker) spawn() error {
 			return err
 		}
 	}
-	exited, err := startLocked(cmd)
+	exited, err := engine.StartLocked(cmd)
 	stdoutW.Close()
 	if err != nil {
 		stdout.Close()
@@ -376,7 +377,7 @@ func (w *officeWorker) spawn() error {
 	}
 	w.pid.Store(int64(cmd.Process.Pid))
 	// The helper names soffice by its PID inside the sandbox's namespace.
-	soffice := hostPID(cmd.Process.Pid, r.PID)
+	soffice := engine.HostPID(cmd.Process.Pid, r.PID)
 	if soffice == 0 {
 		w.o.log.Warn("LibreOffice worker: soffice not found among its sandbox's processes; an idle crash shows only at the next job", "worker", w.id)
 	}
@@ -419,12 +420,12 @@ func (w *officeWorker) await(ctx context.Context) (string, error) {
 // attempt runs j on the worker's process, started first if there is none
 // (started is false, and err says why, when it cannot be).
 func (w *officeWorker) attempt(j *officeJob) (err error, retry, started bool) {
-	p, err := w.sup.acquire()
+	p, err := w.sup.Acquire()
 	if err != nil {
-		return engineErr(report.Wrap(report.Conversion, err, "LibreOffice could not start")), false, false
+		return engine.Fault(report.Wrap(report.Conversion, err, "LibreOffice could not start")), false, false
 	}
 	err, retry = w.run(j)
-	w.sup.release(p, err == nil, false) // the policy counts converted jobs
+	w.sup.Release(p, err == nil, false) // the policy counts converted jobs
 	return err, retry, true
 }
 
@@ -443,7 +444,7 @@ func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 		w.o.done.Add(1)
 		return nil, false
 	}
-	return w.failed(ctx, err, staging, fileSize(j.in))
+	return w.failed(ctx, err, staging, engine.FileSize(j.in))
 }
 
 // exchange sends one job and reads its answer. A *report.Error means the
@@ -496,7 +497,7 @@ func (e *sofficeDied) Error() string {
 
 // kill retires the worker's process for reason (office_fault.go): it is
 // stopped (reap) as soon as the job at hand is released.
-func (w *officeWorker) kill(reason string) { w.sup.retireCurrent(reason, nil) }
+func (w *officeWorker) kill(reason string) { w.sup.RetireCurrent(reason, nil) }
 
 // reap ends the helper and its soffice at once: by killing bwrap, whose
 // PID namespace dies with it, or unsandboxed by process group.
@@ -504,7 +505,7 @@ func (w *officeWorker) reap() {
 	if w.cmd == nil {
 		return
 	}
-	reap(w.cmd.Process.Pid, w.exited, w.replies, "-env:UserInstallation=file://"+w.profile, officeKillWait, w.o.log.With("worker", w.id))
+	engine.Reap(w.cmd.Process.Pid, w.exited, w.replies, "-env:UserInstallation=file://"+w.profile, officeKillWait, w.o.log.With("worker", w.id))
 	w.clearJob()
 	w.cmd, w.exited, w.stdin, w.replies = nil, nil, nil, nil
 	w.pid.Store(0)
@@ -512,7 +513,7 @@ func (w *officeWorker) reap() {
 }
 
 // stop ends the worker's process without counting a restart.
-func (w *officeWorker) stop() { w.sup.close() }
+func (w *officeWorker) stop() { w.sup.Close() }
 
 // limitedWriter keeps the first n bytes, enough for an error message.
 type limitedWriter struct {

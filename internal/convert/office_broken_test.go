@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -15,7 +16,7 @@ import (
 // sandbox: a descendant of bwrap whose command line is python's).
 func helperPID(t *testing.T, w *officeWorker) int {
 	t.Helper()
-	for _, p := range append([]int{int(w.pid.Load())}, descendantsOf(int(w.pid.Load()))...) {
+	for _, p := range append([]int{int(w.pid.Load())}, engine.DescendantsOf(int(w.pid.Load()))...) {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
 		if argv := strings.Split(string(b), "\x00"); len(argv) > 2 && strings.Contains(argv[0], "python") && argv[1] == "-c" {
 			return p
@@ -76,7 +77,7 @@ func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
 	t.Cleanup(func() { orig.Close() })
 	w.stdin = pw
 	soffice := int(w.sofficePID.Load())
-	if !alive(soffice) {
+	if !engine.Alive(soffice) {
 		t.Fatal("soffice is not running before the job")
 	}
 	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 5)))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -36,7 +37,7 @@ func (w *officeWorker) failed(ctx context.Context, err error, staging bool, size
 		return err, true
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		w.kill("timeout")
-		return timedOut(err, "the presentation", size, w.o.cfg.JobTimeout), false
+		return engine.TimedOut(err, "the presentation", size, w.o.cfg.JobTimeout), false
 	case (errors.As(err, &died) || errors.As(err, &re)) &&
 		(w.nearMemoryCap(died) || strings.Contains(err.Error(), "bad_alloc")):
 		w.kill("memory")
@@ -44,16 +45,16 @@ func (w *officeWorker) failed(ctx context.Context, err error, staging bool, size
 			"the presentation needs more memory than allowed (%d MiB, convert.max_worker_rss)", w.o.cfg.MaxWorkerRSS>>20)), false
 	case died != nil:
 		w.kill("crash")
-		return engineErr(report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")), true
+		return engine.Fault(report.Wrap(report.Conversion, err, "LibreOffice crashed while converting the presentation")), true
 	case re != nil:
 		if w.probe() {
 			return err, false // a healthy worker could not read the deck
 		}
 		w.kill("broken")
-		return engineErr(err), true
+		return engine.Fault(err), true
 	}
 	w.kill("crash")
-	return engineErr(report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation")), true
+	return engine.Fault(report.Wrap(report.Conversion, err, "LibreOffice failed while converting the presentation")), true
 }
 
 // probe reports whether the worker still converts the known-good warm-up

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/reportd/reportd/internal/convert/engine"
 )
 
 // staged runs convert on a copy of j.in inside the worker's job directory,
@@ -21,13 +23,13 @@ func (w *officeWorker) staged(j *officeJob, convert func(in, out string) error, 
 		if _, serr := os.Stat(j.in); serr == nil {
 			*staging = true
 		}
-		return diskErr(err, "cannot stage the presentation for conversion")
+		return engine.DiskErr(err, "cannot stage the presentation for conversion")
 	}
 	if err := convert(in, out); err != nil {
 		return err
 	}
 	if err := copyFile(out, j.out); err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	return nil
 }

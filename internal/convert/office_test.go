@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
 	"github.com/reportd/reportd/internal/testfixture"
@@ -78,7 +79,7 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 	needOffice(t)
 	m, w, deck := warmWorker(t)
 	helper, soffice := w.pid.Load(), w.sofficePID.Load()
-	if helper == 0 || soffice == 0 || !alive(int(helper)) || !alive(int(soffice)) {
+	if helper == 0 || soffice == 0 || !engine.Alive(int(helper)) || !engine.Alive(int(soffice)) {
 		t.Fatalf("worker not running: helper %d soffice %d", helper, soffice)
 	}
 
@@ -92,8 +93,8 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
 	}
 	// The whole process group died: the helper and its soffice.
-	if alive(int(helper)) || alive(int(soffice)) {
-		t.Errorf("old worker still alive: helper %v soffice %v", alive(int(helper)), alive(int(soffice)))
+	if engine.Alive(int(helper)) || engine.Alive(int(soffice)) {
+		t.Errorf("old worker still alive: helper %v soffice %v", engine.Alive(int(helper)), engine.Alive(int(soffice)))
 	}
 
 	m.cfg.JobTimeout = 2 * time.Minute
@@ -122,7 +123,7 @@ func TestOfficeCrashIsReplaced(t *testing.T) {
 	if err := syscall.Kill(soffice, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for alive(soffice) { // the kernel reaps it quickly; poll rather than sleep a guess
+	for engine.Alive(soffice) { // the kernel reaps it quickly; poll rather than sleep a guess
 		time.Sleep(10 * time.Millisecond)
 	}
 	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 9)))

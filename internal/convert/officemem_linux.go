@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+
+	"github.com/reportd/reportd/internal/convert/engine"
 )
 
 // An office worker's soffice runs with RLIMIT_DATA = MaxWorkerRSS
@@ -20,7 +22,7 @@ func peakRSS(pid int) int64 {
 	if pid <= 0 {
 		return 0
 	}
-	for _, p := range append([]int{pid}, descendantsOf(pid)...) {
+	for _, p := range append([]int{pid}, engine.DescendantsOf(pid)...) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
 		if err != nil {
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -40,11 +41,11 @@ func trimPDF(src, ranges, out string) error {
 	}
 	w, err := os.Create(out)
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	err = api.Trim(f, w, strings.Split(ranges, ","), nil)
 	if cerr := w.Close(); err == nil && cerr != nil {
-		return diskErr(cerr, "cannot write the PDF cache")
+		return engine.DiskErr(cerr, "cannot write the PDF cache")
 	}
 	if err != nil {
 		return report.Wrap(report.Conversion, err, fmt.Sprintf("cannot select pages %s of the PDF", ranges))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -12,12 +13,9 @@ import (
 // object graph can take pdfcpu minutes and gigabytes. So it runs like the
 // engines' jobs: under the conversion gate (one of the Chromium slots, served
 // project by project), on inputs up to Config.TrimMaxBytes, in a child
-// process (the running binary as trimChildName, see childproc.go) whose
+// process (the running binary as trimChildName, see engine/childproc.go) whose
 // data segment is capped at Config.MaxWorkerRSS and which is killed at the
 // job's deadline.
-
-// trimChildMaxData carries the child's RLIMIT_DATA, in bytes.
-const trimChildMaxData = "REPORTD_TRIM_PDF_MAX_DATA"
 
 // trimChildStall makes the child wait that many milliseconds before it
 // works; tests use it to stand in for a PDF that takes pdfcpu too long.
@@ -26,9 +24,9 @@ const trimChildStall = "REPORTD_TRIM_PDF_TEST_STALL_MS"
 // trimChild selects the pages (see childMain).
 func trimChild(args []string) int {
 	ms, err := strconv.Atoi(os.Getenv(trimChildStall))
-	return childMain(err == nil && ms > 0, func() error {
+	return engine.ChildMain(err == nil && ms > 0, func() error {
 		if len(args) != 3 {
-			return errChildArgs
+			return engine.ErrChildArgs
 		}
 		return trimPDF(args[0], args[1], args[2])
 	})
@@ -45,16 +43,16 @@ func (m *Manager) trimDoc(job Job, out string) error {
 		return report.Errorf(report.Conversion, "the PDF is too large to select pages from (%d bytes, at most %d)",
 			fi.Size(), m.cfg.TrimMaxBytes)
 	}
-	leave, err := m.chrome.gate.enter(m.ctx, job.ProjectID)
+	leave, err := m.chrome.Gate().Enter(m.ctx, job.ProjectID)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	return m.runChild(childTask{
-		name:   trimChildName,
-		args:   []string{job.Src, job.Print.PageRanges, out},
-		start:  "cannot start the page selection",
-		slow:   "selecting pages of the PDF",
-		failed: "selecting pages of the PDF",
+	return m.runChild(engine.ChildTask{
+		Name:   trimChildName,
+		Args:   []string{job.Src, job.Print.PageRanges, out},
+		Start:  "cannot start the page selection",
+		Slow:   "selecting pages of the PDF",
+		Failed: "selecting pages of the PDF",
 	})
 }

@@ -29,7 +29,7 @@ func TestPDFPageRangesAreGatedAndBounded(t *testing.T) {
 	t.Run("gate", func(t *testing.T) {
 		m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 		quiet(m)
-		leave, err := m.chrome.gate.enter(testCtx(t), 99) // another project's job holds the only slot
+		leave, err := m.chrome.Gate().Enter(testCtx(t), 99) // another project's job holds the only slot
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,12 +41,12 @@ func TestQueueServesOtherProjectFirst(t *testing.T) {
 		job := jobFor(t, report.HTML, fmt.Appendf(nil, hangHTML, i))
 		job.ProjectID = 1
 		run(fmt.Sprint("A", i), job)
-		waitQueued(t, m.chrome.gate, max(0, i)) // A0 runs, A1 and A2 wait
+		waitQueued(t, m.chrome.Gate(), max(0, i)) // A0 runs, A1 and A2 wait
 	}
 	job := jobFor(t, report.HTML, []byte("<p>project B</p>"))
 	job.ProjectID = 2
 	run("B", job)
-	waitQueued(t, m.chrome.gate, 3)
+	waitQueued(t, m.chrome.Gate(), 3)
 	wg.Wait()
 	if len(done) != 4 || done[1] != "B:true" {
 		t.Fatalf("completion order %v: B should finish second, right after the running A job", done)
@@ -60,7 +60,7 @@ func TestFailedConversionIsRemembered(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second; c.Registerer = reg })
 	job := jobFor(t, report.HTML, fmt.Appendf(nil, hangHTML, 0))
-	attempts := func() float64 { return testutil.ToFloat64(m.met.conversions.WithLabelValues("html", "error")) }
+	attempts := func() float64 { return testutil.ToFloat64(m.met.Conversions.WithLabelValues("html", "error")) }
 
 	_, first := m.PDF(testCtx(t), job)
 	wantKind(t, first, report.Conversion)

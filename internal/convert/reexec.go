@@ -2,13 +2,13 @@ package convert
 
 import (
 	"os"
-	"os/exec"
-	"syscall"
 
 	"github.com/moby/sys/reexec"
+
+	"github.com/reportd/reportd/internal/convert/engine"
 )
 
-// The conversion children (childproc.go; the Markdown renderer registers
+// The conversion children (engine/childproc.go; the Markdown renderer registers
 // itself in markdown/child.go) are the running binary (reexec.Self:
 // /proc/self/exe, which survives a package upgrade replacing the file)
 // started again with one of these names as argv[0].
@@ -26,11 +26,8 @@ func init() {
 	reexec.Register(mergeChildName, func() { os.Exit(mergeChild(os.Args[1:])) })
 }
 
-// childCommand is the command that starts child name with args, in a
-// process group of its own (so a kill reaches everything it started) and
-// killed when the starting thread exits.
-func childCommand(name string, args ...string) *exec.Cmd {
-	cmd := reexec.Command(append([]string{name}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return cmd
+// runChild runs t in a child (engine.RunChild) bounded by the Manager's
+// job timeout and convert.max_worker_rss.
+func (m *Manager) runChild(t engine.ChildTask) error {
+	return engine.RunChild(m.ctx, m.cfg.JobTimeout, m.cfg.MaxWorkerRSS, t)
 }

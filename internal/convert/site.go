@@ -1,23 +1,18 @@
 package convert
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"strings"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
-// SiteFiles opens one file of a site by its path relative to the site root
-// ("index.html", "css/a.css"), with its content type ("" picks none). A
-// missing file is an error that errors.Is fs.ErrNotExist or of kind
-// report.NotFound: the page then gets a 404, as from a web server.
-type SiteFiles func(ctx context.Context, path string) (io.ReadCloser, string, error)
+// SiteFiles opens one file of a site (chromium.SiteFiles).
+type SiteFiles = chromium.SiteFiles
 
 // Site is the source of an HTML report printed as a site: its entry page
 // and every file it loads come from Files, answered through the browser's
@@ -27,20 +22,11 @@ type SiteFiles func(ctx context.Context, path string) (io.ReadCloser, string, er
 type Site struct {
 	Entry     string    // the entry page, relative to the site root
 	Files     SiteFiles //
-	Generator string    // the report's generator (report.Report.Generator); picks a ready selector (site_ready.go)
+	Generator string    // the report's generator (report.Report.Generator); picks a ready selector (chromium/site_ready.go)
 }
 
-// sitePart is one printed page or part of a site job: a PDF of its own and
-// the title of its bookmark.
-type sitePart struct {
-	File  string `json:"file"`
-	Title string `json:"title"`
-}
-
-// missing reports whether err from SiteFiles means "no such file".
-func missing(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || report.IsKind(err, report.NotFound)
-}
+// sitePart is one printed page or part of a site job (chromium.SitePart).
+type sitePart = chromium.SitePart
 
 // cleanSitePath checks an entry path: relative, slash-separated, clean.
 func cleanSitePath(p string) (string, error) {
@@ -63,7 +49,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	}
 	all := job.Print.Scope == report.ScopeSite
 	if all {
-		if err := m.chrome.usable(); err != nil {
+		if err := m.chrome.Usable(); err != nil {
 			return err
 		}
 		done, err := m.walking(job.ReportID)
@@ -72,7 +58,7 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 		}
 		defer done()
 	} else {
-		leave, err := m.chrome.enter(m.ctx, job.ProjectID)
+		leave, err := m.chrome.Enter(m.ctx, job.ProjectID)
 		if err != nil {
 			return err
 		}
@@ -80,25 +66,25 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	}
 	dir, err := os.MkdirTemp(m.cache.tmpDir(), "site-*")
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	defer os.RemoveAll(dir)
-	o := printOpts{params: htmlPrintParams(m.cfg.Paper)}
-	o.apply(job.Print, m.waitMax())
-	sj := siteJob{entry: entry, files: job.Site.Files, generator: job.Site.Generator,
-		all: all, maxPages: m.cfg.SiteMaxPages, dir: dir, project: job.ProjectID}
-	parts, err := m.chrome.printSite(m.ctx, sj, o)
+	o := chromium.SiteOpts(m.cfg.Paper)
+	o.Apply(job.Print, m.waitMax())
+	sj := chromium.SiteJob{Entry: entry, Files: job.Site.Files, Generator: job.Site.Generator,
+		All: all, MaxPages: m.cfg.SiteMaxPages, Dir: dir, Project: job.ProjectID}
+	parts, err := m.chrome.PrintSite(m.ctx, sj, o)
 	if err != nil {
 		return err
 	}
-	if !sj.all {
+	if !all {
 		f, err := os.Open(parts[0].File)
 		if err != nil {
 			return report.Wrap(report.Storage, err, "cannot read the printed page")
 		}
 		defer f.Close()
 		if _, err := io.Copy(out, f); err != nil {
-			return diskErr(err, "cannot write the PDF cache")
+			return engine.DiskErr(err, "cannot write the PDF cache")
 		}
 		return nil
 	}
@@ -107,17 +93,6 @@ func (m *Manager) printSite(job Job, out *os.File) error {
 	}
 	m.log.Debug("site printed", "report", job.ReportID, "parts", len(parts))
 	return nil
-}
-
-// siteJob is what the engine needs to print a site.
-type siteJob struct {
-	entry     string
-	files     SiteFiles
-	generator string
-	all       bool // scope=site: follow links, print every part
-	maxPages  int  // pages printed at most (Config.SiteMaxPages)
-	dir       string
-	project   int64 // whose turn each page of a walk takes (gate.go)
 }
 
 // walking marks a walk of report id running until done is called; while
@@ -140,5 +115,3 @@ func (m *Manager) walking(id int64) (done func(), err error) {
 		delete(m.walks, id)
 	}, nil
 }
-
-func (s siteJob) partFile(n int) string { return fmt.Sprintf("%s/part-%05d.pdf", s.dir, n) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
 	"github.com/reportd/reportd/internal/testfixture"
 )
 
@@ -21,7 +22,7 @@ type closeFunc struct {
 func (c closeFunc) Close() error { err := c.ReadCloser.Close(); c.done(); return err }
 
 // A page that asks for its largest file many times at once gets every
-// answer, but the engine holds at most siteAnswers of them at a time (the
+// answer, but the engine holds at most chromium.SiteAnswers of them at a time (the
 // files are opened from a slow store, as a remote blob store is).
 func TestSiteBoundsFilesHeldAtOnce(t *testing.T) {
 	needChromium(t)
@@ -61,8 +62,8 @@ Promise.all(Array.from({length: ` + strconv.Itoa(asks) + `}, (_, i) => fetch("bi
 	wantText(t, text, "got "+strconv.Itoa(asks))
 	mu.Lock()
 	defer mu.Unlock()
-	if most > siteAnswers || most == 0 {
-		t.Errorf("%d of %d files held at once, bound %d", most, asks, siteAnswers)
+	if most > chromium.SiteAnswers || most == 0 {
+		t.Errorf("%d of %d files held at once, bound %d", most, asks, chromium.SiteAnswers)
 	}
 	t.Logf("%d of %d files held at once", most, asks)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/site"
 	"github.com/reportd/reportd/internal/testfixture"
@@ -141,18 +142,6 @@ func TestSiteMissingEntry(t *testing.T) {
 	}
 }
 
-func TestSitePagePath(t *testing.T) {
-	for in, want := range map[string]string{
-		"/a.html": "a.html", "/sub/": "sub/index.html", "/": "index.html", "/x/../b%20c.htm": "b c.htm",
-		"/style.css": "", "/data/x.json": "",
-	} {
-		got, ok := sitePagePath(in)
-		if ok != (want != "") || got != want {
-			t.Errorf("sitePagePath(%q) = %q, %v; want %q", in, got, ok, want)
-		}
-	}
-}
-
 // Both scopes are cached, each under its own key: a repeat reads no file
 // of the site, and the site scope is not answered with the entry's PDF.
 func TestSiteCachedPerScope(t *testing.T) {
@@ -211,7 +200,7 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	job = siteJobFor(t, dir, "index.html", "", "")
 	job.Print.WaitForSelector = "#done"
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "drawn late")
-	// mochawesome's ready selector (site_ready.go): its app mounted in #report.
+	// mochawesome's ready selector (chromium/site_ready.go): its app mounted in #report.
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
 
@@ -255,15 +244,15 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 		"b.html":     `<title>B</title><p>page b</p>`,
 	})
 	convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
-	cur, _ := m.chrome.sup.current()
-	pid := cur.pid
-	killGroup(pid)
-	for alive(pid) {
+	cur, _ := m.chrome.Supervisor().Current()
+	pid := cur.RootPID()
+	engine.KillGroup(pid)
+	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
-	if m.chrome.restarts.Load() != 1 {
-		t.Errorf("restarts = %d, want 1", m.chrome.restarts.Load())
+	if m.chrome.Restarts() != 1 {
+		t.Errorf("restarts = %d, want 1", m.chrome.Restarts())
 	}
 }
 

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
 // Merging the printed pages of a site (scope=site) holds every page's PDF
 // in pdfcpu's memory at once, for up to Config.SiteMaxPages pages. Like
 // selecting pages of a stored PDF (pdfpages_proc.go), it runs in a child
-// process (childproc.go), the running binary as mergeChildName, whose data segment
+// process (engine/childproc.go), the running binary as mergeChildName, whose data segment
 // is capped at Config.MaxWorkerRSS and which is killed at the job's
 // deadline. The caller holds the job's slot of the Chromium gate.
 
@@ -23,10 +24,10 @@ const mergeChildStall = "REPORTD_MERGE_PDF_TEST_STALL"
 // mergeChild merges (see childMain); stdin carries the parts as JSON
 // ([]sitePart).
 func mergeChild(args []string) int {
-	return childMain(os.Getenv(mergeChildStall) == "1", func() error {
+	return engine.ChildMain(os.Getenv(mergeChildStall) == "1", func() error {
 		var parts []sitePart
 		if len(args) != 1 || json.NewDecoder(os.Stdin).Decode(&parts) != nil {
-			return errChildArgs
+			return engine.ErrChildArgs
 		}
 		return mergePDFs(parts, args[0])
 	})
@@ -38,12 +39,12 @@ func (m *Manager) mergeParts(parts []sitePart, out string) error {
 	if err != nil {
 		return report.Wrap(report.Internal, err, "cannot list the printed pages")
 	}
-	return m.runChild(childTask{
-		name:   mergeChildName,
-		args:   []string{out},
-		stdin:  bytes.NewReader(in),
-		start:  "cannot start merging the site's pages",
-		slow:   fmt.Sprintf("merging the site's %d pages", len(parts)),
-		failed: "merging the site's pages",
+	return m.runChild(engine.ChildTask{
+		Name:   mergeChildName,
+		Args:   []string{out},
+		Stdin:  bytes.NewReader(in),
+		Start:  "cannot start merging the site's pages",
+		Slow:   fmt.Sprintf("merging the site's %d pages", len(parts)),
+		Failed: "merging the site's pages",
 	})
 }

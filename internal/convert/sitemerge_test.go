@@ -31,7 +31,7 @@ func TestSiteMergeBounded(t *testing.T) {
 		m := newManager(t, nil)
 		quiet(m)
 		out := filepath.Join(dir, "ok.pdf")
-		if err := m.mergeParts([]sitePart{{good, "One"}, {good, "Two"}}, out); err != nil {
+		if err := m.mergeParts([]sitePart{{File: good, Title: "One"}, {File: good, Title: "Two"}}, out); err != nil {
 			t.Fatal(err)
 		}
 		pdf, _ := os.ReadFile(out)
@@ -43,7 +43,7 @@ func TestSiteMergeBounded(t *testing.T) {
 	t.Run("not a pdf", func(t *testing.T) {
 		m := newManager(t, nil)
 		quiet(m)
-		err := m.mergeParts([]sitePart{{good, "One"}, {bad, "Bad"}}, filepath.Join(dir, "bad.pdf"))
+		err := m.mergeParts([]sitePart{{File: good, Title: "One"}, {File: bad, Title: "Bad"}}, filepath.Join(dir, "bad.pdf"))
 		wantKind(t, err, report.Conversion)
 	})
 
@@ -52,7 +52,7 @@ func TestSiteMergeBounded(t *testing.T) {
 		m := newManager(t, func(c *Config) { c.JobTimeout = time.Second })
 		quiet(m)
 		start := time.Now()
-		err := m.mergeParts([]sitePart{{good, "One"}}, filepath.Join(dir, "stall.pdf"))
+		err := m.mergeParts([]sitePart{{File: good, Title: "One"}}, filepath.Join(dir, "stall.pdf"))
 		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "longer than 1s") {
 			t.Errorf("message %q", re.Message)
 		}

@@ -9,7 +9,7 @@ import "github.com/reportd/reportd/internal/report"
 // not be running to be ready, only startable.
 func (m *Manager) Startable() map[string]error {
 	return map[string]error{
-		"chromium": plain(m.chrome.usable()),
+		"chromium": plain(m.chrome.Usable()),
 		"office":   plain(m.office.usable()),
 	}
 }

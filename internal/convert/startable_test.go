@@ -24,7 +24,7 @@ func TestStartable(t *testing.T) {
 			t.Errorf("%s not startable on the test machine: %v", name, err)
 		}
 	}
-	if n := m.chrome.launches.Load(); n != 0 {
+	if n := m.chrome.Launches(); n != 0 {
 		t.Errorf("Startable launched Chromium %d times", n)
 	}
 }

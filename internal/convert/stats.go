@@ -1,22 +1,24 @@
 package convert
 
+import "github.com/reportd/reportd/internal/convert/engine"
+
 // EngineRSS returns the resident memory, in bytes, of the running engines:
 // "chromium" (the browser and all its helper processes) and "office" (every
 // worker's helper and soffice). For benchmarks and monitoring.
 func (m *Manager) EngineRSS() map[string]int64 {
 	out := map[string]int64{}
 	pid := 0
-	if b, ok := m.chrome.sup.current(); ok {
-		pid = b.pid
+	if b, ok := m.chrome.Supervisor().Current(); ok {
+		pid = b.RootPID()
 	}
-	out["chromium"] = treeRSS(pid) // outside the lock: reading /proc takes a while
+	out["chromium"] = engine.TreeRSS(pid) // outside the lock: reading /proc takes a while
 	var officeRSS int64
 	for _, pool := range []*office{m.office, m.small} {
 		if pool == nil {
 			continue
 		}
 		for _, w := range pool.workers {
-			officeRSS += treeRSS(int(w.pid.Load()))
+			officeRSS += engine.TreeRSS(int(w.pid.Load()))
 		}
 	}
 	out["office"] = officeRSS

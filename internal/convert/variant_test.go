@@ -3,6 +3,7 @@ package convert
 import (
 	"testing"
 
+	"github.com/reportd/reportd/internal/convert/chromium"
 	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -17,7 +18,9 @@ func TestVariantFollowsEmbeddedInputs(t *testing.T) {
 	if base != variantOf(&cfg) {
 		t.Fatal("variant is not stable")
 	}
-	for name, v := range map[string]*string{"quiet.js": &quietJS, "panes.js": &panesJS, "markdown.css": &markdown.CSS} {
+	scripts, readySelectors := chromium.VariantInputs()
+	scripts["markdown.css"] = &markdown.CSS
+	for name, v := range scripts {
 		old := *v
 		*v = old + "\n/* changed */"
 		got := variantOf(&cfg)

@@ -95,7 +95,7 @@ var access = map[string]need{
 // scriptedPDF is a row of the matrix that is not a route: the pdf handler
 // adds its check when the request has waitForExpression, JavaScript of the
 // requester's that runs inside the report before it prints (evaluated
-// without side effects all the same, printoptions.go in internal/convert).
+// without side effects all the same, printoptions.go in internal/convert/chromium).
 const scriptedPDF = "GET /api/reports/{id}/pdf?waitForExpression"
 
 type principalKey struct{}

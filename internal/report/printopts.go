@@ -29,9 +29,9 @@ const ScopeSite = "site"
 
 // PrintParams lists the accepted query parameters. A new option is one more
 // field, one entry here, a case in set and in Key, and its use in
-// internal/convert/printoptions.go; CheckFor says which types take it.
+// internal/convert/chromium/printoptions.go; CheckFor says which types take it.
 // (Every pane of a go tool cover -html report is printed without an option:
-// internal/convert/chromium_panes.go.)
+// internal/convert/chromium/chromium_panes.go.)
 var PrintParams = []string{"paper", "landscape", "margin", "pageRanges", "scale", "printBackground", "waitForSelector", "waitForExpression", "scope"}
 
 // Papers lists the accepted paper sizes with their width and height in inches.

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"fmt"
@@ -12,27 +12,27 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// sandbox runs engine processes under bubblewrap: their own mount, PID, IPC,
+// Sandbox runs engine processes under bubblewrap: their own mount, PID, IPC,
 // UTS and (unless a job may use the network) network namespaces, a read-only
 // view of the system files an engine needs and nothing else of the host, no
 // capabilities, a clean environment, and one writable directory of their own.
 // The data directory (database, uploads, the serve key) is not in their view.
-type sandbox struct {
+type Sandbox struct {
 	path    string   // bwrap, "" when the engines run unsandboxed
-	allowed bool     // Config.Unsandboxed
-	hide    []string // absolute directories masked by an empty tmpfs (Config.HideDirs, the cache)
+	allowed bool     // convert.unsandboxed
+	hide    []string // absolute directories masked by an empty tmpfs (convert.Config.HideDirs, the cache)
 	log     *slog.Logger
 
 	once sync.Once
 	err  error // why no engine may start; set by probe
 }
 
-// jail is one sandboxed command.
-type jail struct {
-	argv    []string // the engine's command line; argv[0] is an absolute path
-	rw      []string // directories the engine may write: its profile and job directory
-	env     []string // KEY=VALUE, the whole environment the engine sees
-	network bool     // share the host's network (Chromium with AllowNetwork)
+// Jail is one sandboxed command.
+type Jail struct {
+	Argv    []string // the engine's command line; Argv[0] is an absolute path
+	RW      []string // directories the engine may write: its profile and job directory
+	Env     []string // KEY=VALUE, the whole environment the engine sees
+	Network bool     // share the host's network (Chromium with AllowNetwork)
 }
 
 // roPaths are bound read-only when they exist: programs, libraries, fonts
@@ -52,14 +52,18 @@ var roPaths = []string{
 // symlinks into /usr; elsewhere they are real directories, bound read-only.
 var mergedUsr = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
-func newSandbox(cfg *Config, log *slog.Logger) *sandbox {
-	s := &sandbox{allowed: cfg.Unsandboxed, log: log}
-	for _, d := range append([]string{cfg.CacheDir}, cfg.HideDirs...) {
+// NewSandbox returns the sandbox that bwrap (a name or path; "" is "bwrap")
+// provides; unsandboxed is convert.unsandboxed; hide lists directories
+// (the data directory, the PDF cache) masked wherever they lie below a
+// bound path.
+func NewSandbox(bwrap string, unsandboxed bool, hide []string, log *slog.Logger) *Sandbox {
+	s := &Sandbox{allowed: unsandboxed, log: log}
+	for _, d := range hide {
 		if abs, err := filepath.Abs(d); err == nil && d != "" {
 			s.hide = append(s.hide, abs)
 		}
 	}
-	path := cfg.BwrapPath
+	path := bwrap
 	if path == "" {
 		path = "bwrap"
 	}
@@ -71,11 +75,11 @@ func newSandbox(cfg *Config, log *slog.Logger) *sandbox {
 	return s
 }
 
-// ready probes the sandbox once, by running `true` in it, and reports
+// Ready probes the sandbox once, by running `true` in it, and reports
 // whether engines may start: sandboxed, or unsandboxed when the sandbox is
-// unavailable and Config.Unsandboxed allows that. The reason is logged
+// unavailable and convert.unsandboxed allows that. The reason is logged
 // either way.
-func (s *sandbox) ready() error {
+func (s *Sandbox) Ready() error {
 	s.once.Do(func() {
 		if s.err == nil {
 			s.err = s.probe()
@@ -91,7 +95,7 @@ func (s *sandbox) ready() error {
 			s.log.Error("conversion engines disabled: the sandbox is unavailable", "reason", s.err)
 			// The engine's fault, not a document's: never remembered as a
 			// document's failure (failures.go).
-			s.err = engineErr(report.Wrap(report.Conversion, s.err,
+			s.err = Fault(report.Wrap(report.Conversion, s.err,
 				"conversion is disabled: the engine sandbox (bubblewrap) cannot run here ("+s.err.Error()+
 					"); install bubblewrap and allow user namespaces, or set convert.unsandboxed: true"))
 		}
@@ -99,13 +103,13 @@ func (s *sandbox) ready() error {
 	return s.err
 }
 
-func (s *sandbox) probe() error {
+func (s *Sandbox) probe() error {
 	dir, err := os.MkdirTemp("", "reportd-sandbox-probe-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	path, args := s.command(jail{argv: []string{"/bin/sh", "-c", "test -w \"$HOME\""}, rw: []string{dir}, env: []string{"HOME=" + dir}})
+	path, args := s.Command(Jail{Argv: []string{"/bin/sh", "-c", "test -w \"$HOME\""}, RW: []string{dir}, Env: []string{"HOME=" + dir}})
 	if out, err := exec.Command(path, args[1:]...).CombinedOutput(); err != nil {
 		if len(out) > 0 {
 			return fmt.Errorf("%s: %w: %s", s.path, err, firstLine(out))
@@ -115,11 +119,11 @@ func (s *sandbox) probe() error {
 	return nil
 }
 
-// command returns the program and argv (argv[0] included) that run j: j
+// Command returns the program and argv (argv[0] included) that run j: j
 // itself when unsandboxed, else bwrap around it.
-func (s *sandbox) command(j jail) (string, []string) {
+func (s *Sandbox) Command(j Jail) (string, []string) {
 	if s.path == "" {
-		return j.argv[0], j.argv
+		return j.Argv[0], j.Argv
 	}
 	a := []string{s.path}
 	for _, p := range roPaths {
@@ -146,18 +150,18 @@ func (s *sandbox) command(j jail) (string, []string) {
 		// init is its child), and it gets no controlling terminal.
 		"--die-with-parent", "--new-session",
 		"--cap-drop", "ALL", "--clearenv")
-	if !j.network {
+	if !j.Network {
 		a = append(a, "--unshare-net")
 	}
-	for _, kv := range j.env {
+	for _, kv := range j.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
-	for _, d := range j.rw {
+	for _, d := range j.RW {
 		a = append(a, "--bind", d, d)
 	}
 	a = append(a, "--chdir", "/", "--")
-	return s.path, append(a, j.argv...)
+	return s.path, append(a, j.Argv...)
 }
 
 // underAny reports whether dir is one of roots or below one.
@@ -175,15 +179,15 @@ func firstLine(b []byte) string {
 	return line
 }
 
-// engineEnv is the whole environment of an engine: no variable of the
+// EngineEnv is the whole environment of an engine: no variable of the
 // daemon's (tokens, proxies, credentials) reaches it.
-func engineEnv(home string, extra ...string) []string {
+func EngineEnv(home string, extra ...string) []string {
 	return append([]string{"PATH=/usr/bin:/bin", "HOME=" + home, "LANG=C.UTF-8", "TMPDIR=/tmp"}, extra...)
 }
 
-// absPath resolves a program name to an absolute path, as the sandbox runs
+// AbsPath resolves a program name to an absolute path, as the sandbox runs
 // it without the daemon's PATH.
-func absPath(name string) (string, error) {
+func AbsPath(name string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		return "", err
@@ -193,3 +197,7 @@ func absPath(name string) (string, error) {
 	}
 	return p, nil
 }
+
+// Path is bwrap's path, "" when engines run unsandboxed (after Ready:
+// unsandboxed as allowed) or bwrap is missing.
+func (s *Sandbox) Path() string { return s.path }

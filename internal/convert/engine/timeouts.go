@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"fmt"
@@ -8,23 +8,23 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// timedOut is the ConversionError of a job that ran past
+// TimedOut is the ConversionError of a job that ran past
 // convert.job_timeout: it names the setting and the size of what was being
 // converted, so an operator can tell a huge report from a hanging one.
 // what is the input ("the document", "the Markdown", "the site's page
 // a.html"); size is its size in bytes, <0 when unknown.
-func timedOut(err error, what string, size int64, timeout time.Duration) error {
+func TimedOut(err error, what string, size int64, timeout time.Duration) error {
 	of := ""
 	if size >= 0 {
-		of = " (" + approxSize(size) + ")"
+		of = " (" + ApproxSize(size) + ")"
 	}
 	return report.Wrap(report.Conversion, err, fmt.Sprintf(
 		"converting %s%s timed out after %s (convert.job_timeout): it is too costly to render; make it smaller or raise convert.job_timeout",
 		what, of, timeout))
 }
 
-// approxSize formats n bytes for a person: "812 bytes", "400.0 KiB", "1.5 GiB".
-func approxSize(n int64) string {
+// ApproxSize formats n bytes for a person: "812 bytes", "400.0 KiB", "1.5 GiB".
+func ApproxSize(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
@@ -36,8 +36,8 @@ func approxSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// fileSize is the size of the file at name, -1 when it cannot be read.
-func fileSize(name string) int64 {
+// FileSize is the size of the file at name, -1 when it cannot be read.
+func FileSize(name string) int64 {
 	fi, err := os.Stat(name)
 	if err != nil {
 		return -1

@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"testing"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
 
@@ -15,9 +14,8 @@ import (
 // or an origin another page had, and the pool fills up again by itself.
 func TestSparePagesAreFreshContexts(t *testing.T) {
 	needChromium(t)
-	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
-	m.Start(testCtx(t))
-	c := m.chrome
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
+	c.Warm()
 	full := func() {
 		t.Helper()
 		for end := time.Now().Add(2 * time.Minute); len(c.spare) < 3; time.Sleep(50 * time.Millisecond) {
@@ -42,6 +40,18 @@ func TestSparePagesAreFreshContexts(t *testing.T) {
 		c.release(p.b, false, false)
 	}
 	full()
-	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>spare page job</p>"))))
+	text := testfixture.PDFText(t, printOK(t, c, []byte("<p>spare page job</p>")))
 	wantText(t, text, "spare page job")
+}
+
+func TestSitePagePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a.html": "a.html", "/sub/": "sub/index.html", "/": "index.html", "/x/../b%20c.htm": "b c.htm",
+		"/style.css": "", "/data/x.json": "",
+	} {
+		got, ok := sitePagePath(in)
+		if ok != (want != "") || got != want {
+			t.Errorf("sitePagePath(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
 }

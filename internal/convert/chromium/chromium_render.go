@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -42,7 +43,7 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	cw := &countingWriter{w: out}
 	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
 	defer p.dispose() // whatever the document did ends with its page
-	mark, end := c.sup.watch(b)
+	mark, end := c.sup.Watch(b)
 	defer end()
 
 	timeout := c.cfg.JobTimeout
@@ -75,8 +76,8 @@ func (c *chromium) jobErr(ctx, jctx context.Context, b *browser, err error, time
 	case errors.As(err, &re):
 		return false, err
 	case errors.Is(err, context.DeadlineExceeded) || jctx.Err() != nil && ctx.Err() == nil:
-		c.met.restarted("chromium-tab", "timeout")
-		return false, timedOut(err, what, size, timeout)
+		c.met.Restarted("chromium-tab", "timeout")
+		return false, engine.TimedOut(err, what, size, timeout)
 	case ctx.Err() != nil:
 		return false, report.Wrap(report.Unavailable, ctx.Err(), "conversion cancelled")
 	}
@@ -145,7 +146,7 @@ func printPDF(ctx context.Context, o printOpts, out io.Writer, printed *time.Tim
 			return err
 		}
 		if _, err := out.Write(r.Data); err != nil {
-			return diskErr(err, "cannot write the PDF cache")
+			return engine.DiskErr(err, "cannot write the PDF cache")
 		}
 		if r.EOF {
 			return nil

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// gate is an engine's fair queue. At most slots jobs run at once (one per
+// Gate is an engine's fair queue. At most slots jobs run at once (one per
 // tab or worker) and at most queue jobs wait; a job beyond that is refused
 // at once with report.Unavailable, so a burst cannot pile up goroutines and
 // memory. Waiting jobs are grouped by project, and a freed slot goes to the
@@ -16,7 +16,7 @@ import (
 // job first within a project. So projects take turns, and one project's
 // backlog of slow or hanging reports delays another project's report by at
 // most the jobs already running, never by the whole backlog.
-type gate struct {
+type Gate struct {
 	slots, queue int
 	onSize       func(int64) // queue-depth gauge (running + waiting); may be nil
 
@@ -39,14 +39,16 @@ type waiter struct {
 	granted bool // under gate.mu
 }
 
-func newGate(slots, queue int, onSize func(int64)) *gate {
-	return &gate{slots: slots, queue: queue, onSize: onSize,
+// NewGate returns a gate of slots running and queue waiting jobs; onSize
+// (may be nil) gets the queue depth on every change.
+func NewGate(slots, queue int, onSize func(int64)) *Gate {
+	return &Gate{slots: slots, queue: queue, onSize: onSize,
 		byProj: map[int64][]*waiter{}, active: map[int64]*projectUse{}}
 }
 
-// enter waits for a slot for a job of project and returns the function
+// Enter waits for a slot for a job of project and returns the function
 // that gives it back.
-func (g *gate) enter(ctx context.Context, project int64) (leave func(), err error) {
+func (g *Gate) Enter(ctx context.Context, project int64) (leave func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, report.Wrap(report.Unavailable, err, "conversion cancelled")
 	}
@@ -86,7 +88,14 @@ func (g *gate) enter(ctx context.Context, project int64) (leave func(), err erro
 	}
 }
 
-func (g *gate) use(project int64) *projectUse {
+// Waiting is the number of jobs waiting for a slot.
+func (g *Gate) Waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
+}
+
+func (g *Gate) use(project int64) *projectUse {
 	u := g.active[project]
 	if u == nil {
 		u = &projectUse{}
@@ -95,7 +104,7 @@ func (g *gate) use(project int64) *projectUse {
 	return u
 }
 
-func (g *gate) grantLocked(project int64) {
+func (g *Gate) grantLocked(project int64) {
 	g.seq++
 	g.running++
 	u := g.use(project)
@@ -103,13 +112,13 @@ func (g *gate) grantLocked(project int64) {
 	u.served = g.seq
 }
 
-func (g *gate) idleLocked(project int64) {
+func (g *Gate) idleLocked(project int64) {
 	if u := g.active[project]; u != nil && u.running == 0 && u.waiting == 0 {
 		delete(g.active, project)
 	}
 }
 
-func (g *gate) once(project int64) func() {
+func (g *Gate) once(project int64) func() {
 	var o sync.Once
 	return func() {
 		o.Do(func() {
@@ -122,7 +131,7 @@ func (g *gate) once(project int64) func() {
 
 // releaseLocked frees project's slot and hands free slots to the waiting
 // projects served least recently.
-func (g *gate) releaseLocked(project int64) {
+func (g *Gate) releaseLocked(project int64) {
 	g.running--
 	g.active[project].running--
 	g.idleLocked(project)
@@ -151,7 +160,7 @@ func (g *gate) releaseLocked(project int64) {
 	g.sizeLocked()
 }
 
-func (g *gate) removeLocked(project int64, w *waiter) {
+func (g *Gate) removeLocked(project int64, w *waiter) {
 	q := g.byProj[project]
 	for i, x := range q {
 		if x == w {
@@ -176,7 +185,7 @@ func (g *gate) removeLocked(project int64, w *waiter) {
 	g.sizeLocked()
 }
 
-func (g *gate) sizeLocked() {
+func (g *Gate) sizeLocked() {
 	if g.onSize != nil {
 		g.onSize(int64(g.running + g.waiting))
 	}

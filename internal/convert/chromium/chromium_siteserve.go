@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -61,7 +62,7 @@ func (s *siteServe) failed() error {
 	if errors.As(s.readErr, &re) && re.Kind != report.Conversion {
 		return s.readErr
 	}
-	return diskErr(s.readErr, "cannot read the site's files")
+	return engine.DiskErr(s.readErr, "cannot read the site's files")
 }
 
 func (s *siteServe) noteReadErr(err error) {

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-func needSandbox(t *testing.T) *sandbox {
+func needSandbox(t *testing.T) *Sandbox {
 	t.Helper()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bwrap is not installed (apt-get install bubblewrap)")
 	}
-	s := newSandbox(&Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := s.ready(); err != nil {
+	s := NewSandbox("", false, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := s.Ready(); err != nil {
 		t.Fatalf("bubblewrap is installed but cannot sandbox here: %v", err)
 	}
 	return s
@@ -73,7 +73,7 @@ print("ENV", sorted(os.environ))
 open(os.path.join(%q, "written"), "w").write("from inside")
 print("WROTE")
 `, secret, data, wd, ln.Addr().(*net.TCPAddr).Port, job)
-	path, args := s.command(jail{argv: []string{"/usr/bin/python3", "-c", script}, rw: []string{job}, env: engineEnv(job)})
+	path, args := s.Command(Jail{Argv: []string{"/usr/bin/python3", "-c", script}, RW: []string{job}, Env: EngineEnv(job)})
 	out, err := exec.Command(path, args[1:]...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("sandboxed program failed: %v\n%s", err, out)
@@ -99,19 +99,19 @@ print("WROTE")
 // clear error, unless the configuration allows running them unsandboxed.
 func TestSandboxUnavailable(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := newSandbox(&Config{BwrapPath: "/nonexistent/bwrap"}, log)
-	err := s.ready()
+	s := NewSandbox("/nonexistent/bwrap", false, nil, log)
+	err := s.Ready()
 	re := wantKind(t, err, report.Conversion)
 	for _, want := range []string{"sandbox", "/nonexistent/bwrap", "convert.unsandboxed"} {
 		if !strings.Contains(re.Message, want) {
 			t.Errorf("message %q lacks %q", re.Message, want)
 		}
 	}
-	s = newSandbox(&Config{BwrapPath: "/nonexistent/bwrap", Unsandboxed: true}, log)
-	if err := s.ready(); err != nil {
+	s = NewSandbox("/nonexistent/bwrap", true, nil, log)
+	if err := s.Ready(); err != nil {
 		t.Fatalf("unsandboxed allowed, yet: %v", err)
 	}
-	if path, args := s.command(jail{argv: []string{"/bin/true", "x"}}); path != "/bin/true" || len(args) != 2 {
+	if path, args := s.Command(Jail{Argv: []string{"/bin/true", "x"}}); path != "/bin/true" || len(args) != 2 {
 		t.Errorf("unsandboxed command = %s %q, want /bin/true itself", path, args)
 	}
 }

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"io"
@@ -21,15 +21,15 @@ import (
 
 // testProc is a child started by a test supervisor.
 type testProc struct {
-	procState
+	ProcState
 	cmd     *exec.Cmd
 	done    chan struct{} // closed once it has exited and been waited for
 	stopped atomic.Bool   // the supervisor stopped it
 }
 
-func (p *testProc) rootPID() int { return p.cmd.Process.Pid }
+func (p *testProc) RootPID() int { return p.cmd.Process.Pid }
 
-func (p *testProc) exited() bool {
+func (p *testProc) Exited() bool {
 	select {
 	case <-p.done:
 		return true
@@ -41,25 +41,25 @@ func (p *testProc) exited() bool {
 // testSupervisor is a supervisor of sh children running script, with its
 // metrics on a registry of its own.
 type testSupervisor struct {
-	*supervisor[*testProc]
+	*Supervisor[*testProc]
 	reg      *prometheus.Registry
 	count    atomic.Int64 // restarts
 	replaced chan struct{}
 }
 
-func newTestSupervisor(t *testing.T, policy recyclePolicy, script string) *testSupervisor {
+func newTestSupervisor(t *testing.T, policy RecyclePolicy, script string) *testSupervisor {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	met, err := newMetrics(reg)
+	met, err := NewMetrics(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := &testSupervisor{reg: reg, replaced: make(chan struct{}, 16)}
-	ts.supervisor = &supervisor[*testProc]{
-		name:   "test engine",
-		engine: "test",
-		policy: policy,
-		launch: func() (*testProc, error) {
+	ts.Supervisor = &Supervisor[*testProc]{
+		Name:   "test engine",
+		Engine: "test",
+		Policy: policy,
+		Launch: func() (*testProc, error) {
 			cmd := exec.Command("sh", "-c", script)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			if err := cmd.Start(); err != nil {
@@ -69,34 +69,34 @@ func newTestSupervisor(t *testing.T, policy recyclePolicy, script string) *testS
 			go func() { cmd.Wait(); close(p.done) }()
 			return p, nil
 		},
-		stop: func(p *testProc) {
+		Stop: func(p *testProc) {
 			p.stopped.Store(true)
-			killGroup(p.cmd.Process.Pid)
+			KillGroup(p.cmd.Process.Pid)
 			<-p.done
 		},
-		replaced: func() { ts.replaced <- struct{}{} },
-		log:      quietLog,
-		met:      met,
-		restarts: &ts.count,
-		overMem:  overMemory,
+		Replaced: func() { ts.replaced <- struct{}{} },
+		Log:      quietLog,
+		Met:      met,
+		Restarts: &ts.count,
+		OverMem:  OverMemory,
 	}
-	t.Cleanup(ts.close)
+	t.Cleanup(ts.Close)
 	return ts
 }
 
 // restarted is the restart metric for reason.
-func (ts *testSupervisor) restarted(reason string) float64 {
-	return testutil.ToFloat64(ts.met.restarts.WithLabelValues("test", reason))
+func (ts *testSupervisor) Restarted(reason string) float64 {
+	return testutil.ToFloat64(ts.Met.Restarts.WithLabelValues("test", reason))
 }
 
 // job runs one job (large or not) on the current process and returns it.
 func (ts *testSupervisor) job(t *testing.T, large bool) *testProc {
 	t.Helper()
-	p, err := ts.acquire()
+	p, err := ts.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.release(p, true, large)
+	ts.Release(p, true, large)
 	return p
 }
 
@@ -115,7 +115,7 @@ const idleChild = "sleep 600"
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestRecyclePolicy(t *testing.T) {
-	p := recyclePolicy{maxJobs: 10, maxRSS: 1 << 20, measureEvery: 4}
+	p := RecyclePolicy{MaxJobs: 10, MaxRSS: 1 << 20, MeasureEvery: 4}
 	for _, c := range []struct {
 		jobs    int
 		large   bool
@@ -135,23 +135,23 @@ func TestRecyclePolicy(t *testing.T) {
 			t.Errorf("afterJob(%d, %v) = %q, %v; want %q, %v", c.jobs, c.large, reason, measure, c.reason, c.measure)
 		}
 		q := p
-		q.maxRSS = 0
+		q.MaxRSS = 0
 		if _, measure := q.afterJob(c.jobs, c.large); measure {
 			t.Errorf("without a memory bound, afterJob(%d, %v) measures", c.jobs, c.large)
 		}
 	}
-	every := recyclePolicy{maxJobs: 10, maxRSS: 1, measureEvery: 1}
+	every := RecyclePolicy{MaxJobs: 10, MaxRSS: 1, MeasureEvery: 1}
 	for jobs := 1; jobs < 10; jobs++ {
 		if _, measure := every.afterJob(jobs, false); !measure {
-			t.Errorf("measureEvery 1: job %d is not measured", jobs)
+			t.Errorf("MeasureEvery 1: job %d is not measured", jobs)
 		}
 	}
 }
 
-// After maxJobs jobs the process is replaced: counted, stopped, and a
+// After MaxJobs jobs the process is replaced: counted, stopped, and a
 // successor asked for; the next job runs on a fresh process.
 func TestSupervisorRecyclesAfterMaxJobs(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 3}, idleChild)
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 3}, idleChild)
 	first := ts.job(t, false)
 	if ts.job(t, false) != first {
 		t.Fatal("the second job ran on another process")
@@ -160,10 +160,10 @@ func TestSupervisorRecyclesAfterMaxJobs(t *testing.T) {
 		t.Fatalf("replaced before its job cap: restarts %d", ts.count.Load())
 	}
 	ts.job(t, false)
-	if n := ts.count.Load(); n != 1 || ts.restarted("jobs") != 1 {
-		t.Fatalf("restarts = %d, metric{reason=jobs} = %v; want 1, 1", n, ts.restarted("jobs"))
+	if n := ts.count.Load(); n != 1 || ts.Restarted("jobs") != 1 {
+		t.Fatalf("restarts = %d, metric{reason=jobs} = %v; want 1, 1", n, ts.Restarted("jobs"))
 	}
-	if !first.stopped.Load() || !first.exited() {
+	if !first.stopped.Load() || !first.Exited() {
 		t.Fatal("the retired process was not stopped")
 	}
 	select {
@@ -171,25 +171,25 @@ func TestSupervisorRecyclesAfterMaxJobs(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("no successor was asked for")
 	}
-	if next := ts.job(t, false); next == first || next.rootPID() == first.rootPID() {
+	if next := ts.job(t, false); next == first || next.RootPID() == first.RootPID() {
 		t.Fatal("the job after the cap ran on the retired process")
 	}
 }
 
-// Over the memory bound after a job: measured every measureEvery-th job
+// Over the memory bound after a job: measured every MeasureEvery-th job
 // and after every large one; under it, never replaced.
 func TestSupervisorMemoryAfterJobs(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100, maxRSS: 1, measureEvery: 3}, idleChild) // any process is over 1 byte
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100, MaxRSS: 1, MeasureEvery: 3}, idleChild) // any process is over 1 byte
 	// A child caught in the middle of sh's exec of sleep has no memory to
 	// read yet: let it settle before the jobs (the policy is under test,
 	// not that instant).
 	settle := func() {
-		p, err := ts.acquire()
+		p, err := ts.Acquire()
 		if err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the child's memory can be read", func() bool { return treeMem(p.rootPID(), false) > 0 })
-		ts.release(p, false, false)
+		eventually(t, "the child's memory can be read", func() bool { return treeMem(p.RootPID(), false) > 0 })
+		ts.Release(p, false, false)
 	}
 	settle()
 	first := ts.job(t, false)
@@ -198,8 +198,8 @@ func TestSupervisorMemoryAfterJobs(t *testing.T) {
 		t.Fatal("measured before the 3rd job")
 	}
 	ts.job(t, false)
-	if ts.count.Load() != 1 || ts.restarted("memory") != 1 || !first.stopped.Load() {
-		t.Fatalf("3rd job over the bound: restarts %d, metric{reason=memory} %v", ts.count.Load(), ts.restarted("memory"))
+	if ts.count.Load() != 1 || ts.Restarted("memory") != 1 || !first.stopped.Load() {
+		t.Fatalf("3rd job over the bound: restarts %d, metric{reason=memory} %v", ts.count.Load(), ts.Restarted("memory"))
 	}
 	settle() // the successor, too
 	second := ts.job(t, true)
@@ -207,7 +207,7 @@ func TestSupervisorMemoryAfterJobs(t *testing.T) {
 		t.Fatalf("a large job over the bound was not measured at once: restarts %d", ts.count.Load())
 	}
 
-	roomy := newTestSupervisor(t, recyclePolicy{maxJobs: 100, maxRSS: 1 << 40, measureEvery: 1}, idleChild)
+	roomy := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100, MaxRSS: 1 << 40, MeasureEvery: 1}, idleChild)
 	p := roomy.job(t, true)
 	for range 5 {
 		roomy.job(t, true)
@@ -220,56 +220,56 @@ func TestSupervisorMemoryAfterJobs(t *testing.T) {
 // An idle process over the bound is replaced without waiting for a job;
 // one in use is left alone until its use ends.
 func TestSupervisorIdleCheck(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100, maxRSS: 1, measureEvery: 1000, idleAfter: 20 * time.Millisecond}, idleChild)
-	p, err := ts.acquire() // held: busy
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100, MaxRSS: 1, MeasureEvery: 1000, IdleAfter: 20 * time.Millisecond}, idleChild)
+	p, err := ts.Acquire() // held: busy
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, _ := ts.acquire()
-	ts.release(q, true, false) // a job ended: arms the idle check while p is still held
+	q, _ := ts.Acquire()
+	ts.Release(q, true, false) // a job ended: arms the idle check while p is still held
 	time.Sleep(200 * time.Millisecond)
 	if ts.count.Load() != 0 || p.stopped.Load() {
 		t.Fatal("the idle check replaced a process in use")
 	}
-	ts.release(p, false, false)
+	ts.Release(p, false, false)
 	eventually(t, "the idle process over the bound replaced", func() bool { return p.stopped.Load() })
-	if ts.count.Load() != 1 || ts.restarted("memory") != 1 {
-		t.Fatalf("restarts %d, metric{reason=memory} %v; want 1, 1", ts.count.Load(), ts.restarted("memory"))
+	if ts.count.Load() != 1 || ts.Restarted("memory") != 1 {
+		t.Fatalf("restarts %d, metric{reason=memory} %v; want 1, 1", ts.count.Load(), ts.Restarted("memory"))
 	}
 }
 
 // A process that died on its own is replaced at the next use, counted as a
 // crash.
 func TestSupervisorReplacesDeadProcess(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100}, idleChild)
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100}, idleChild)
 	first := ts.job(t, false)
-	killGroup(first.rootPID())
-	eventually(t, "the child exited", first.exited)
+	KillGroup(first.RootPID())
+	eventually(t, "the child exited", first.Exited)
 	next := ts.job(t, false)
-	if next == first || ts.count.Load() != 1 || ts.restarted("crash") != 1 {
-		t.Fatalf("dead process: new one %v, restarts %d, metric{reason=crash} %v", next != first, ts.count.Load(), ts.restarted("crash"))
+	if next == first || ts.count.Load() != 1 || ts.Restarted("crash") != 1 {
+		t.Fatalf("dead process: new one %v, restarts %d, metric{reason=crash} %v", next != first, ts.count.Load(), ts.Restarted("crash"))
 	}
 }
 
 // A retired process takes no new use and stops when its last use ends.
 func TestSupervisorRetiredStopsAfterLastUse(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100}, idleChild)
-	a, _ := ts.acquire()
-	b, err := ts.acquire()
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100}, idleChild)
+	a, _ := ts.Acquire()
+	b, err := ts.Acquire()
 	if err != nil || a != b {
 		t.Fatalf("two uses got two processes (%v)", err)
 	}
-	if !ts.retire(a, "hang", nil) || ts.retire(a, "hang", nil) {
+	if !ts.Retire(a, "hang", nil) || ts.Retire(a, "hang", nil) {
 		t.Fatal("retire reports wrongly whether it retired")
 	}
-	if ts.hold(a, func() bool { return true }) {
+	if ts.Hold(a, func() bool { return true }) {
 		t.Fatal("a retired process took a new use")
 	}
-	ts.release(a, true, false)
+	ts.Release(a, true, false)
 	if a.stopped.Load() {
 		t.Fatal("stopped while a use remains")
 	}
-	ts.release(b, true, false)
+	ts.Release(b, true, false)
 	if !a.stopped.Load() {
 		t.Fatal("not stopped after its last use")
 	}
@@ -280,17 +280,17 @@ func TestSupervisorRetiredStopsAfterLastUse(t *testing.T) {
 
 // close stops the process in use, counts no restart, and refuses new uses.
 func TestSupervisorClose(t *testing.T) {
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100}, idleChild)
-	p, err := ts.acquire()
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100}, idleChild)
+	p, err := ts.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.close()
+	ts.Close()
 	if !p.stopped.Load() || ts.count.Load() != 0 {
 		t.Fatalf("close: stopped %v, restarts %d", p.stopped.Load(), ts.count.Load())
 	}
-	ts.release(p, true, false)
-	if _, err := ts.acquire(); err == nil {
+	ts.Release(p, true, false)
+	if _, err := ts.Acquire(); err == nil {
 		t.Fatal("a process started after close")
 	} else {
 		wantKind(t, err, report.Unavailable)
@@ -304,21 +304,21 @@ func TestSupervisorWatchStopsRendererDuringJob(t *testing.T) {
 	// exec: the root must not be a shell waiting for the renderer, or it
 	// would end when the renderer is stopped.
 	script := `sh -c 'sleep 600; : --type=renderer' & exec sleep 600`
-	ts := newTestSupervisor(t, recyclePolicy{maxJobs: 100}, script)
-	ts.memcap = newRendererSampler(1, ts.log)
-	p, err := ts.acquire()
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100}, script)
+	ts.MemCap = NewRendererSampler(1, ts.Log)
+	p, err := ts.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the renderer started", func() bool { return len(renderers(p.rootPID(), procChildren())) > 0 })
-	mark, end := ts.watch(p)
-	eventually(t, "the renderer over the bound stopped", func() bool { stopped, _ := ts.stoppedSince(mark); return stopped })
+	eventually(t, "the renderer started", func() bool { return len(renderers(p.RootPID(), procChildren())) > 0 })
+	mark, end := ts.Watch(p)
+	eventually(t, "the renderer over the bound stopped", func() bool { stopped, _ := ts.StoppedSince(mark); return stopped })
 	end()
-	if _, rss := ts.stoppedSince(mark); rss <= 0 {
+	if _, rss := ts.StoppedSince(mark); rss <= 0 {
 		t.Errorf("the stop reports %d bytes", rss)
 	}
-	if p.exited() || ts.count.Load() != 0 {
+	if p.Exited() || ts.count.Load() != 0 {
 		t.Fatal("the process itself was stopped or replaced")
 	}
-	ts.release(p, true, false)
+	ts.Release(p, true, false)
 }

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// diskErr is the StorageError of a failed write or read of the engines'
+// DiskErr is the StorageError of a failed write or read of the engines'
 // files (the PDF cache, a job's parts): what failed, and for a full disk,
 // a quota, an I/O error or a read-only file system, which one. It is never
 // a ConversionError, so the failure memory (failures.go) does not keep it:
 // once space is freed the next request converts.
-func diskErr(err error, what string) error {
+func DiskErr(err error, what string) error {
 	if cause := diskCause(err); cause != "" {
 		what += ": " + cause
 	}
@@ -34,11 +34,11 @@ func diskCause(err error) string {
 	return ""
 }
 
-// asStorage turns an error that some step classed as the document's or the
+// AsStorage turns an error that some step classed as the document's or the
 // engine's, but that a storage fault caused, into a StorageError.
-func asStorage(err error) error {
+func AsStorage(err error) error {
 	if err == nil || report.IsKind(err, report.Storage) || diskCause(err) == "" {
 		return err
 	}
-	return diskErr(err, "cannot write the PDF cache")
+	return DiskErr(err, "cannot write the PDF cache")
 }

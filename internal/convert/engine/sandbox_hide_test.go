@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"io"
@@ -26,13 +26,13 @@ func TestSandboxHidesDataDirUnderBoundPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "reportd.db"), []byte("TOP-SECRET"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := newSandbox(&Config{HideDirs: []string{data}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := s.ready(); err != nil {
+	s := NewSandbox("", false, []string{data}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := s.Ready(); err != nil {
 		t.Fatal(err)
 	}
 	job := t.TempDir()
-	path, argv := s.command(jail{argv: []string{"/bin/sh", "-c", "ls -A " + data + "; cat " + data + "/reportd.db; ls " + base},
-		rw: []string{job}, env: engineEnv(job)})
+	path, argv := s.Command(Jail{Argv: []string{"/bin/sh", "-c", "ls -A " + data + "; cat " + data + "/reportd.db; ls " + base},
+		RW: []string{job}, Env: EngineEnv(job)})
 	out, _ := exec.Command(path, argv[1:]...).CombinedOutput()
 	if strings.Contains(string(out), "TOP-SECRET") || strings.Contains(string(out), "reportd.db\n") {
 		t.Fatalf("the engine saw the data directory:\n%s", out)

@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -82,7 +83,7 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 	})
 	if err != nil {
 		go p.cancel()
-		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not open a page"))
+		return nil, engine.Fault(report.Wrap(report.Conversion, err, "Chromium could not open a page"))
 	}
 	// target: Target.createBrowserContext, createTarget (a new renderer),
 	// attach and chromedp's domain set-up; load: the origin's warm document.
@@ -219,7 +220,7 @@ func (c *chromium) take() (*jobPage, error) {
 
 // claim counts a job in flight on p's browser, unless that browser is gone.
 func (c *chromium) claim(p *jobPage) bool {
-	return c.sup.hold(p.b, func() bool { return p.b.ctx.Err() == nil && p.ctx.Err() == nil })
+	return c.sup.Hold(p.b, func() bool { return p.b.ctx.Err() == nil && p.ctx.Err() == nil })
 }
 
 // refill makes pages in the background until cap(spare) are ready, one

@@ -1,8 +1,7 @@
-package convert
+package engine
 
 import (
 	"bytes"
-	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -10,17 +9,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/reportd/reportd/internal/report"
 )
 
-// jobMemCap enforces Config.MaxWorkerRSS while jobs run; the checks of
-// memcheck.go act between jobs only, and a page with a few Web Workers
+// MemCap enforces convert.max_worker_rss while jobs run; the checks of
+// chromium/memcheck.go act between jobs only, and a page with a few Web Workers
 // held 1.6 GiB against a 1 GiB limit inside one job. The engine's
 // supervisor holds it (supervisor.watch); it is an interface so that a
-// cgroup can take over where the machine delegates one. rendererSampler is
+// cgroup can take over where the machine delegates one. RendererSampler is
 // the one that works everywhere.
-type jobMemCap interface {
+type MemCap interface {
 	// begin watches the process tree at root while a job runs in it, until
 	// end is called. mark is to be handed to stoppedSince after the job.
 	begin(root int) (mark int64, end func())
@@ -29,15 +26,15 @@ type jobMemCap interface {
 	stoppedSince(mark int64) (stopped bool, rss int64)
 }
 
-// rendererSampler samples the memory (PSS) of each renderer process of
+// RendererSampler samples the memory (PSS) of each renderer process of
 // the browsers (process trees) that jobs run on, every interval while any
 // job runs, and kills a renderer over the limit. A job runs in a browser context of its
 // own, so its renderer is its own: the kill ends that job's page (Chromium
-// reports the target crashed; chromium_page.go), and the browser, its
+// reports the target crashed; chromium/chromium_page.go), and the browser, its
 // other pages and the next job go on. V8's heaps are capped too
 // (launchOptions: --max-old-space-size), so a runaway script usually dies
 // in V8 before it reaches the limit.
-type rendererSampler struct {
+type RendererSampler struct {
 	limit    int64
 	interval time.Duration
 	log      *slog.Logger
@@ -50,11 +47,11 @@ type rendererSampler struct {
 	last  atomic.Int64 // the memory of the last one
 }
 
-func newRendererSampler(limit int64, log *slog.Logger) *rendererSampler {
-	return &rendererSampler{limit: limit, interval: 200 * time.Millisecond, log: log, watched: map[int]int{}}
+func NewRendererSampler(limit int64, log *slog.Logger) *RendererSampler {
+	return &RendererSampler{limit: limit, interval: 200 * time.Millisecond, log: log, watched: map[int]int{}}
 }
 
-func (s *rendererSampler) begin(root int) (int64, func()) {
+func (s *RendererSampler) begin(root int) (int64, func()) {
 	mark := s.stops.Load()
 	if s.limit <= 0 || root <= 0 {
 		return mark, func() {}
@@ -78,7 +75,7 @@ func (s *rendererSampler) begin(root int) (int64, func()) {
 	}
 }
 
-func (s *rendererSampler) stoppedSince(mark int64) (bool, int64) {
+func (s *RendererSampler) stoppedSince(mark int64) (bool, int64) {
 	if s.stops.Load() > mark {
 		return true, s.last.Load()
 	}
@@ -86,7 +83,7 @@ func (s *rendererSampler) stoppedSince(mark int64) (bool, int64) {
 }
 
 // sample runs while any job is watched.
-func (s *rendererSampler) sample() {
+func (s *RendererSampler) sample() {
 	for {
 		s.mu.Lock()
 		if len(s.watched) == 0 {
@@ -109,7 +106,7 @@ func (s *rendererSampler) sample() {
 						s.last.Store(rss)
 						s.stops.Add(1)
 						s.log.Warn("Chromium renderer stopped over the memory limit", "pid", r,
-							"rss", approxSize(rss), "limit", approxSize(s.limit), "setting", "convert.max_worker_rss")
+							"rss", ApproxSize(rss), "limit", ApproxSize(s.limit), "setting", "convert.max_worker_rss")
 					}
 				}
 			}
@@ -155,25 +152,11 @@ func pssOrRSS(pid int, rss int64) int64 {
 	return rss
 }
 
-// v8HeapMiB is the cap of each V8 heap (a page's, each worker's) in MiB:
+// V8HeapMiB is the cap of each V8 heap (a page's, each worker's) in MiB:
 // half the memory limit, at least 128 MiB; 0 without a limit.
-func v8HeapMiB(limit int64) int64 {
+func V8HeapMiB(limit int64) int64 {
 	if limit <= 0 {
 		return 0
 	}
 	return max(128, limit/2>>20)
-}
-
-// crashErr is the error of a job whose page's renderer died: stopped by
-// the memory cap since mark, or crashed on its own (V8 out of memory,
-// mostly). what names the input.
-func (c *chromium) crashErr(err error, mark int64, what string) error {
-	if stopped, rss := c.sup.stoppedSince(mark); stopped {
-		return report.Wrap(report.Conversion, err, fmt.Sprintf(
-			"%s needed more memory than allowed: its renderer reached %s, over convert.max_worker_rss (%s), and was stopped",
-			what, approxSize(rss), approxSize(c.cfg.MaxWorkerRSS)))
-	}
-	return report.Wrap(report.Conversion, err, fmt.Sprintf(
-		"Chromium's renderer crashed while rendering %s (out of memory? each script heap is capped at %d MiB, half of convert.max_worker_rss)",
-		what, v8HeapMiB(c.cfg.MaxWorkerRSS)))
 }

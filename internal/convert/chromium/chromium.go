@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -40,13 +41,13 @@ const browserStartTimeout = 60 * time.Second
 type chromium struct {
 	cfg      *Config
 	log      *slog.Logger
-	met      *metrics
-	box      *sandbox
+	met      *engine.Metrics
+	box      *engine.Sandbox
 	workDir  string // each browser gets a fresh profile under it
 	path     string
 	missing  error
-	gate     *gate
-	siteLane *gate         // pages of site walks at once: ChromiumTabs-1, at least 1 (chromium_site.go)
+	gate     *engine.Gate
+	siteLane *engine.Gate  // pages of site walks at once: ChromiumTabs-1, at least 1 (chromium_site.go)
 	spare    chan *jobPage // pages made ahead, each for one job
 	spares   atomic.Int64  // pages ready in spare or being made
 	making   atomic.Bool   // a refill is making pages
@@ -54,7 +55,7 @@ type chromium struct {
 	quit     chan struct{}
 	wg       sync.WaitGroup // browser shutdowns in flight
 
-	sup *supervisor[*browser] // starts, checks and replaces the browser
+	sup *engine.Supervisor[*browser] // starts, checks and replaces the browser
 
 	seq      atomic.Int64 // document origins, unique per job
 	launches atomic.Int64
@@ -64,21 +65,21 @@ type chromium struct {
 	largeJob int // bytes of input or output that make a job large (memcheck.go)
 }
 
-func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, workDir string) *chromium {
+func newChromium(cfg *Config, log *slog.Logger, met *engine.Metrics, box *engine.Sandbox, workDir string) *chromium {
 	c := &chromium{
 		workDir: workDir,
 		cfg:     cfg,
 		log:     log,
 		met:     met,
 		box:     box,
-		gate:    newGate(cfg.ChromiumTabs, cfg.QueueSize, met.queueDepth("chromium")),
+		gate:    engine.NewGate(cfg.ChromiumTabs, cfg.QueueSize, met.QueueDepth("chromium")),
 		spare:   make(chan *jobPage, cfg.ChromiumSpares),
 		quit:    make(chan struct{}),
 
 		largeJob: largeJobBytes,
 	}
 	// A walk waits here for each page's turn: one page per walk at most.
-	c.siteLane = newGate(max(1, cfg.ChromiumTabs-1), cfg.QueueSize, nil)
+	c.siteLane = engine.NewGate(max(1, cfg.ChromiumTabs-1), cfg.QueueSize, nil)
 	c.sup = c.newBrowserSupervisor()
 	c.path = cfg.ChromiumPath
 	if c.path == "" {
@@ -89,8 +90,8 @@ func newChromium(cfg *Config, log *slog.Logger, met *metrics, box *sandbox, work
 			}
 		}
 	}
-	if p, err := absPath(c.path); c.path == "" || err != nil {
-		c.missing = engineErr(report.Errorf(report.Conversion,
+	if p, err := engine.AbsPath(c.path); c.path == "" || err != nil {
+		c.missing = engine.Fault(report.Errorf(report.Conversion,
 			"HTML and Markdown conversion need Chromium, which is not installed: install chromium-headless-shell"))
 	} else {
 		c.path = p
@@ -103,7 +104,7 @@ func (c *chromium) usable() error {
 	if c.missing != nil {
 		return c.missing
 	}
-	return c.box.ready()
+	return c.box.Ready()
 }
 
 // enter waits for a job's slot of the conversion gate once the engine is
@@ -112,7 +113,7 @@ func (c *chromium) enter(ctx context.Context, projectID int64) (leave func(), er
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
-	return c.gate.enter(ctx, projectID)
+	return c.gate.Enter(ctx, projectID)
 }
 
 // warm starts the browser and makes the spare pages, so the first jobs are fast.
@@ -161,7 +162,7 @@ func (c *chromium) close() {
 	}
 	// No idle check or job starts a browser from now on; the current one
 	// stops, in use or not (its pages die with it).
-	c.sup.close()
+	c.sup.Close()
 	close(c.quit)
 	c.wg.Wait() // shutdowns that started before
 }

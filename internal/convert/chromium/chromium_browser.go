@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -19,46 +20,46 @@ const disabledFeatures = "Translate,BlinkGenPropertyTrees,BackForwardCache," +
 	"ProactivelySwapBrowsingInstance,RenderDocument,MediaRouter,OptimizationHints"
 
 // browser is one Chromium process tree (under its bwrap when sandboxed),
-// run by the chromium's supervisor (supervisor.go).
+// run by the chromium's supervisor (engine/supervisor.go).
 type browser struct {
-	procState
+	engine.ProcState
 	ctx    context.Context // the browser's root chromedp context
 	cancel func()          // kills the browser and removes its profile
 	pid    int             // the process chromedp started: bwrap, or Chromium unsandboxed
 }
 
-func (b *browser) rootPID() int { return b.pid }
+func (b *browser) RootPID() int { return b.pid }
 
-func (b *browser) exited() bool { return b.ctx.Err() != nil }
+func (b *browser) Exited() bool { return b.ctx.Err() != nil }
 
 // newBrowserSupervisor runs c's browsers: replaced after MaxJobsPerWorker
 // jobs or over MaxWorkerRSS (measured every 8th job, after a large one and
-// once idle, memcheck.go; and during jobs, memcap.go), the successor started
+// once idle, memcheck.go; and during jobs, engine/memcap.go), the successor started
 // in the background ahead of the next job.
-func (c *chromium) newBrowserSupervisor() *supervisor[*browser] {
-	return &supervisor[*browser]{
-		name:   "Chromium",
-		engine: "chromium",
-		policy: recyclePolicy{
-			maxJobs:      c.cfg.MaxJobsPerWorker,
-			maxRSS:       c.cfg.MaxWorkerRSS,
-			measureEvery: 8,
-			idleAfter:    idleCheckAfter,
+func (c *chromium) newBrowserSupervisor() *engine.Supervisor[*browser] {
+	return &engine.Supervisor[*browser]{
+		Name:   "Chromium",
+		Engine: "chromium",
+		Policy: engine.RecyclePolicy{
+			MaxJobs:      c.cfg.MaxJobsPerWorker,
+			MaxRSS:       c.cfg.MaxWorkerRSS,
+			MeasureEvery: 8,
+			IdleAfter:    idleCheckAfter,
 		},
-		launch:   c.launch,
-		stop:     c.shutdown,
-		replaced: c.warm,
-		log:      c.log,
-		met:      c.met,
-		restarts: &c.restarts,
-		memcap:   newRendererSampler(c.cfg.MaxWorkerRSS, c.log),
-		overMem:  overMemory,
+		Launch:   c.launch,
+		Stop:     c.shutdown,
+		Replaced: c.warm,
+		Log:      c.log,
+		Met:      c.met,
+		Restarts: &c.restarts,
+		MemCap:   engine.NewRendererSampler(c.cfg.MaxWorkerRSS, c.log),
+		OverMem:  engine.OverMemory,
 	}
 }
 
 // browserFor returns the current browser, starting one if there is none or
 // the last one died. It counts the caller as in flight; release undoes that.
-func (c *chromium) browserFor() (*browser, error) { return c.sup.acquire() }
+func (c *chromium) browserFor() (*browser, error) { return c.sup.Acquire() }
 
 // launchOptions are Chromium's flags; profile is its user data directory.
 func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption {
@@ -85,11 +86,11 @@ func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption 
 		chromedp.Flag("disable-features", disabledFeatures),
 		chromedp.UserDataDir(profile),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
-			cmd.Path, cmd.Args = c.box.command(jail{
-				argv:    cmd.Args,
-				rw:      []string{profile},
-				env:     engineEnv(profile),
-				network: c.cfg.AllowNetwork,
+			cmd.Path, cmd.Args = c.box.Command(engine.Jail{
+				Argv:    cmd.Args,
+				RW:      []string{profile},
+				Env:     engine.EngineEnv(profile),
+				Network: c.cfg.AllowNetwork,
 			})
 			// Its own group, so a kill reaches it and, unsandboxed, its
 			// helpers; and die with reportd. chromedp starts the browser
@@ -98,13 +99,13 @@ func (c *chromium) launchOptions(profile string) []chromedp.ExecAllocatorOption 
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		}),
 	)
-	if mib := v8HeapMiB(c.cfg.MaxWorkerRSS); mib > 0 {
+	if mib := engine.V8HeapMiB(c.cfg.MaxWorkerRSS); mib > 0 {
 		// Each V8 heap (the page's, each worker's) stops at half the
 		// memory limit; the renderer as a whole is watched during jobs
-		// (memcap.go).
+		// (engine/memcap.go).
 		opts = append(opts, chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", mib)))
 	}
-	if shmLarge() {
+	if engine.ShmLarge() {
 		// chromedp's defaults move shared memory to /tmp for containers
 		// whose /dev/shm is tiny; where it is big, memory beats a disk.
 		opts = append(opts, chromedp.Flag("disable-dev-shm-usage", false))
@@ -132,7 +133,7 @@ func (c *chromium) launch() (*browser, error) {
 	// killed daemon leaves nothing behind that the next start does not sweep.
 	profile := filepath.Join(c.workDir, fmt.Sprintf("chromium-%d", c.launches.Add(1)))
 	if err := os.MkdirAll(profile, 0o700); err != nil {
-		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not start"))
+		return nil, engine.Fault(report.Wrap(report.Conversion, err, "Chromium could not start"))
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), c.launchOptions(profile)...)
 	bctx, bcancel := chromedp.NewContext(actx)
@@ -141,7 +142,7 @@ func (c *chromium) launch() (*browser, error) {
 		bcancel()
 		acancel()
 		os.RemoveAll(profile)
-		return nil, engineErr(report.Wrap(report.Conversion, err, "Chromium could not start"))
+		return nil, engine.Fault(report.Wrap(report.Conversion, err, "Chromium could not start"))
 	}
 	b := &browser{ctx: bctx}
 	if p := chromedp.FromContext(bctx).Browser.Process(); p != nil {
@@ -151,20 +152,20 @@ func (c *chromium) launch() (*browser, error) {
 		// Kill first: a graceful close waits on the browser, which may be
 		// the thing that hangs. Killing bwrap kills the PID namespace and
 		// so every process of the browser. The profile is throwaway anyway.
-		killTree(b.pid)
-		killByArg("--user-data-dir=" + profile) // a process forked during the kill
+		engine.KillTree(b.pid)
+		engine.KillByArg("--user-data-dir=" + profile) // a process forked during the kill
 		bcancel()
 		acancel()
 		os.RemoveAll(profile)
 	}
-	c.log.Debug("Chromium ready", "pid", b.pid, "path", c.path, "sandboxed", c.box.path != "")
+	c.log.Debug("Chromium ready", "pid", b.pid, "path", c.path, "sandboxed", c.box.Path() != "")
 	return b, nil
 }
 
 // retire stops handing out b, counting a restart for reason; b shuts down
 // once its last job ends. It reports false when b was retired already.
 func (c *chromium) retire(b *browser, reason string, err error) bool {
-	return c.sup.retire(b, reason, err)
+	return c.sup.Retire(b, reason, err)
 }
 
 // shutdown kills b: in the background, or at once while closing (close
@@ -188,5 +189,5 @@ func (c *chromium) shutdown(b *browser) {
 // ahead of the next job. large says the job's input or output was large
 // (see memcheck.go).
 func (c *chromium) release(b *browser, job, large bool) {
-	c.sup.release(b, job, large)
+	c.sup.Release(b, job, large)
 }

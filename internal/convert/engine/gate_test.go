@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"context"
@@ -9,20 +9,14 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-func (g *gate) queued() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.waiting
-}
-
 // waitQueued returns once n jobs wait at g.
-func waitQueued(t *testing.T, g *gate, n int) {
+func waitQueued(t *testing.T, g *Gate, n int) {
 	t.Helper()
 	ctx := testCtx(t)
-	for g.queued() != n {
+	for g.Waiting() != n {
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%d jobs wait, want %d", g.queued(), n)
+			t.Fatalf("%d jobs wait, want %d", g.Waiting(), n)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -31,9 +25,9 @@ func waitQueued(t *testing.T, g *gate, n int) {
 // Project 1 runs a job and queues five more before project 2 queues one:
 // project 2's job gets the first freed slot, not the sixth.
 func TestGateServesProjectsInTurn(t *testing.T) {
-	g := newGate(1, 10, nil)
+	g := NewGate(1, 10, nil)
 	ctx := testCtx(t)
-	leave, err := g.enter(ctx, 1)
+	leave, err := g.Enter(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +38,7 @@ func TestGateServesProjectsInTurn(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := g.enter(ctx, p)
+			l, err := g.Enter(ctx, p)
 			if err != nil {
 				t.Error(err)
 				return
@@ -69,23 +63,23 @@ func TestGateServesProjectsInTurn(t *testing.T) {
 }
 
 func TestGateFullAndCancelled(t *testing.T) {
-	g := newGate(1, 1, nil)
+	g := NewGate(1, 1, nil)
 	ctx := testCtx(t)
-	leave, _ := g.enter(ctx, 1)
+	leave, _ := g.Enter(ctx, 1)
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
-	go func() { _, err := g.enter(wctx, 2); done <- err }()
+	go func() { _, err := g.Enter(wctx, 2); done <- err }()
 	waitQueued(t, g, 1)
-	_, err := g.enter(ctx, 3)
+	_, err := g.Enter(ctx, 3)
 	wantKind(t, err, report.Unavailable)
 	cancel()
 	wantKind(t, <-done, report.Unavailable)
-	if g.queued() != 0 {
+	if g.Waiting() != 0 {
 		t.Fatal("a cancelled job still waits")
 	}
 	leave()
 	leave() // a second call is harmless
-	l, err := g.enter(ctx, 3)
+	l, err := g.Enter(ctx, 3)
 	if err != nil {
 		t.Fatalf("the slot was not freed: %v", err)
 	}

@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"bytes"
@@ -11,19 +11,19 @@ import (
 	"time"
 )
 
-// overMemory reports whether the process tree of pid uses more than limit
+// OverMemory reports whether the process tree of pid uses more than limit
 // bytes. Plain RSS, which is cheap, overcounts shared pages; only when it is
 // over the limit is the exact PSS, which costs more to read, consulted.
-func overMemory(pid int, limit int64) bool {
+func OverMemory(pid int, limit int64) bool {
 	return treeMem(pid, false) > limit && treeMem(pid, true) > limit
 }
 
-// treeRSS returns the memory, in bytes, of pid and all its descendants: a
+// TreeRSS returns the memory, in bytes, of pid and all its descendants: a
 // browser or an office suite is several processes. Each process counts its
 // proportional set size (PSS: shared pages split among their users), so
 // Chromium's zygote-forked helpers are not counted many times over; plain
 // RSS is the fallback where smaps_rollup is unavailable.
-func treeRSS(pid int) int64 { return treeMem(pid, true) }
+func TreeRSS(pid int) int64 { return treeMem(pid, true) }
 
 func treeMem(pid int, pss bool) int64 {
 	if pid <= 0 {
@@ -80,14 +80,14 @@ func treeMem(pid int, pss bool) int64 {
 
 // killGroup kills every process of the group that pgid leads. Engines start
 // in their own group so that this reaches helpers they spawned too.
-func killGroup(pgid int) {
+func KillGroup(pgid int) {
 	if pgid > 0 {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 }
 
 // alive reports whether a process exists (a zombie counts as gone).
-func alive(pid int) bool {
+func Alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
@@ -114,9 +114,9 @@ func pssOf(pid int) int64 {
 	return 0
 }
 
-// shmLarge reports whether /dev/shm can hold Chromium's shared memory
+// ShmLarge reports whether /dev/shm can hold Chromium's shared memory
 // (at least 1 GiB); Docker's default is 64 MiB, where Chromium crashes.
-func shmLarge() bool {
+func ShmLarge() bool {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs("/dev/shm", &st); err != nil {
 		return false
@@ -124,11 +124,11 @@ func shmLarge() bool {
 	return int64(st.Blocks)*int64(st.Bsize) >= 1<<30
 }
 
-// startLocked starts cmd from a goroutine locked to its OS thread, which
+// StartLocked starts cmd from a goroutine locked to its OS thread, which
 // then waits for it: Pdeathsig fires when the thread that forked the child
 // exits, and the Go runtime may end an unlocked thread at any time. The
 // thread stays until the process has exited; the channel closes then.
-func startLocked(cmd *exec.Cmd) (<-chan struct{}, error) {
+func StartLocked(cmd *exec.Cmd) (<-chan struct{}, error) {
 	started := make(chan error, 1)
 	exited := make(chan struct{})
 	go func() {
@@ -144,10 +144,10 @@ func startLocked(cmd *exec.Cmd) (<-chan struct{}, error) {
 	return exited, <-started
 }
 
-// hostPID returns the PID, as seen here, of the process among root and its
+// HostPID returns the PID, as seen here, of the process among root and its
 // descendants whose PID in its own namespace is nspid (a sandboxed helper
 // reports PIDs of its namespace); 0 if there is none.
-func hostPID(root, nspid int) int {
+func HostPID(root, nspid int) int {
 	children := procChildren()
 	stack := []int{root}
 	for len(stack) > 0 {
@@ -203,22 +203,22 @@ func parentOf(pid int) int {
 	return ppid
 }
 
-// killTree kills the process group that pid leads and every descendant of
+// KillTree kills the process group that pid leads and every descendant of
 // pid (a sandbox's processes are in no group of ours), then waits, a few
 // seconds at most, until they are gone: when it returns, no engine process
 // writes in a directory about to be removed.
-func killTree(pid int) {
+func KillTree(pid int) {
 	if pid <= 0 {
 		return
 	}
-	tree := append([]int{pid}, descendantsOf(pid)...)
-	killGroup(pid)
+	tree := append([]int{pid}, DescendantsOf(pid)...)
+	KillGroup(pid)
 	for _, p := range tree {
 		syscall.Kill(p, syscall.SIGKILL)
 	}
 	for _, p := range tree {
 		for range 500 {
-			if !alive(p) {
+			if !Alive(p) {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -228,13 +228,13 @@ func killTree(pid int) {
 
 // reap kills the tree of pid and waits until exited is closed and replies
 // (its output, read line by line) is drained to EOF. A process forked
-// while the tree was read escapes killTree (it is re-parented) and may hold
+// while the tree was read escapes KillTree (it is re-parented) and may hold
 // the output open for ever; every second, stray, an argument that only
 // this engine's processes carry, finds and kills such processes. After
 // wait it gives up, logs, and returns anyway: a kill never hangs.
-func reap(pid int, exited <-chan struct{}, replies <-chan string, stray string, wait time.Duration, log *slog.Logger) {
-	killTree(pid)
-	killByArg(stray)
+func Reap(pid int, exited <-chan struct{}, replies <-chan string, stray string, wait time.Duration, log *slog.Logger) {
+	KillTree(pid)
+	KillByArg(stray)
 	deadline := time.Now().Add(wait)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -247,8 +247,8 @@ func reap(pid int, exited <-chan struct{}, replies <-chan string, stray string, 
 				replies = nil
 			}
 		case <-tick.C:
-			killTree(pid)
-			if n := killByArg(stray); n > 0 {
+			KillTree(pid)
+			if n := KillByArg(stray); n > 0 {
 				log.Warn("engine processes outlived their kill; killed", "count", n, "arg", stray)
 			}
 			if time.Now().After(deadline) {
@@ -259,10 +259,10 @@ func reap(pid int, exited <-chan struct{}, replies <-chan string, stray string, 
 	}
 }
 
-// killByArg kills every process one of whose arguments is arg: a process
+// KillByArg kills every process one of whose arguments is arg: a process
 // that a kill of its tree missed (forked while the tree was read, then
 // re-parented) is still found by an argument only it carries.
-func killByArg(arg string) (killed int) {
+func KillByArg(arg string) (killed int) {
 	entries, _ := os.ReadDir("/proc")
 	want := []byte(arg)
 	for _, e := range entries {
@@ -286,8 +286,8 @@ func killByArg(arg string) (killed int) {
 	return killed
 }
 
-// descendantsOf lists the processes under root, root excluded.
-func descendantsOf(root int) []int {
+// DescendantsOf lists the processes under root, root excluded.
+func DescendantsOf(root int) []int {
 	children := procChildren()
 	var out []int
 	stack := []int{root}

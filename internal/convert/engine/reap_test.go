@@ -1,4 +1,4 @@
-package convert
+package engine
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 // worker's kill once hung when soffice was forked during the kill.
 func TestReapKillsEscapedProcessHoldingOutput(t *testing.T) {
 	stray := fmt.Sprintf("reportd-reap-test-%d", time.Now().UnixNano())
-	t.Cleanup(func() { killByArg(stray) })
+	t.Cleanup(func() { KillByArg(stray) })
 	out, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestReapKillsEscapedProcessHoldingOutput(t *testing.T) {
 	cmd.Env = append(os.Environ(), "STRAY="+stray)
 	cmd.Stdout = outW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	exited, err := startLocked(cmd)
+	exited, err := StartLocked(cmd)
 	outW.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestReapKillsEscapedProcessHoldingOutput(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() {
-		reap(cmd.Process.Pid, exited, replies, stray, 20*time.Second, slog.New(slog.DiscardHandler))
+		Reap(cmd.Process.Pid, exited, replies, stray, 20*time.Second, slog.New(slog.DiscardHandler))
 		close(done)
 	}()
 	select {
@@ -67,7 +67,7 @@ func TestReapKillsEscapedProcessHoldingOutput(t *testing.T) {
 		t.Fatal("reap did not return")
 	}
 	for range 200 {
-		if !alive(straggler) {
+		if !Alive(straggler) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -102,7 +102,7 @@ func containsArg(cmdline []byte, arg string) bool {
 }
 
 func isDescendant(root, pid int) bool {
-	for _, p := range descendantsOf(root) {
+	for _, p := range DescendantsOf(root) {
 		if p == pid {
 			return true
 		}

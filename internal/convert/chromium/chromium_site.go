@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -47,11 +48,11 @@ const siteWallFactor = 4
 // most ChromiumTabs-1 walk pages print at once, so a slot always remains
 // for other jobs), then a slot of the gate. leave gives both back.
 func (c *chromium) siteTurn(ctx context.Context, project int64) (leave func(), err error) {
-	leaveLane, err := c.siteLane.enter(ctx, project)
+	leaveLane, err := c.siteLane.Enter(ctx, project)
 	if err != nil {
 		return nil, err
 	}
-	leaveGate, err := c.gate.enter(ctx, project)
+	leaveGate, err := c.gate.Enter(ctx, project)
 	if err != nil {
 		leaveLane()
 		return nil, err
@@ -70,7 +71,7 @@ func (c *chromium) printSiteOnce(ctx context.Context, sj siteJob, o printOpts) (
 	var bytes int64
 	defer func() { c.release(b, true, bytes > int64(c.largeJob)) }()
 	defer p.dispose()
-	mark, end := c.sup.watch(b)
+	mark, end := c.sup.Watch(b)
 	defer end()
 	// Each page has the deadline of a job; the whole walk has its budget
 	// of engine time, and a bound on its wall time.
@@ -329,11 +330,11 @@ func (c *chromium) siteReady(ctx context.Context, srv *siteServe, loaded int64, 
 func printFile(ctx context.Context, o printOpts, name string) error {
 	f, err := os.Create(name)
 	if err != nil {
-		return diskErr(err, "cannot write the PDF cache")
+		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	err = printPDF(ctx, o, f, nil)
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = diskErr(cerr, "cannot write the PDF cache")
+		err = engine.DiskErr(cerr, "cannot write the PDF cache")
 	}
 	return err
 }
