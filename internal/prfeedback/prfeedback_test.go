@@ -3,9 +3,13 @@ package prfeedback_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,6 +141,30 @@ func TestRetriedThenReported(t *testing.T) {
 				t.Errorf("%d requests: %v", n, srv.Requests())
 			}
 		})
+	}
+}
+
+// A forge answer larger than any real one (here an endless comment list)
+// is refused after a bounded read, not retried, and named in the error.
+func TestHugeForgeAnswerBounded(t *testing.T) {
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gets.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"id":1,"body":"`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 64 { // 64 MiB, twice the bound
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"}]`)
+	}))
+	defer srv.Close()
+	target := prfeedback.Target{Forge: prfeedback.GitHub, Number: 1, Token: "k", Repo: "o/r", APIURL: srv.URL}
+	_, err := prfeedback.Give(context.Background(), target, coverageReport(90), prfeedback.Options{Comment: true, Retry: fast})
+	if err == nil || !strings.Contains(err.Error(), "too large") || gets.Load() != 1 {
+		t.Fatalf("endless answer: %v after %d requests", err, gets.Load())
 	}
 }
 
