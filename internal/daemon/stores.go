@@ -93,22 +93,6 @@ func opened[T, I any](s T, err error) (I, error) {
 	return any(s).(I), nil
 }
 
-func metaBackendNames() []string {
-	var out []string
-	for _, b := range metaBackends {
-		out = append(out, b.name)
-	}
-	return out
-}
-
-func fileBackendNames() []string {
-	var out []string
-	for _, b := range fileBackends {
-		out = append(out, b.name)
-	}
-	return out
-}
-
 // metaBackend is the metadata store c names (stores must have passed).
 func metaBackendOf(c *config.Config) metaBackend {
 	meta, _, _ := c.Stores()
