@@ -225,7 +225,7 @@ func TestPostgresBinary(t *testing.T) {
 	const password = "pw-never-logged-7d1f"
 	dsn := strings.Replace(testserver.DSN(t), "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
 	if !strings.Contains(dsn, password) {
-		t.Fatalf("unexpected pgtest DSN shape")
+		t.Fatalf("unexpected test DSN shape")
 	}
 	dir := t.TempDir()
 	env := []string{"REPORTD_STORAGE=postgres", "REPORTD_LOG_LEVEL=debug"}
