@@ -24,6 +24,22 @@ var fast = prfeedback.Retry{Retries: 3, Wait: 10 * time.Millisecond, MaxWait: 5 
 
 func ptr[T any](v T) *T { return &v }
 
+// fakeForge starts the fake API of forge and returns it with a target:
+// request number of a repository on it, head commit abc123, a token it
+// accepts.
+func fakeForge(t *testing.T, forge string, number int) (*forgetest.Server, prfeedback.Target) {
+	t.Helper()
+	target := prfeedback.Target{Forge: forge, Number: number, SHA: "abc123", Token: "secret"}
+	var srv *forgetest.Server
+	if forge == prfeedback.GitHub {
+		srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
+	} else {
+		srv, target.Repo = forgetest.GitLab(t, "secret"), "42"
+	}
+	target.APIURL = srv.URL
+	return srv, target
+}
+
 func coverageReport(lines float64) prfeedback.Report {
 	return prfeedback.Report{ProjectID: 3, Name: "coverage", Generator: "coverage.py", Commit: "0123456789abcdef",
 		Summary: &report.Summary{Lines: &lines}, DashboardURL: "http://127.0.0.1:1/#/reports/9", PDFURL: "http://127.0.0.1:1/api/reports/9/pdf"}
@@ -60,14 +76,7 @@ func TestDetect(t *testing.T) {
 func TestCommentPostedThenEdited(t *testing.T) {
 	for _, forge := range []string{prfeedback.GitHub, prfeedback.GitLab} {
 		t.Run(forge, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: forge, Number: 5, SHA: "abc123", Token: "secret"}
-			if forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
-			} else {
-				srv, target.Repo = forgetest.GitLab(t, "secret"), "42"
-			}
-			target.APIURL = srv.URL
+			srv, target := fakeForge(t, forge, 5)
 			for i := range 120 {
 				srv.AddComment(target.Repo, 5, "someone else "+string(rune('a'+i%26)))
 			}
@@ -119,14 +128,7 @@ func TestRetriedThenReported(t *testing.T) {
 		{"gitlab 502", prfeedback.GitLab, forgetest.ServerError},
 	} {
 		t.Run(f.name, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: f.forge, Number: 1, Token: "k"}
-			if f.forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "k"), "o/r"
-			} else {
-				srv, target.Repo = forgetest.GitLab(t, "k"), "9"
-			}
-			target.APIURL = srv.URL
+			srv, target := fakeForge(t, f.forge, 1)
 			srv.Fail(f.fault, 2, "POST")
 			out, err := prfeedback.Give(context.Background(), target, coverageReport(90), prfeedback.Options{Comment: true, Retry: fast})
 			if err != nil || out.Comment != "created" || len(srv.Comments()) != 1 {
@@ -268,15 +270,11 @@ func TestBodyWithComparison(t *testing.T) {
 func TestMarkerInSomeoneElsesComment(t *testing.T) {
 	for _, forge := range []string{prfeedback.GitHub, prfeedback.GitLab} {
 		t.Run(forge, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: forge, Number: 5, SHA: "abc123", Token: "secret"}
+			srv, target := fakeForge(t, forge, 5)
 			edit := "PATCH"
-			if forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
-			} else {
-				srv, target.Repo, edit = forgetest.GitLab(t, "secret"), "42", "PUT"
+			if forge == prfeedback.GitLab {
+				edit = "PUT"
 			}
-			target.APIURL = srv.URL
 			srv.AddComment(target.Repo, 5, "quoting the bot: "+prfeedback.Marker(3, "coverage"))
 			srv.Fail(forgetest.ReadOnlyToken, 1, edit)
 			out, err := prfeedback.Give(context.Background(), target, coverageReport(81), prfeedback.Options{Comment: true, Retry: fast})
