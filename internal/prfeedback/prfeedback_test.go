@@ -249,13 +249,13 @@ func TestBodyWithComparison(t *testing.T) {
 		Base:        &report.HistoryPoint{ReportID: 4, Branch: &main, Summary: &report.Summary{Lines: ptr(81.0), Failed: ptr[int64](0)}},
 		Delta:       &report.Summary{Lines: ptr(-2.5), Failed: ptr[int64](2)},
 		NewFailures: []report.TestRef{{ID: "t1", Title: "login works"}, {ID: "t2", Title: "logout_works"}},
-		Files:       []report.FileDelta{{Path: "app/auth.py", Before: 90, After: 60}},
+		Files:       []report.FileDelta{{Path: "app/auth.py", Before: 90, After: 60}, {Path: "odd|name`\n@x.py", Before: 50, After: 40}},
 	}
 	r.Gates = prfeedback.CheckGates([]prfeedback.Gate{{Kind: prfeedback.GateNewFailures}}, r.Summary, r.Comparison)
 	body := prfeedback.Body(r)
 	for _, want := range []string{prfeedback.Marker(3, "coverage"), "❌", "[report 4](http://127.0.0.1:1/#/reports/4) on `main`",
 		"| Coverage | 81% | 78.5% | −2.5 pp |", "| Failed | 0 | 2 | +2 |", "**New failures (2)**", "- [logout\\_works](http://127.0.0.1:1/#/reports/9)",
-		"| `app/auth.py` | 90% | 60% |", "[PDF](http://127.0.0.1:1/api/reports/9/pdf)"} {
+		"| `app/auth.py` | 90% | 60% |", "| `odd\\|name' @x.py` | 50% | 40% |\n", "[PDF](http://127.0.0.1:1/api/reports/9/pdf)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
