@@ -16,7 +16,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -111,7 +110,7 @@ func run(ctx context.Context, rd, rc, mc, vgw string, n, size, rounds, lone int,
 	if err := mcRun("mb", "b/reports"); err != nil {
 		return err
 	}
-	project, err := createProject(ctx, api)
+	project, err := benchkit.CreateProject(ctx, api, "smallci")
 	if err != nil {
 		return err
 	}
@@ -182,32 +181,11 @@ func start(ctx context.Context, bin string, args []string, env func(port string)
 		return "", nil, err
 	}
 	stop := func() { cmd.Process.Signal(syscall.SIGTERM) }
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return "", nil, fmt.Errorf("%s did not listen on %s", bin, port)
-		}
+	if err := benchkit.WaitListening("127.0.0.1:"+port, 60*time.Second); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("%s: %w", bin, err)
 	}
 	return "http://127.0.0.1:" + port, stop, nil
-}
-
-func createProject(ctx context.Context, api string) (string, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, api+"/api/projects", strings.NewReader(`{"name":"smallci"}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var p struct{ ID int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || p.ID == 0 {
-		return "", fmt.Errorf("create project: %s %v", resp.Status, err)
-	}
-	return strconv.FormatInt(p.ID, 10), nil
 }
 
 // loneUploads posts one 20 KB Markdown report at a time and returns the

@@ -19,9 +19,7 @@ func TestUnresolvableHostNotRetried(t *testing.T) {
 	o.RetryWait, o.RetryMaxWait = time.Second, 5*time.Second
 	o.OnRetry = func(Retry) { retries++ }
 	c, _ := New(o)
-	start := time.Now()
 	_, err := c.Ping(t.Context())
-	took := time.Since(start)
 	var u *UnreachableError
 	if !errors.As(err, &u) || u.Attempts != 1 || retries != 0 {
 		t.Fatalf("err = %v (retries %d), want unreachable after 1 attempt", err, retries)
@@ -30,10 +28,6 @@ func TestUnresolvableHostNotRetried(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
-	}
-	// "not retried" above is the proof; the bound only catches a hang, with room for a busy machine.
-	if took > 10*time.Second {
-		t.Errorf("took %v, want an immediate failure", took)
 	}
 }
 

@@ -1,9 +1,7 @@
 package content
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 const dashboard = "http://127.0.0.1:8080"
@@ -168,7 +165,7 @@ func TestEncodings(t *testing.T) {
 		if r.Header.Get("Vary") != "Accept-Encoding" {
 			t.Errorf("Vary %q", r.Header.Get("Vary"))
 		}
-		if got := decode(t, c.want, r.body); got != bigHTML {
+		if got := testfixture.Decode(t, c.want, r.body); got != bigHTML {
 			t.Errorf("Accept-Encoding %q: body decodes to %d bytes, want the %d of the file", c.accept, len(got), len(bigHTML))
 		}
 		if r.Header.Get("Content-Length") != itoa(len(r.body)) {
@@ -190,26 +187,6 @@ func TestEncodings(t *testing.T) {
 	if r.Header.Get("Content-Encoding") != "" || r.Header.Get("Vary") != "" || r.body != "body{margin:0}" {
 		t.Errorf("small file: encoding %q vary %q body %q", r.Header.Get("Content-Encoding"), r.Header.Get("Vary"), r.body)
 	}
-}
-
-func decode(t *testing.T, enc, body string) string {
-	t.Helper()
-	var r io.Reader = strings.NewReader(body)
-	switch enc {
-	case "gzip":
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	case "br":
-		r = brotli.NewReader(r)
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("decode %s: %v", enc, err)
-	}
-	return string(b)
 }
 
 func TestNegotiate(t *testing.T) {
@@ -302,7 +279,7 @@ func TestVariantsLater(t *testing.T) {
 	s.makeVariants(t, m)
 	c.add(variantNegativeTTL + time.Second)
 	r = g.get(g.o.URL(5, "index.html"), "Accept-Encoding", "br, gzip")
-	if r.Header.Get("Content-Encoding") != "br" || decode(t, "br", r.body) != bigHTML || r.Header.Get("ETag") != `"`+ix.SHA256+`.br"` {
+	if r.Header.Get("Content-Encoding") != "br" || testfixture.Decode(t, "br", r.body) != bigHTML || r.Header.Get("ETag") != `"`+ix.SHA256+`.br"` {
 		t.Errorf("after variants: encoding %q etag %q", r.Header.Get("Content-Encoding"), r.Header.Get("ETag"))
 	}
 }

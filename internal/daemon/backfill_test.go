@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/reportd/reportd/internal/boltstore"
@@ -25,19 +26,7 @@ func TestBackfillResults(t *testing.T) {
 	c := testConfig(t, dir)
 	s, stop := startServer(t, c)
 	base := "http://" + s.Addr()
-	p := createProject(t, base, "old")
-	var ids []int64
-	for i, f := range []struct{ typ, name string }{{"html", "a.html"}, {"md", "n.md"}, {"html", "b.html"}, {"html", "plain.html"}} {
-		body := markdown(fmt.Sprint(i), 10)
-		if f.typ == "html" && f.name != "plain.html" {
-			body = mochawesomeHTML(f.name)
-		}
-		st, r, e, err := upload(httpClient, base, p.ID, f.typ, f.name, body)
-		if st != http.StatusCreated {
-			t.Fatalf("upload %s: %d %v %v", f.name, st, e, err)
-		}
-		ids = append(ids, r.ID)
-	}
+	ids := uploadForBackfill(t, base)
 	stop()
 
 	db, err := bolt.Open(filepath.Join(dir, "reportd.db"), 0o600, nil)
@@ -80,6 +69,67 @@ func TestBackfillResults(t *testing.T) {
 	if err != nil || res == nil || len(res.Tests) != 2 || res.Tests[1].Status != report.TestFailed {
 		t.Fatalf("backfilled results: %+v %v", res, err)
 	}
+}
+
+// TestBackfillResultsPostgres: with metadata_store postgres the stores
+// come from the same registry and backfill runs beside a serving daemon.
+func TestBackfillResultsPostgres(t *testing.T) {
+	c := postgresConfig(t, t.TempDir())
+	s, _ := startServer(t, c)
+	ids := uploadForBackfill(t, "http://"+s.Addr())
+	conn, err := pgx.Connect(context.Background(), c.Postgres.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tag, err := conn.Exec(context.Background(), "DELETE FROM report_results WHERE report_id = ANY($1)", ids)
+	if err != nil || tag.RowsAffected() != 2 {
+		t.Fatalf("results at upload: %v %v, want 2", tag, err)
+	}
+	seen := map[int64]string{}
+	n, err := BackfillResults(context.Background(), c, slog.New(slog.DiscardHandler), func(id int64, o string) { seen[id] = o })
+	if err != nil || n.Reports != 4 || n.Filled != 2 || n.Skipped != 1 || n.None != 1 || n.Failed != 0 {
+		t.Fatalf("backfill beside the daemon: %+v %v", n, err)
+	}
+	if seen[ids[0]] != "filled" || seen[ids[2]] != "filled" || seen[ids[1]] != "skipped" || seen[ids[3]] != "none" {
+		t.Fatalf("outcomes %v", seen)
+	}
+	res, err := s.MetaStore().Results(context.Background(), ids[0])
+	if err != nil || res == nil || len(res.Tests) != 2 || res.Tests[1].Status != report.TestFailed {
+		t.Fatalf("backfilled results: %+v %v", res, err)
+	}
+}
+
+// TestBackfillRefusesRunningDaemon: with bolt, backfill needs the store
+// to itself (bbolt's lock).
+func TestBackfillRefusesRunningDaemon(t *testing.T) {
+	c := testConfig(t, t.TempDir())
+	startServer(t, c)
+	_, err := BackfillResults(context.Background(), c, slog.New(slog.DiscardHandler), nil)
+	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("backfill on a running daemon's store: %v", err)
+	}
+}
+
+// uploadForBackfill uploads two mochawesome reports, a Markdown report and
+// a plain HTML page (in that order: html, md, html, html) to a new
+// project and returns their ids.
+func uploadForBackfill(t *testing.T, base string) []int64 {
+	t.Helper()
+	p := createProject(t, base, "old")
+	var ids []int64
+	for i, f := range []struct{ typ, name string }{{"html", "a.html"}, {"md", "n.md"}, {"html", "b.html"}, {"html", "plain.html"}} {
+		body := markdown(fmt.Sprint(i), 10)
+		if f.typ == "html" && f.name != "plain.html" {
+			body = mochawesomeHTML(f.name)
+		}
+		st, r, e, err := upload(httpClient, base, p.ID, f.typ, f.name, body)
+		if st != http.StatusCreated {
+			t.Fatalf("upload %s: %d %v %v", f.name, st, e, err)
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids
 }
 
 // mochawesomeHTML is a mochawesome inline report with a passing and a

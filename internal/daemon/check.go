@@ -20,35 +20,16 @@ type CheckReport = ops.CheckReport
 // an upload between its rename and its commit would look like an orphan.
 // Shared stores (postgres) are checked beside the running daemons.
 func Check(ctx context.Context, cfg config.Config, repair bool) (CheckReport, error) {
-	if err := cfg.ValidateStorage(); err != nil {
-		return CheckReport{}, err
-	}
-	loc, err := cfg.Location()
-	if err != nil {
-		return CheckReport{}, err
-	}
-	meta := metaBackendOf(&cfg)
 	mode := forReadOnly
 	if repair {
 		mode = forAdmin
 	}
-	store, err := meta.open(ctx, cfg, report.Clock{Location: loc}, mode)
+	st, err := openAdmin(ctx, cfg, mode)
 	if err != nil {
 		return CheckReport{}, err
 	}
-	defer store.Close()
-	var dir *files.Dir
-	if fileBackendOf(&cfg).local {
-		if dir, err = files.Open(cfg.DataDir); err != nil {
-			return CheckReport{}, err
-		}
-		defer dir.Close()
-	}
-	fs, err := fileBackendOf(&cfg).open(ctx, cfg, dir)
-	if err != nil {
-		return CheckReport{}, err
-	}
-	return ops.Check(ctx, checkStores(meta, store, fs, dir), repair)
+	defer st.Close()
+	return ops.Check(ctx, checkStores(st.backend, st.meta, st.files, st.dir), repair)
 }
 
 // checkStores are the stores of a check: with a store one process holds,

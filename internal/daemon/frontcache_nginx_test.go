@@ -3,7 +3,6 @@ package daemon
 import (
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -23,8 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-
+	"github.com/reportd/reportd/internal/testfixture"
 	"github.com/reportd/reportd/internal/testserver"
 )
 
@@ -128,26 +126,7 @@ func (f *nginxFront) get(t *testing.T, url string, hdr ...string) frontAnswer {
 // decoded is the body with its Content-Encoding undone.
 func (a frontAnswer) decoded(t *testing.T) string {
 	t.Helper()
-	var r io.Reader = strings.NewReader(a.body)
-	switch a.Header.Get("Content-Encoding") {
-	case "":
-		return a.body
-	case "gzip":
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	case "br":
-		r = brotli.NewReader(r)
-	default:
-		t.Fatalf("Content-Encoding %q", a.Header.Get("Content-Encoding"))
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return testfixture.Decode(t, a.Header.Get("Content-Encoding"), a.body)
 }
 
 // frontSite uploads a site (index.html, style.css) through the API and

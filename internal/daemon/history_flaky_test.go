@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportd/reportd/internal/config"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
-	"github.com/reportd/reportd/internal/testserver"
 )
 
 // TestHistoryFlakyBothStores: on bbolt and on PostgreSQL, a mochawesome
@@ -24,49 +24,43 @@ func TestHistoryFlakyBothStores(t *testing.T) {
 	}
 	const pass = "&quot;state&quot;:&quot;passed&quot;,&quot;pass&quot;:true,&quot;fail&quot;:false"
 	failed := []byte(strings.Replace(string(passed), pass, "&quot;state&quot;:&quot;failed&quot;,&quot;pass&quot;:false,&quot;fail&quot;:true", 1))
-	for _, store := range []string{"bolt", "postgres"} {
-		t.Run(store, func(t *testing.T) {
-			c := testConfig(t, t.TempDir())
-			if store == "postgres" {
-				c.MetadataStore, c.Postgres.DSN = "postgres", testserver.DSN(t)
+	onBothStores(t, func(t *testing.T, c config.Config) {
+		s, _ := startServer(t, c)
+		base := "http://" + s.Addr()
+		p := createProject(t, base, "flaky")
+		builds := []struct {
+			commit string
+			body   []byte
+		}{{"a", passed}, {"a", failed}, {"b", passed}, {"c", failed}, {"d", failed}}
+		var ids []int64
+		for _, b := range builds {
+			ct, body := testfixture.UploadBody(p.ID, "html", "mochawesome.html", b.body, map[string]string{"name": "mocha", "branch": "main", "commit": b.commit})
+			resp, err := httpClient.Post(base+"/api/reports", ct, body)
+			if err != nil {
+				t.Fatal(err)
 			}
-			s, _ := startServer(t, c)
-			base := "http://" + s.Addr()
-			p := createProject(t, base, "flaky")
-			builds := []struct {
-				commit string
-				body   []byte
-			}{{"a", passed}, {"a", failed}, {"b", passed}, {"c", failed}, {"d", failed}}
-			var ids []int64
-			for _, b := range builds {
-				ct, body := testfixture.UploadBody(p.ID, "html", "mochawesome.html", b.body, map[string]string{"name": "mocha", "branch": "main", "commit": b.commit})
-				resp, err := httpClient.Post(base+"/api/reports", ct, body)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var r apiReport
-				decErr := json.NewDecoder(resp.Body).Decode(&r)
-				resp.Body.Close()
-				if resp.StatusCode != 201 || decErr != nil {
-					t.Fatalf("upload %s: %s %v", b.commit, resp.Status, decErr)
-				}
-				ids = append(ids, r.ID)
+			var r apiReport
+			decErr := json.NewDecoder(resp.Body).Decode(&r)
+			resp.Body.Close()
+			if resp.StatusCode != 201 || decErr != nil {
+				t.Fatalf("upload %s: %s %v", b.commit, resp.Status, decErr)
 			}
-			var pts []report.HistoryPoint
-			getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=mocha&branch=main&flaky=true", base, p.ID), &pts)
-			got := []int{}
-			for _, pt := range pts {
-				got = append(got, len(pt.Flaky))
-			}
-			// a: passed; a: failed (same commit); b: passed (changes: 2); c: failed (3); d: failed (3 within the window).
-			if fmt.Sprint(got) != "[0 1 1 1 1]" || !strings.HasPrefix(pts[1].Flaky[0].Title, "adds") {
-				t.Fatalf("flaky per point %v: %+v", got, pts)
-			}
-			var cmp report.Comparison
-			getJSON(t, fmt.Sprintf("%s/api/reports/%d/compare", base, ids[4]), &cmp)
-			if len(cmp.Flaky) != 1 || cmp.Flaky[0] != pts[4].Flaky[0] {
-				t.Fatalf("compare's flaky %+v, history's %+v", cmp.Flaky, pts[4].Flaky)
-			}
-		})
-	}
+			ids = append(ids, r.ID)
+		}
+		var pts []report.HistoryPoint
+		getJSON(t, fmt.Sprintf("%s/api/projects/%d/history?name=mocha&branch=main&flaky=true", base, p.ID), &pts)
+		got := []int{}
+		for _, pt := range pts {
+			got = append(got, len(pt.Flaky))
+		}
+		// a: passed; a: failed (same commit); b: passed (changes: 2); c: failed (3); d: failed (3 within the window).
+		if fmt.Sprint(got) != "[0 1 1 1 1]" || !strings.HasPrefix(pts[1].Flaky[0].Title, "adds") {
+			t.Fatalf("flaky per point %v: %+v", got, pts)
+		}
+		var cmp report.Comparison
+		getJSON(t, fmt.Sprintf("%s/api/reports/%d/compare", base, ids[4]), &cmp)
+		if len(cmp.Flaky) != 1 || cmp.Flaky[0] != pts[4].Flaky[0] {
+			t.Fatalf("compare's flaky %+v, history's %+v", cmp.Flaky, pts[4].Flaky)
+		}
+	})
 }

@@ -122,64 +122,10 @@ func (m *Server) Open(ctx context.Context) error {
 		conv = m.conv
 	}
 	clock := report.Clock{Location: loc}
-	// PostgreSQL and the bucket may still be starting (a host booting, a
-	// database failing over): wait for them, within startup_wait.
-	until := time.Now().Add(c.StartupWait)
-	meta := metaBackendOf(&c) // the storage registry (stores.go)
-	openMeta := func() error {
-		st, err := meta.open(ctx, c, clock, forServe)
-		if err == nil {
-			m.store = st // never a typed nil: Close checks m.store
-		}
-		return err
-	}
-	if meta.shared {
-		err = m.waitFor(ctx, until, "PostgreSQL", openMeta)
-	} else {
-		err = openMeta()
-	}
+	sc := m.serviceConfig(&c, clock)
+	meta, bucket, err := m.openStores(ctx, c, clock, &sc)
 	if err != nil {
 		return err
-	}
-	sc := service.Config{
-		Version:               version.String(),
-		MaxUploadBytes:        int64(c.MaxUploadBytes),
-		MaxCoverBytes:         int64(c.MaxCoverBytes),
-		MaxInlineContent:      int64(c.MaxInlineContent),
-		CoverFetchTimeout:     c.CoverFetch.Timeout,
-		AllowPrivateCoverURLs: c.CoverFetch.AllowPrivate,
-		ConvertOnUpload:       c.ConvertOnUpload,
-		Clock:                 clock,
-		Logger:                m.Log,
-		Retention:             retentionPolicy(&c),
-		OnPrune:               m.retention.observe,
-		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
-			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
-	}
-	var bucket *s3store.Store
-	if c.OnS3() {
-		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
-			m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files)
-			bucket, _ = m.blobs.(*s3store.Store)
-			return err
-		}); err != nil {
-			return err
-		}
-		st := bucket
-		if c.S3.PresignDownloads {
-			m.presign = presignDownloads(st, c)
-		}
-		// PDFs are shared in the bucket; one replica converts each.
-		sc.Blobs, sc.Locker = st, m.store.(service.Locker)
-		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
-		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
-			return err
-		}
-	}
-	if m.blobs == nil {
-		if m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files); err != nil {
-			return err
-		}
 	}
 	if m.Hooks.Service != nil {
 		m.Hooks.Service(&sc)
@@ -215,39 +161,9 @@ func (m *Server) Open(ctx context.Context) error {
 	if err := m.openContent(m.ln.Addr(), passed); err != nil {
 		return err
 	}
-	hc := httpapi.Config{
-		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
-		AuthToken:        c.Auth.Token,
-		AuthReads:        c.Auth.Reads,
-		Tokens:           m.tokens,
-		HTMLAllowScripts: c.HTMLScripts,
-		AllowedHosts:     allowedHosts(&c, m.ln.Addr()),
-		PublicURL:        c.PublicURL,
-		ClientsDir:       c.Clients.Dir,
-		Pace:             pace(&c),
-		Badges:           badgesHTTP(c.Badges),
-	}
-	idem, _ := m.store.(idempotency.Store) // both stores keep them (storetest.Idempotency)
-	hc.Idempotency = &idempotency.Keys{Store: idem}
-	if m.origins != nil {
-		hc.ContentURL = m.origins.URL
-		hc.ReportHost = m.origins.ReportHost
-	}
-	hc.PresignDownload = m.presign
-	if c.Dashboard {
-		// The dashboard frames reports from the content origin(s).
-		var frames []string
-		if m.origins != nil {
-			src, err := web.FrameSource(m.origins.Template())
-			if err != nil {
-				return fmt.Errorf("content.url: %w", err)
-			}
-			frames = []string{src}
-		}
-		hc.Dashboard = web.New(web.Options{FrameSources: frames})
-	}
-	if c.Metrics.Enabled {
-		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
+	hc, err := m.httpConfig(&c)
+	if err != nil {
+		return err
 	}
 	m.ready = newReadiness(m.Metrics.Registry, m.Log, m.dependencies(bucket))
 	hc.Health = httpapi.Health{Live: m.live, Ready: m.ready.current}
@@ -269,6 +185,117 @@ func (m *Server) Open(ctx context.Context) error {
 		m.Log.Warn("cannot record the listen address for reportd backup", "err", err)
 	}
 	return nil
+}
+
+// httpConfig is the API's configuration from c, for the bound listener,
+// the stores and the content origin Open set up.
+func (m *Server) httpConfig(c *config.Config) (httpapi.Config, error) {
+	hc := httpapi.Config{
+		ErrorStatus:      httpapi.StatusMode(c.ErrorStatus),
+		AuthToken:        c.Auth.Token,
+		AuthReads:        c.Auth.Reads,
+		Tokens:           m.tokens,
+		HTMLAllowScripts: c.HTMLScripts,
+		AllowedHosts:     allowedHosts(c, m.ln.Addr()),
+		PublicURL:        c.PublicURL,
+		ClientsDir:       c.Clients.Dir,
+		Pace:             pace(c),
+		Badges:           badgesHTTP(c.Badges),
+	}
+	idem, _ := m.store.(idempotency.Store) // both stores keep them (storetest.Idempotency)
+	hc.Idempotency = &idempotency.Keys{Store: idem}
+	if m.origins != nil {
+		hc.ContentURL = m.origins.URL
+		hc.ReportHost = m.origins.ReportHost
+	}
+	hc.PresignDownload = m.presign
+	if c.Dashboard {
+		// The dashboard frames reports from the content origin(s).
+		var frames []string
+		if m.origins != nil {
+			src, err := web.FrameSource(m.origins.Template())
+			if err != nil {
+				return hc, fmt.Errorf("content.url: %w", err)
+			}
+			frames = []string{src}
+		}
+		hc.Dashboard = web.New(web.Options{FrameSources: frames})
+	}
+	if c.Metrics.Enabled {
+		hc.Metrics, hc.Observer = m.Metrics.Handler(), m.Metrics
+	}
+	return hc, nil
+}
+
+// serviceConfig is the service's configuration from c.
+func (m *Server) serviceConfig(c *config.Config, clock report.Clock) service.Config {
+	return service.Config{
+		Version:               version.String(),
+		MaxUploadBytes:        int64(c.MaxUploadBytes),
+		MaxCoverBytes:         int64(c.MaxCoverBytes),
+		MaxInlineContent:      int64(c.MaxInlineContent),
+		CoverFetchTimeout:     c.CoverFetch.Timeout,
+		AllowPrivateCoverURLs: c.CoverFetch.AllowPrivate,
+		ConvertOnUpload:       c.ConvertOnUpload,
+		Clock:                 clock,
+		Logger:                m.Log,
+		Retention:             retentionPolicy(c),
+		OnPrune:               m.retention.observe,
+		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
+			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
+	}
+}
+
+// openStores opens the metadata store and the file store c names (the
+// registry, stores.go), waiting within startup_wait for those that may
+// still be starting (PostgreSQL, the bucket). With a bucket, the shared
+// PDF cache, presigned downloads and the bucket sweep are set up, and sc
+// is told of them.
+func (m *Server) openStores(ctx context.Context, c config.Config, clock report.Clock, sc *service.Config) (meta metaBackend, bucket *s3store.Store, err error) {
+	// PostgreSQL and the bucket may still be starting (a host booting, a
+	// database failing over): wait for them, within startup_wait.
+	until := time.Now().Add(c.StartupWait)
+	meta = metaBackendOf(&c) // the storage registry (stores.go)
+	openMeta := func() error {
+		st, err := meta.open(ctx, c, clock, forServe)
+		if err == nil {
+			m.store = st // never a typed nil: Close checks m.store
+		}
+		return err
+	}
+	if meta.shared {
+		err = m.waitFor(ctx, until, "PostgreSQL", openMeta)
+	} else {
+		err = openMeta()
+	}
+	if err != nil {
+		return meta, nil, err
+	}
+	if c.OnS3() {
+		if err := m.waitFor(ctx, until, "the S3 bucket", func() (err error) {
+			m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files)
+			bucket, _ = m.blobs.(*s3store.Store)
+			return err
+		}); err != nil {
+			return meta, nil, err
+		}
+		st := bucket
+		if c.S3.PresignDownloads {
+			m.presign = presignDownloads(st, c)
+		}
+		// PDFs are shared in the bucket; one replica converts each.
+		sc.Blobs, sc.Locker = st, m.store.(service.Locker)
+		sc.OnSharedPDF = sharedPDFMetrics(m.Metrics.Registry)
+		if err := m.openBucketSweep(st, append(slices.Clip(m.SweepSteps), m.sweepSites)); err != nil {
+			return meta, nil, err
+		}
+	}
+	if m.blobs == nil {
+		if m.blobs, err = fileBackendOf(&c).open(ctx, c, m.files); err != nil {
+			return meta, nil, err
+		}
+	}
+	return meta, bucket, nil
 }
 
 // Addr is the bound address (useful with port 0).

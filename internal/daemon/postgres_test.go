@@ -23,6 +23,13 @@ func postgresConfig(t *testing.T, dataDir string) config.Config {
 	return c
 }
 
+// onBothStores runs fn as a subtest "bolt" with testConfig and one
+// "postgres" with postgresConfig, each in a fresh data directory.
+func onBothStores(t *testing.T, fn func(t *testing.T, c config.Config)) {
+	t.Run("bolt", func(t *testing.T) { fn(t, testConfig(t, t.TempDir())) })
+	t.Run("postgres", func(t *testing.T) { fn(t, postgresConfig(t, t.TempDir())) })
+}
+
 // TestPostgresStorage: a daemon with storage: postgres serves the API with
 // exact counters, keeps no bbolt file, and after a restart on the same
 // database and data directory (this time with the DSN from a file) has
@@ -225,7 +232,7 @@ func TestPostgresBinary(t *testing.T) {
 	const password = "pw-never-logged-7d1f"
 	dsn := strings.Replace(testserver.DSN(t), "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
 	if !strings.Contains(dsn, password) {
-		t.Fatalf("unexpected pgtest DSN shape")
+		t.Fatalf("unexpected test DSN shape")
 	}
 	dir := t.TempDir()
 	env := []string{"REPORTD_STORAGE=postgres", "REPORTD_LOG_LEVEL=debug"}

@@ -93,22 +93,6 @@ func opened[T, I any](s T, err error) (I, error) {
 	return any(s).(I), nil
 }
 
-func metaBackendNames() []string {
-	var out []string
-	for _, b := range metaBackends {
-		out = append(out, b.name)
-	}
-	return out
-}
-
-func fileBackendNames() []string {
-	var out []string
-	for _, b := range fileBackends {
-		out = append(out, b.name)
-	}
-	return out
-}
-
 // metaBackend is the metadata store c names (stores must have passed).
 func metaBackendOf(c *config.Config) metaBackend {
 	meta, _, _ := c.Stores()
@@ -129,4 +113,58 @@ func fileBackendOf(c *config.Config) fileBackend {
 		}
 	}
 	panic("reportd: no file store " + file)
+}
+
+// adminStores are the stores an operator command (check, backfill-results)
+// opened through the registry.
+type adminStores struct {
+	backend metaBackend
+	clock   report.Clock
+	meta    report.Maintainer
+	// dir is data_dir's files.Dir with a local file store; otherwise nil.
+	dir   *files.Dir
+	files blob.Store
+}
+
+// openAdmin opens the metadata and file stores cfg names for an operator
+// command, through the registry: a store one process holds (bolt) must
+// exist and is locked against a running daemon (its lock error says so);
+// a shared store (postgres) may keep serving. Close releases them.
+func openAdmin(ctx context.Context, cfg config.Config, mode openMode) (_ adminStores, err error) {
+	if err := cfg.ValidateStorage(); err != nil {
+		return adminStores{}, err
+	}
+	loc, err := cfg.Location()
+	if err != nil {
+		return adminStores{}, err
+	}
+	a := adminStores{backend: metaBackendOf(&cfg), clock: report.Clock{Location: loc}}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.meta, err = a.backend.open(ctx, cfg, a.clock, mode); err != nil {
+		return adminStores{}, err
+	}
+	fb := fileBackendOf(&cfg)
+	if fb.local {
+		if a.dir, err = files.Open(cfg.DataDir); err != nil {
+			return adminStores{}, err
+		}
+	}
+	if a.files, err = fb.open(ctx, cfg, a.dir); err != nil {
+		return adminStores{}, err
+	}
+	return a, nil
+}
+
+// Close closes the stores openAdmin opened.
+func (a adminStores) Close() {
+	if a.dir != nil {
+		a.dir.Close()
+	}
+	if a.meta != nil {
+		a.meta.Close()
+	}
 }

@@ -22,10 +22,11 @@ import (
 // and the styles .cov0 … .cov10. The page has no total and no statement
 // counts, so the percentages of several files cannot simply be combined:
 // the total comes from the sources the page embeds, parsed again and
-// their statements counted as cmd/cover does (gocover_total.go). A site
-// that also holds the coverage profile the page was made from (a text file starting "mode: set|count|atomic", e.g.
-// coverage.out) gets the total from the profile, computed as
-// `go tool cover -func` does (see profileTotal).
+// their statements counted as cmd/cover does (internal/detect/gototal,
+// registered by the daemon: RegisterPageTotal). A site that also holds
+// the coverage profile the page was made from (a text file starting
+// "mode: set|count|atomic", e.g. coverage.out) gets the total from the
+// profile, computed as `go tool cover -func` does (see profileTotal).
 var (
 	goCoverOption = regexp.MustCompile(`<option value="file[0-9]+">(.*?) \(([0-9]+(?:\.[0-9]+)?)%\)</option>`)
 )

@@ -21,7 +21,8 @@ var trendMetrics = map[string]string{"lines": "line coverage", "passed": "tests 
 // (the sum of the per-test durations, where per-test results exist).
 // Builds without the figure are left out. Like a badge: 200 with an
 // empty grey sparkline when there is no report (or the link names none),
-// a 404 error body for a project that does not exist, the badges' cache
+// a 404 error body for a project that does not exist, an "invalid link"
+// sparkline for a name or branch no report can have, the badges' cache
 // rules.
 func (s *Server) trend(w http.ResponseWriter, r *http.Request, l link) error {
 	metric := r.URL.Query().Get("metric")
@@ -54,6 +55,10 @@ func (s *Server) trendFor(r *http.Request, l link, metric, what string) (badge.T
 		return t, err
 	}
 	pts, err := s.svc.History(r.Context(), report.HistoryQuery{Project: id, Name: *l.name, Type: l.typ, Branch: l.branch, Limit: trendPoints})
+	if report.IsKind(err, report.Validation) { // a name or branch no report can have: as badges do
+		t.Title, t.Desc = what+": invalid link", "The link names no report a trend can be drawn of: "+report.MessageOf(err)+"."
+		return t, nil
+	}
 	if err != nil {
 		return t, err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/reportd/reportd/internal/testserver"
 )
 
-// A throwaway PostgreSQL on loopback for this test binary (internal/pgtest).
+// A throwaway PostgreSQL on loopback for this test binary (internal/testserver).
 func TestMain(m *testing.M) { testserver.Main(m) }
 
 var ctx = context.Background()

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/reportd/reportd/internal/pgstore"
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testserver"
@@ -19,15 +17,7 @@ import (
 func TestHistoryUsesIndex(t *testing.T) {
 	s := open(t, testserver.DSN(t), report.Clock{})
 	defer s.Close()
-	if _, err := s.Pool().Exec(ctx, `
-		INSERT INTO projects (id, name, slug, created_at) SELECT i, 'p' || i, 'p' || i, now() FROM generate_series(1, 40) i;
-		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
-		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', (ARRAY['md', 'html', 'pdf'])[1 + i % 3], '/uploads/reports/' || i, now(), 1, 'ab',
-			(ARRAY['coverage', 'e2e', 'unit', 'perf', 'lint'])[1 + i % 5], (ARRAY['', 'main', 'dev', 'release'])[1 + i % 4]
-		FROM generate_series(1, 20000) i;
-		ANALYZE reports`); err != nil {
-		t.Fatal(err)
-	}
+	seedPlanReports(t, s)
 	main, md := "main", report.MD
 	for _, c := range []struct {
 		q     report.HistoryQuery
@@ -40,12 +30,7 @@ func TestHistoryUsesIndex(t *testing.T) {
 		{report.HistoryQuery{Project: 1, Name: "coverage", Type: &md, Branch: &main, Before: 5000, Limit: 10}, "reports_latest_name_type_branch"},
 	} {
 		query, args := pgstore.HistorySQL(c.q)
-		rows, _ := s.Pool().Query(ctx, "EXPLAIN "+query, args...)
-		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := explain(t, s.Pool(), "EXPLAIN "+query, args...)
 		fewer := c.q.Branch != nil && c.q.Type == nil && c.q.Limit > 500
 		if !strings.Contains(text, "Index Scan") || !strings.Contains(text, " "+c.index+" ") || (!fewer && strings.Contains(text, "Sort")) || strings.Contains(text, "Seq Scan") {
 			t.Errorf("History %+v: the plan does not read %s alone:\n%s", c.q, c.index, text)

@@ -160,33 +160,14 @@ func TestLatestUsesIndex(t *testing.T) {
 	dsn := testserver.DSN(t)
 	s := open(t, dsn, report.Clock{})
 	defer s.Close()
-	// 20,000 reports: project 1 went quiet (its 10,000 are the oldest ids),
-	// 39 others share the newer 10,000; 5 names, 3 types, 4 branches ('' among them).
 	// A walk of the primary key backwards, filtering, looks cheap to the
 	// planner (project 1 is half the table) but would read every newer row.
-	if _, err := s.Pool().Exec(ctx, `
-		INSERT INTO projects (id, name, slug, created_at) SELECT i, 'p' || i, 'p' || i, now() FROM generate_series(1, 40) i;
-		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
-		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', (ARRAY['md', 'html', 'pdf'])[1 + i % 3], '/uploads/reports/' || i, now(), 1, 'ab',
-			(ARRAY['coverage', 'e2e', 'unit', 'perf', 'lint'])[1 + i % 5], (ARRAY['', 'main', 'dev', 'release'])[1 + i % 4]
-		FROM generate_series(1, 20000) i;
-		ANALYZE reports`); err != nil {
-		t.Fatal(err)
-	}
+	seedPlanReports(t, s)
 	conn, err := s.Pool().Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	explain := func(query string, args ...any) string {
-		t.Helper()
-		rows, _ := conn.Query(ctx, query, args...)
-		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(plan, "\n")
-	}
 	name, branch, none, md := "coverage", "main", "", report.MD
 	for i, c := range []struct {
 		q     report.LatestQuery
@@ -203,7 +184,7 @@ func TestLatestUsesIndex(t *testing.T) {
 		query, args := pgstore.LatestSQL(c.q)
 		// The plan for these values, and the generic plan that a prepared
 		// statement (pgx caches them) may switch to after a few runs.
-		custom := explain("EXPLAIN "+query, args...)
+		custom := explain(t, conn, "EXPLAIN "+query, args...)
 		if _, err := conn.Exec(ctx, fmt.Sprintf("PREPARE latest%d AS %s", i, query)); err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +200,7 @@ func TestLatestUsesIndex(t *testing.T) {
 				params = append(params, "'"+strings.ReplaceAll(a, "'", "''")+"'")
 			}
 		}
-		generic := explain(fmt.Sprintf("EXPLAIN EXECUTE latest%d(%s)", i, strings.Join(params, ", ")))
+		generic := explain(t, conn, fmt.Sprintf("EXPLAIN EXECUTE latest%d(%s)", i, strings.Join(params, ", ")))
 		if _, err := conn.Exec(ctx, "RESET plan_cache_mode"); err != nil {
 			t.Fatal(err)
 		}
@@ -230,6 +211,36 @@ func TestLatestUsesIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seedPlanReports fills an empty store with enough rows (and statistics)
+// that a scan would show in a plan: 20,000 reports, project 1 went quiet
+// (its 10,000 are the oldest ids), 39 others share the newer 10,000; 5
+// names, 3 types, 4 branches (” among them).
+func seedPlanReports(t *testing.T, s *pgstore.Store) {
+	t.Helper()
+	if _, err := s.Pool().Exec(ctx, `
+		INSERT INTO projects (id, name, slug, created_at) SELECT i, 'p' || i, 'p' || i, now() FROM generate_series(1, 40) i;
+		INSERT INTO reports (id, project_id, file_name, file_type, file_path, upload_time, size, sha256, name, branch)
+		SELECT i, CASE WHEN i <= 10000 THEN 1 ELSE 2 + i % 39 END, 'r.md', (ARRAY['md', 'html', 'pdf'])[1 + i % 3], '/uploads/reports/' || i, now(), 1, 'ab',
+			(ARRAY['coverage', 'e2e', 'unit', 'perf', 'lint'])[1 + i % 5], (ARRAY['', 'main', 'dev', 'release'])[1 + i % 4]
+		FROM generate_series(1, 20000) i;
+		ANALYZE reports`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// explain runs an EXPLAIN statement on q and returns the plan's text.
+func explain(t *testing.T, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, query string, args ...any) string {
+	t.Helper()
+	rows, _ := q.Query(ctx, query, args...)
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
 
 // A DSN that does not parse is reported without echoing it (it may hold

@@ -54,7 +54,7 @@ func Body(r Report) string {
 		b.WriteString("Report")
 	}
 	if r.Commit != "" {
-		fmt.Fprintf(&b, " for `%s`", short(r.Commit))
+		fmt.Fprintf(&b, " for %s", codeSpan(short(r.Commit)))
 	}
 	var base *report.HistoryPoint
 	if r.Comparison != nil {
@@ -85,7 +85,7 @@ func Body(r Report) string {
 					fmt.Fprintf(&b, "| … and %d more | | |\n", len(c.Files)-MaxListed)
 					break
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s |\n", strings.ReplaceAll(f.Path, "`", "'"), pct(f.Before), pct(f.After))
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", codeCell(f.Path), pct(f.Before), pct(f.After))
 			}
 			b.WriteString("\n")
 		}
@@ -206,10 +206,10 @@ func siblingURL(dashboard string, id int64) string {
 func onWhat(p *report.HistoryPoint) string {
 	var s string
 	if p.Branch != nil {
-		s += " on `" + strings.ReplaceAll(*p.Branch, "`", "'") + "`"
+		s += " on " + codeSpan(*p.Branch)
 	}
 	if p.Commit != nil {
-		s += " at `" + short(*p.Commit) + "`"
+		s += " at " + codeSpan(short(*p.Commit))
 	}
 	return s
 }
@@ -244,6 +244,16 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// codeSpan is s as one line of inline code: a backtick becomes ' and
+// line breaks become spaces.
+func codeSpan(s string) string {
+	return "`" + strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s) + "`"
+}
+
+// codeCell is s as inline code in a table cell: GitHub and GitLab split
+// cells at | even inside code, unless it is escaped.
+func codeCell(s string) string { return codeSpan(strings.ReplaceAll(s, "|", `\|`)) }
 
 // EscapeMarkdown makes text literal in Markdown (a table cell, a list
 // item): Markdown's punctuation is escaped, line breaks become spaces.

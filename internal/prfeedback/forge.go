@@ -54,6 +54,10 @@ type forge interface {
 // maxCommentPages bounds the listing of a request's comments (100 a page).
 const maxCommentPages = 50
 
+// maxAnswerBytes bounds one answer of a forge read into memory: a page of
+// 100 GitHub comments of 65,536 characters each is at most ~27 MB.
+const maxAnswerBytes = 32 << 20
+
 func newForge(t Target, r Retry) (forge, error) {
 	base, err := url.Parse(strings.TrimRight(t.APIURL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -87,10 +91,14 @@ func (r Retry) client() *resty.Client {
 	r = r.norm()
 	return resty.New().
 		SetTimeout(30 * time.Second).
+		SetResponseBodyLimit(maxAnswerBytes).
 		SetRetryCount(r.Retries).
 		SetRetryWaitTime(r.Wait).
 		SetRetryMaxWaitTime(r.MaxWait).
 		AddRetryCondition(func(resp *resty.Response, err error) bool {
+			if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+				return false // it would be as large again
+			}
 			if err != nil {
 				return resp == nil || resp.Request == nil || resp.Request.Context().Err() == nil
 			}

@@ -3,9 +3,13 @@ package prfeedback_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +23,22 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 var fast = prfeedback.Retry{Retries: 3, Wait: 10 * time.Millisecond, MaxWait: 5 * time.Second}
 
 func ptr[T any](v T) *T { return &v }
+
+// fakeForge starts the fake API of forge and returns it with a target:
+// request number of a repository on it, head commit abc123, a token it
+// accepts.
+func fakeForge(t *testing.T, forge string, number int) (*forgetest.Server, prfeedback.Target) {
+	t.Helper()
+	target := prfeedback.Target{Forge: forge, Number: number, SHA: "abc123", Token: "secret"}
+	var srv *forgetest.Server
+	if forge == prfeedback.GitHub {
+		srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
+	} else {
+		srv, target.Repo = forgetest.GitLab(t, "secret"), "42"
+	}
+	target.APIURL = srv.URL
+	return srv, target
+}
 
 func coverageReport(lines float64) prfeedback.Report {
 	return prfeedback.Report{ProjectID: 3, Name: "coverage", Generator: "coverage.py", Commit: "0123456789abcdef",
@@ -56,14 +76,7 @@ func TestDetect(t *testing.T) {
 func TestCommentPostedThenEdited(t *testing.T) {
 	for _, forge := range []string{prfeedback.GitHub, prfeedback.GitLab} {
 		t.Run(forge, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: forge, Number: 5, SHA: "abc123", Token: "secret"}
-			if forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
-			} else {
-				srv, target.Repo = forgetest.GitLab(t, "secret"), "42"
-			}
-			target.APIURL = srv.URL
+			srv, target := fakeForge(t, forge, 5)
 			for i := range 120 {
 				srv.AddComment(target.Repo, 5, "someone else "+string(rune('a'+i%26)))
 			}
@@ -115,14 +128,7 @@ func TestRetriedThenReported(t *testing.T) {
 		{"gitlab 502", prfeedback.GitLab, forgetest.ServerError},
 	} {
 		t.Run(f.name, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: f.forge, Number: 1, Token: "k"}
-			if f.forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "k"), "o/r"
-			} else {
-				srv, target.Repo = forgetest.GitLab(t, "k"), "9"
-			}
-			target.APIURL = srv.URL
+			srv, target := fakeForge(t, f.forge, 1)
 			srv.Fail(f.fault, 2, "POST")
 			out, err := prfeedback.Give(context.Background(), target, coverageReport(90), prfeedback.Options{Comment: true, Retry: fast})
 			if err != nil || out.Comment != "created" || len(srv.Comments()) != 1 {
@@ -137,6 +143,30 @@ func TestRetriedThenReported(t *testing.T) {
 				t.Errorf("%d requests: %v", n, srv.Requests())
 			}
 		})
+	}
+}
+
+// A forge answer larger than any real one (here an endless comment list)
+// is refused after a bounded read, not retried, and named in the error.
+func TestHugeForgeAnswerBounded(t *testing.T) {
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gets.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"id":1,"body":"`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 64 { // 64 MiB, twice the bound
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"}]`)
+	}))
+	defer srv.Close()
+	target := prfeedback.Target{Forge: prfeedback.GitHub, Number: 1, Token: "k", Repo: "o/r", APIURL: srv.URL}
+	_, err := prfeedback.Give(context.Background(), target, coverageReport(90), prfeedback.Options{Comment: true, Retry: fast})
+	if err == nil || !strings.Contains(err.Error(), "too large") || gets.Load() != 1 {
+		t.Fatalf("endless answer: %v after %d requests", err, gets.Load())
 	}
 }
 
@@ -219,13 +249,13 @@ func TestBodyWithComparison(t *testing.T) {
 		Base:        &report.HistoryPoint{ReportID: 4, Branch: &main, Summary: &report.Summary{Lines: ptr(81.0), Failed: ptr[int64](0)}},
 		Delta:       &report.Summary{Lines: ptr(-2.5), Failed: ptr[int64](2)},
 		NewFailures: []report.TestRef{{ID: "t1", Title: "login works"}, {ID: "t2", Title: "logout_works"}},
-		Files:       []report.FileDelta{{Path: "app/auth.py", Before: 90, After: 60}},
+		Files:       []report.FileDelta{{Path: "app/auth.py", Before: 90, After: 60}, {Path: "odd|name`\n@x.py", Before: 50, After: 40}},
 	}
 	r.Gates = prfeedback.CheckGates([]prfeedback.Gate{{Kind: prfeedback.GateNewFailures}}, r.Summary, r.Comparison)
 	body := prfeedback.Body(r)
 	for _, want := range []string{prfeedback.Marker(3, "coverage"), "❌", "[report 4](http://127.0.0.1:1/#/reports/4) on `main`",
 		"| Coverage | 81% | 78.5% | −2.5 pp |", "| Failed | 0 | 2 | +2 |", "**New failures (2)**", "- [logout\\_works](http://127.0.0.1:1/#/reports/9)",
-		"| `app/auth.py` | 90% | 60% |", "[PDF](http://127.0.0.1:1/api/reports/9/pdf)"} {
+		"| `app/auth.py` | 90% | 60% |", "| `odd\\|name' @x.py` | 50% | 40% |\n", "[PDF](http://127.0.0.1:1/api/reports/9/pdf)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
 		}
@@ -240,15 +270,11 @@ func TestBodyWithComparison(t *testing.T) {
 func TestMarkerInSomeoneElsesComment(t *testing.T) {
 	for _, forge := range []string{prfeedback.GitHub, prfeedback.GitLab} {
 		t.Run(forge, func(t *testing.T) {
-			var srv *forgetest.Server
-			target := prfeedback.Target{Forge: forge, Number: 5, SHA: "abc123", Token: "secret"}
+			srv, target := fakeForge(t, forge, 5)
 			edit := "PATCH"
-			if forge == prfeedback.GitHub {
-				srv, target.Repo = forgetest.GitHub(t, "secret"), "org/app"
-			} else {
-				srv, target.Repo, edit = forgetest.GitLab(t, "secret"), "42", "PUT"
+			if forge == prfeedback.GitLab {
+				edit = "PUT"
 			}
-			target.APIURL = srv.URL
 			srv.AddComment(target.Repo, 5, "quoting the bot: "+prfeedback.Marker(3, "coverage"))
 			srv.Fail(forgetest.ReadOnlyToken, 1, edit)
 			out, err := prfeedback.Give(context.Background(), target, coverageReport(81), prfeedback.Options{Comment: true, Retry: fast})

@@ -66,6 +66,34 @@ func checkMetaText(field, v string, max int) error {
 	return checkVisible(field, v)
 }
 
+// checkQueryMeta refuses the report name or branch of a query (history,
+// compare's base, stable links, badges) that no report can have because
+// an upload would be refused it: invalid UTF-8, NUL and over-long values
+// among them, which PostgreSQL would fail on rather than match nothing.
+func checkQueryMeta(name, branch *string) error {
+	if name != nil {
+		if err := checkQueryText("name", *name, maxReportNameLen); err != nil {
+			return err
+		}
+	}
+	if branch != nil {
+		return checkQueryText("branch", *branch, maxBranchLen)
+	}
+	return nil
+}
+
+func checkQueryText(field, v string, max int) error {
+	switch {
+	case !utf8.ValidString(v):
+		return report.Errorf(report.Validation, "%s is not valid UTF-8", field)
+	case strings.IndexByte(v, 0) >= 0:
+		return report.Errorf(report.Validation, "%s contains a NUL character", field)
+	case utf8.RuneCountInString(v) > max:
+		return report.Errorf(report.Validation, "%s is longer than %d characters", field, max)
+	}
+	return nil
+}
+
 // metaFilter reports whether r matches f's name and branch.
 func metaFilter(r *report.Report, f report.ReportFilter) bool {
 	if f.Name != "" && r.Name != f.Name {

@@ -71,6 +71,9 @@ func (s *Service) compareBase(ctx context.Context, head *report.ReportRecord, ba
 		if b == "" {
 			return nil, report.Errorf(report.Validation, "base branch: needs a branch name (base=branch:main)")
 		}
+		if err := checkQueryMeta(nil, &b); err != nil {
+			return nil, report.Errorf(report.Validation, "base branch:NAME: %s", report.MessageOf(err))
+		}
 		q.Branch = &b
 		got, err := s.meta.History(ctx, q)
 		if err != nil {

@@ -9,10 +9,14 @@ import (
 // History is GET /api/projects/{id}/history: the newest q.Limit reports
 // of q's identity, oldest first, as history points. q.Limit 0 is the
 // default; above report.HistoryMaxLimit or below 0 is a ValidationError,
-// as is an empty name. The project must exist (NotFound otherwise).
+// as are an empty name and a name or branch no upload may have
+// (checkQueryMeta). The project must exist (NotFound otherwise).
 func (s *Service) History(ctx context.Context, q report.HistoryQuery) ([]report.HistoryPoint, error) {
 	if q.Name == "" {
 		return nil, report.Errorf(report.Validation, "name is required: the report name whose history to list (?name=coverage)")
+	}
+	if err := checkQueryMeta(&q.Name, q.Branch); err != nil {
+		return nil, err
 	}
 	switch {
 	case q.Limit == 0:

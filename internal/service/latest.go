@@ -59,6 +59,9 @@ func (s *Service) ResolveProject(ctx context.Context, ref string, visible func(i
 
 // Latest is the newest report matching q (report.MetaStore.Latest).
 func (s *Service) Latest(ctx context.Context, q report.LatestQuery) (report.Report, error) {
+	if err := checkQueryMeta(q.Name, q.Branch); err != nil {
+		return report.Report{}, err
+	}
 	rec, err := s.meta.Latest(ctx, q)
 	return rec.Report, err
 }

@@ -75,11 +75,11 @@ func DSN(t testing.TB) string {
 	t.Helper()
 	s, err := PG()
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		t.Fatalf("testserver: PostgreSQL: %v", err)
 	}
 	dsn, err := s.CreateDatabase(context.Background())
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		t.Fatalf("testserver: PostgreSQL: %v", err)
 	}
 	return dsn
 }
@@ -91,12 +91,12 @@ func OwnPG(t testing.TB) (*PGServer, string) {
 	t.Helper()
 	s, err := StartPG()
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		t.Fatalf("testserver: PostgreSQL: %v", err)
 	}
 	t.Cleanup(func() { s.Stop() })
 	dsn, err := s.CreateDatabase(context.Background())
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		t.Fatalf("testserver: PostgreSQL: %v", err)
 	}
 	return s, dsn
 }
@@ -105,7 +105,7 @@ func OwnPG(t testing.TB) (*PGServer, string) {
 func stopPG() {
 	if pgShared != nil {
 		if err := pgShared.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			fmt.Fprintln(os.Stderr, "testserver: PostgreSQL:", err)
 		}
 	}
 }
@@ -256,12 +256,7 @@ func (s *PGServer) CreateDatabase(ctx context.Context) (string, error) {
 // production server does not. Use a server of your own (Start), never the
 // pgShared one (Get, DSN).
 func (s *PGServer) Down() {
-	s.mu.Lock()
-	if s.admin != nil {
-		s.admin.Close(context.Background())
-		s.admin = nil
-	}
-	s.mu.Unlock()
+	s.closeAdmin()
 	s.proc.Stop(syscall.SIGINT)
 }
 
@@ -271,14 +266,19 @@ func (s *PGServer) Up() error { return s.run(s.bin, s.data, s.cred) }
 // Stop ends the server at pgOnce (nothing in it is meant to last) and
 // removes its directory.
 func (s *PGServer) Stop() error {
+	s.closeAdmin()
+	s.proc.Stop(syscall.SIGQUIT)
+	return os.RemoveAll(s.Dir)
+}
+
+// closeAdmin closes the connection CreateDatabase keeps, if open.
+func (s *PGServer) closeAdmin() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.admin != nil {
 		s.admin.Close(context.Background())
 		s.admin = nil
 	}
-	s.mu.Unlock()
-	s.proc.Stop(syscall.SIGQUIT)
-	return os.RemoveAll(s.Dir)
 }
 
 // baseDir is where the server's directory goes: the temporary directory,

@@ -79,11 +79,11 @@ func Bucket(t testing.TB) s3store.Config {
 	t.Helper()
 	s, err := S3()
 	if err != nil {
-		t.Fatalf("s3test: %v", err)
+		t.Fatalf("testserver: S3: %v", err)
 	}
 	cfg, err := s.CreateBucket(context.Background())
 	if err != nil {
-		t.Fatalf("s3test: %v", err)
+		t.Fatalf("testserver: S3: %v", err)
 	}
 	return cfg
 }
@@ -92,7 +92,7 @@ func Bucket(t testing.TB) s3store.Config {
 func stopS3() {
 	if s3Shared != nil {
 		if err := s3Shared.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "s3test:", err)
+			fmt.Fprintln(os.Stderr, "testserver: S3:", err)
 		}
 	}
 }

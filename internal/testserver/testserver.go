@@ -108,10 +108,14 @@ func Launch(cmd *exec.Cmd, logPath string) (*Proc, error) {
 	return &Proc{Cmd: cmd, Done: done, log: logPath}, nil
 }
 
+// readyWithin bounds a server's start: generous, since it only bounds a
+// failure and a machine under load may take long to start PostgreSQL.
+const readyWithin = 2 * time.Minute
+
 // WaitReady calls ready every 20 ms until it succeeds, the server exits,
-// or 30 s pass; the errors carry the server's log.
+// or readyWithin passes; the errors carry the server's log.
 func (p *Proc) WaitReady(ready func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), readyWithin)
 	defer cancel()
 	name := filepath.Base(p.Cmd.Path)
 	for {
@@ -125,7 +129,7 @@ func (p *Proc) WaitReady(ready func(context.Context) error) error {
 			return fmt.Errorf("%s exited at start:\n%s", name, b)
 		case <-ctx.Done():
 			b, _ := os.ReadFile(p.log)
-			return fmt.Errorf("%s did not answer in 30s: %v\n%s", name, err, b)
+			return fmt.Errorf("%s did not answer in %s: %v\n%s", name, readyWithin, err, b)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -63,9 +63,9 @@ func TestDashboardBuildMetadata(t *testing.T) {
 	}
 
 	choose(b, "#filter-name", "coverage")
-	b.waitFor("name filter", `document.querySelectorAll('.report').length === 2`, 10*time.Second)
+	b.waitFor("name filter", `document.querySelectorAll('.report').length === 2`, 30*time.Second)
 	choose(b, "#filter-branch", "main")
-	b.waitFor("name and branch filter", `document.querySelectorAll('.report').length === 1`, 10*time.Second)
+	b.waitFor("name and branch filter", `document.querySelectorAll('.report').length === 1`, 30*time.Second)
 	if got := eval[string](b, `document.querySelector('.report').dataset.reportId`); got != "1" {
 		t.Errorf("coverage on main is report %s, want 1", got)
 	}
@@ -74,7 +74,7 @@ func TestDashboardBuildMetadata(t *testing.T) {
 	}
 	choose(b, "#filter-name", "e2e")
 	choose(b, "#filter-branch", "")
-	b.waitFor("e2e only", `document.querySelectorAll('.report').length === 1 && document.querySelector('.report').dataset.reportId === "3"`, 10*time.Second)
+	b.waitFor("e2e only", `document.querySelectorAll('.report').length === 1 && document.querySelector('.report').dataset.reportId === "3"`, 30*time.Second)
 }
 
 // choose picks value in the select sel as a user would: the value changes

@@ -205,7 +205,7 @@ func (b *browser) click(sel string) {
 func (b *browser) screenshot(name string) {
 	b.t.Helper()
 	// Let fonts, images and the toast's transition settle.
-	b.waitFor("images loaded", `[...document.images].every((i) => i.complete) && document.fonts.status === 'loaded'`, 10*time.Second)
+	b.waitFor("images loaded", `[...document.images].every((i) => i.complete) && document.fonts.status === 'loaded'`, 30*time.Second)
 	// A toast from the last action would cover part of the picture.
 	eval[bool](b, `(() => { document.getElementById('toast').className = 'toast'; return true; })()`)
 	b.settle()
@@ -229,7 +229,7 @@ func (b *browser) screenshot(name string) {
 // excepted), so that colours are read at rest.
 func (b *browser) settle() {
 	b.t.Helper()
-	b.waitFor("transitions to end", `document.getAnimations().every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)`, 10*time.Second)
+	b.waitFor("transitions to end", `document.getAnimations().every((a) => a.playState !== 'running' || a.effect.getTiming().iterations === Infinity)`, 30*time.Second)
 }
 
 // colorScheme emulates prefers-color-scheme; "" restores the default.

@@ -1,7 +1,7 @@
 // Package commands is reportd's cobra command tree (serve, backup,
-// restore, check, token, migrate, version): flags and output; the work is
-// internal/daemon's. cmd/reportd calls Main; scripts/gencompletions reads
-// NewRootCommand.
+// restore, check, backfill-results, token, migrate, version): flags and
+// output; the work is internal/daemon's. cmd/reportd calls Main;
+// scripts/gencompletions reads NewRootCommand.
 package commands
 
 import (
