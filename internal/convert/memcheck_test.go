@@ -63,7 +63,7 @@ func TestChromiumMemoryCheckedWhenIdle(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if got := testutil.ToFloat64(m.met.Restarts.WithLabelValues("chromium", "memory")); got != 1 {
+	if got := testutil.ToFloat64(m.met.Restarts().WithLabelValues("chromium", "memory")); got != 1 {
 		t.Errorf("reportd_pdf_engine_restarts_total{engine=chromium,reason=memory} = %v, want 1", got)
 	}
 	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")

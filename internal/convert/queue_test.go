@@ -60,7 +60,7 @@ func TestFailedConversionIsRemembered(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second; c.Registerer = reg })
 	job := jobFor(t, report.HTML, fmt.Appendf(nil, hangHTML, 0))
-	attempts := func() float64 { return testutil.ToFloat64(m.met.Conversions.WithLabelValues("html", "error")) }
+	attempts := func() float64 { return testutil.ToFloat64(m.met.Conversions().WithLabelValues("html", "error")) }
 
 	_, first := m.PDF(testCtx(t), job)
 	wantKind(t, first, report.Conversion)

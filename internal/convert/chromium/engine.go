@@ -72,9 +72,6 @@ func (c *chromium) Supervisor() *engine.Supervisor[*browser] { return c.sup }
 // Sandbox is the sandbox the browser runs in.
 func (c *chromium) Sandbox() *engine.Sandbox { return c.box }
 
-// Config is the engine's configuration; a change applies to the next job.
-func (c *chromium) Config() *Config { return c.cfg }
-
 // Installed reports whether Chromium's program was found.
 func (c *chromium) Installed() bool { return c.missing == nil }
 

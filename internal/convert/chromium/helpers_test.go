@@ -3,17 +3,21 @@ package chromium
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/moby/sys/reexec"
 
 	"github.com/reportd/reportd/internal/convert/engine"
+	"github.com/reportd/reportd/internal/report"
 )
 
 // Tests drive the engine itself, with the real Chromium; those through
@@ -23,7 +27,36 @@ func TestMain(m *testing.M) {
 	if reexec.Init() { // a child this test binary started (convert's reexec.go)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if shared != nil {
+		shared.Close()
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *Engine
+	sharedDir  string
+)
+
+// sharedEngine is one warm engine for the tests that need no special
+// configuration, so the suite starts a browser once.
+func sharedEngine(t *testing.T) *Engine {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chromium-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sharedDir = dir
+		shared = New(testConfig(), quietLog, nil, engine.NewSandbox("", false, nil, quietLog), dir)
+	})
+	if shared == nil {
+		t.Fatal("no shared engine")
+	}
+	return shared
 }
 
 func needChromium(t *testing.T) {
@@ -49,8 +82,7 @@ func testCtx(t *testing.T) context.Context {
 // machine (as convert's testConfig), edited by edit, sandboxed.
 func newEngine(t *testing.T, edit func(*Config)) *Engine {
 	t.Helper()
-	cfg := &Config{ChromiumTabs: 2, ChromiumSpares: 2, QueueSize: 32, JobTimeout: 2 * time.Minute,
-		ScriptWait: 20 * time.Second, SiteTimeout: 3 * time.Minute, MaxJobsPerWorker: 200, MaxWorkerRSS: 1 << 30}
+	cfg := testConfig()
 	if edit != nil {
 		edit(cfg)
 	}
@@ -59,20 +91,92 @@ func newEngine(t *testing.T, edit func(*Config)) *Engine {
 	return c
 }
 
-// printOK prints an HTML document in a slot of the engine's gate.
-func printOK(t *testing.T, c *Engine, body []byte) []byte {
+// testConfig is convert's defaults with its tests' generous timeouts.
+func testConfig() *Config {
+	return &Config{ChromiumTabs: 2, ChromiumSpares: 2, QueueSize: 32, JobTimeout: 2 * time.Minute,
+		ScriptWait: 20 * time.Second, SiteTimeout: 3 * time.Minute, MaxJobsPerWorker: 200, MaxWorkerRSS: 1 << 30}
+}
+
+// printOK prints an HTML document on A4, as convert's Manager does.
+func printOK(t *testing.T, c *Engine, body []byte) []byte { return printPaper(t, c, "A4", body) }
+
+// printPaper prints an HTML document with paper as the default.
+func printPaper(t *testing.T, c *Engine, paper string, body []byte) []byte {
 	t.Helper()
+	var out bytes.Buffer
+	if err := printTo(t, c, paper, body, &out); err != nil {
+		t.Fatalf("print: %v", err)
+	}
+	return out.Bytes()
+}
+
+// printErr prints and returns the error, which must not be nil.
+func printErr(t *testing.T, c *Engine, paper string, body []byte) error {
+	t.Helper()
+	err := printTo(t, c, paper, body, io.Discard)
+	if err == nil {
+		t.Fatal("print succeeded")
+	}
+	return err
+}
+
+// printTo prints in a slot of the engine's gate, as convert's Manager does.
+func printTo(t *testing.T, c *Engine, paper string, body []byte, out io.Writer) error {
 	ctx := testCtx(t)
 	leave, err := c.Enter(ctx, 1)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer leave()
-	var out bytes.Buffer
-	if err := c.Print(ctx, body, DocOpts("A4", body), &out); err != nil {
+	return c.Print(ctx, body, DocOpts(paper, body), out)
+}
+
+// fixture is a file of convert's testdata.
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	return b
+}
+
+func needPoppler(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
+	}
+}
+
+// pdfInfo is pdfinfo's answer about pdf, by field.
+func pdfInfo(t *testing.T, pdf []byte) map[string]string {
+	t.Helper()
+	needPoppler(t)
+	cmd := exec.Command("pdfinfo", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	info := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			info[k] = strings.TrimSpace(v)
+		}
+	}
+	return info
+}
+
+func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
+	t.Helper()
+	var re *report.Error
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
+	}
+	if re.Kind != k {
+		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
+	}
+	return re
 }
 
 func wantText(t *testing.T, text string, want ...string) {

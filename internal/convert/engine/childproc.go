@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/moby/sys/reexec"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -104,13 +101,4 @@ func ChildMain(stall bool, work func() error) int {
 	}
 	fmt.Fprintf(os.Stdout, "%s\n%s", kind, msg)
 	return 1
-}
-
-// ChildCommand is the command that starts child name with args, in a
-// process group of its own (so a kill reaches everything it started) and
-// killed when the starting thread exits.
-func ChildCommand(name string, args ...string) *exec.Cmd {
-	cmd := reexec.Command(append([]string{name}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return cmd
 }

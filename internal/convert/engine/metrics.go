@@ -6,15 +6,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics are the conversion metrics (names and labels are the API of
-// dashboards: keep them). Metrics is nil-safe: with no Registerer every method is a no-op.
+// Metrics are the conversion metrics; nil-safe: with no Registerer every method is a no-op.
 type Metrics struct {
-	Conversions *prometheus.CounterVec   // type, result
-	Duration    *prometheus.HistogramVec // type
-	CacheHits   prometheus.Counter
-	CacheMisses prometheus.Counter
-	Queue       *prometheus.GaugeVec   // engine
-	Restarts    *prometheus.CounterVec // engine, reason
+	conversions *prometheus.CounterVec   // type, result
+	duration    *prometheus.HistogramVec // type
+	cacheHits   prometheus.Counter
+	cacheMisses prometheus.Counter
+	queue       *prometheus.GaugeVec   // engine
+	restarts    *prometheus.CounterVec // engine, reason
 }
 
 // NewMetrics registers the metrics with r; nil r: no metrics.
@@ -23,30 +22,30 @@ func NewMetrics(r prometheus.Registerer) (*Metrics, error) {
 		return nil, nil
 	}
 	m := &Metrics{
-		Conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
+		conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reportd_pdf_conversions_total",
 			Help: "PDF conversions by report type and result (ok, error, timeout, busy).",
 		}, []string{"type", "result"}),
-		Duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "reportd_pdf_conversion_seconds",
 			Help:    "Time to convert a report to PDF, cache misses only.",
 			Buckets: []float64{.01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"type"}),
-		CacheHits: prometheus.NewCounter(prometheus.CounterOpts{
+		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "reportd_pdf_cache_hits_total", Help: "PDF requests served from the cache.",
 		}),
-		CacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
+		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "reportd_pdf_cache_misses_total", Help: "PDF requests that needed a conversion.",
 		}),
-		Queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "reportd_pdf_queue_depth", Help: "Conversion jobs running or waiting, per engine.",
 		}, []string{"engine"}),
-		Restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reportd_pdf_engine_restarts_total",
 			Help: "Engine processes replaced, per engine and reason (crash, timeout, jobs, memory).",
 		}, []string{"engine", "reason"}),
 	}
-	for _, c := range []prometheus.Collector{m.Conversions, m.Duration, m.CacheHits, m.CacheMisses, m.Queue, m.Restarts} {
+	for _, c := range []prometheus.Collector{m.conversions, m.duration, m.cacheHits, m.cacheMisses, m.queue, m.restarts} {
 		if err := r.Register(c); err != nil {
 			return nil, err
 		}
@@ -59,9 +58,9 @@ func (m *Metrics) Converted(typ, result string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.Conversions.WithLabelValues(typ, result).Inc()
+	m.conversions.WithLabelValues(typ, result).Inc()
 	if result == "ok" {
-		m.Duration.WithLabelValues(typ).Observe(d.Seconds())
+		m.duration.WithLabelValues(typ).Observe(d.Seconds())
 	}
 }
 
@@ -71,18 +70,18 @@ func (m *Metrics) Cache(hit bool) {
 		return
 	}
 	if hit {
-		m.CacheHits.Inc()
+		m.cacheHits.Inc()
 	} else {
-		m.CacheMisses.Inc()
+		m.cacheMisses.Inc()
 	}
 }
 
-// QueueDepth is the queue-depth gauge of engine, for NewGate (nil without metrics).
+// QueueDepth is engine's queue-depth gauge, for NewGate (nil without metrics).
 func (m *Metrics) QueueDepth(engine string) func(int64) {
 	if m == nil {
 		return nil
 	}
-	g := m.Queue.WithLabelValues(engine)
+	g := m.queue.WithLabelValues(engine)
 	return func(n int64) { g.Set(float64(n)) }
 }
 
@@ -91,5 +90,9 @@ func (m *Metrics) Restarted(engine, reason string) {
 	if m == nil {
 		return
 	}
-	m.Restarts.WithLabelValues(engine, reason).Inc()
+	m.restarts.WithLabelValues(engine, reason).Inc()
 }
+
+// Conversions and Restarts are the counters by their labels (tests read them).
+func (m *Metrics) Conversions() *prometheus.CounterVec { return m.conversions }
+func (m *Metrics) Restarts() *prometheus.CounterVec    { return m.restarts }

@@ -86,7 +86,7 @@ func newTestSupervisor(t *testing.T, policy RecyclePolicy, script string) *testS
 
 // restarted is the restart metric for reason.
 func (ts *testSupervisor) Restarted(reason string) float64 {
-	return testutil.ToFloat64(ts.Met.Restarts.WithLabelValues("test", reason))
+	return testutil.ToFloat64(ts.Met.restarts.WithLabelValues("test", reason))
 }
 
 // job runs one job (large or not) on the current process and returns it.

@@ -1,4 +1,4 @@
-package convert
+package chromium
 
 import (
 	"fmt"
@@ -16,8 +16,7 @@ import (
 
 func TestHTMLToPDF(t *testing.T) {
 	needChromium(t)
-	m := sharedManager(t)
-	pdf := convertOK(t, m, jobFor(t, report.HTML, fixture(t, "report.html")))
+	pdf := printOK(t, sharedEngine(t), fixture(t, "report.html"))
 	text := testfixture.PDFText(t, pdf)
 	wantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
 	// Drawn by script after load: the bounded settle wait must catch it.
@@ -29,13 +28,13 @@ func TestHTMLToPDF(t *testing.T) {
 
 func TestHTMLLetterAndCSSPageSize(t *testing.T) {
 	needChromium(t)
-	m := newManager(t, func(c *Config) { c.Paper = "Letter"; c.ChromiumTabs = 1 })
-	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>letter</p>")))
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1 })
+	pdf := printPaper(t, c, "Letter", []byte("<p>letter</p>"))
 	if size := pdfInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "612 x 792") {
 		t.Errorf("page size %q, want Letter (612 x 792 pts)", size)
 	}
 	// The document's own @page size wins over the configured paper.
-	pdf = convertOK(t, m, jobFor(t, report.HTML, []byte(`<style>@page { size: A5 landscape }</style><p>a5</p>`)))
+	pdf = printPaper(t, c, "Letter", []byte(`<style>@page { size: A5 landscape }</style><p>a5</p>`))
 	if size := pdfInfo(t, pdf)["Page size"]; !strings.Contains(size, "x 420") {
 		t.Errorf("page size %q, want A5 landscape (595 x 420 pts)", size)
 	}
@@ -69,8 +68,7 @@ try { new WebSocket("%[2]s/ws"); } catch (e) {}
 func TestHTMLNetworkBlockedByDefault(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
-	m := sharedManager(t)
-	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	text := testfixture.PDFText(t, printOK(t, sharedEngine(t), remotePage(srv.URL)))
 	wantText(t, text, "local text")
 	if strings.Contains(text, "REMOTE-CONTENT") {
 		t.Error("remote content reached the PDF")
@@ -83,8 +81,8 @@ func TestHTMLNetworkBlockedByDefault(t *testing.T) {
 func TestHTMLNetworkAllowed(t *testing.T) {
 	needChromium(t)
 	srv, hits := hitCounter(t)
-	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
-	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, remotePage(srv.URL))))
+	c := newEngine(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
+	text := testfixture.PDFText(t, printOK(t, c, remotePage(srv.URL)))
 	wantText(t, text, "REMOTE-CONTENT")
 	if hits.Load() == 0 {
 		t.Error("with AllowNetwork the page never reached the server")
@@ -93,9 +91,9 @@ func TestHTMLNetworkAllowed(t *testing.T) {
 
 func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	needChromium(t)
-	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
 	src := []byte(`<p>x</p><script>while (true) {}</script>`)
-	_, err := m.PDF(testCtx(t), jobFor(t, report.HTML, src))
+	err := printErr(t, c, "A4", src)
 	re := wantKind(t, err, report.Conversion)
 	// It says what timed out, after how long, which setting that is, and how big the input was.
 	for _, s := range []string{"timed out after 5s", "(convert.job_timeout)", fmt.Sprintf("(%d bytes)", len(src))} {
@@ -104,53 +102,34 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 		}
 	}
 	// The same single tab slot serves the next job.
-	m.cfg.JobTimeout = 2 * time.Minute
-	m.chrome.Config().JobTimeout = 2 * time.Minute // the engine reads its own copy
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hang</p>")))), "after the hang")
+	c.cfg.JobTimeout = 2 * time.Minute
+	wantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the hang</p>"))), "after the hang")
 }
 
 func TestHTMLAlertDoesNotStall(t *testing.T) {
 	needChromium(t)
-	m := sharedManager(t)
-	pdf := convertOK(t, m, jobFor(t, report.HTML, []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`)))
+	pdf := printOK(t, sharedEngine(t), []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`))
 	wantText(t, testfixture.PDFText(t, pdf), "before", "after alert")
-}
-
-func TestChromiumMissing(t *testing.T) {
-	m := newManager(t, func(c *Config) { c.ChromiumPath = "/nonexistent/chromium" })
-	for _, typ := range []report.FileType{report.HTML, report.MD} {
-		_, err := m.PDF(testCtx(t), jobFor(t, typ, []byte("hello")))
-		re := wantKind(t, err, report.Conversion)
-		if !strings.Contains(re.Message, "install chromium-headless-shell") {
-			t.Errorf("%s: message %q does not name the package", typ, re.Message)
-		}
-	}
-	// The engine's fault, not the document's: nothing is remembered, so the
-	// report converts as soon as Chromium is installed.
-	if n := len(m.fails.m); n != 0 {
-		t.Errorf("%d failures remembered, want 0", n)
-	}
 }
 
 func TestChromiumCrashIsReplaced(t *testing.T) {
 	needChromium(t)
-	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
-	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>before</p>")))
-	cur, _ := m.chrome.Supervisor().Current()
-	pid := cur.RootPID()
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1 })
+	printOK(t, c, []byte("<p>before</p>"))
+	cur, _ := c.sup.Current()
+	pid := cur.pid
 	engine.KillGroup(pid)
 	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the crash</p>")))), "after the crash")
-	if m.chrome.Restarts() != 1 {
-		t.Errorf("restarts = %d, want 1", m.chrome.Restarts())
+	wantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the crash</p>"))), "after the crash")
+	if c.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", c.restarts.Load())
 	}
 }
 
 func TestHTMLLegacyCharset(t *testing.T) {
 	needChromium(t)
-	m := sharedManager(t)
 	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, latin1))), "Café crème")
+	wantText(t, testfixture.PDFText(t, printOK(t, sharedEngine(t), latin1)), "Café crème")
 }

@@ -1,10 +1,8 @@
-package convert
+package chromium
 
 import (
 	"testing"
 
-	"github.com/reportd/reportd/internal/convert/chromium"
-	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sitegen"
 	"github.com/reportd/reportd/internal/testfixture"
 )
@@ -14,10 +12,10 @@ import (
 func TestGoCoverReportPrintsEveryFile(t *testing.T) {
 	needChromium(t)
 	src := sitegen.GoCover(t).EntryPage(t)
-	if !chromium.AllPanes(src) {
+	if !allPanes(src) {
 		t.Fatal("the go cover report is not recognised")
 	}
-	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, src)))
+	text := testfixture.PDFText(t, printOK(t, sharedEngine(t), src))
 	wantText(t, text, "example.com/calc/add.go", "func Add", "example.com/calc/mul.go", "func Mul",
 		"example.com/calc/strs/strs.go", "func Shout")
 }
