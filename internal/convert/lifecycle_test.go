@@ -24,8 +24,8 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	renderer := m.md.warmChildren()[0].cmd.Process.Pid
 	cur, _ := m.chrome.sup.Current()
 	browser := cur.pid
-	w := m.office.workers[0]
-	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
+	helpers, soffices := m.office.WorkerPIDs()
+	helper, soffice := helpers[0], soffices[0]
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
