@@ -195,7 +195,7 @@ type Manager struct {
 	chrome  *chromium
 	office  *office.Engine
 	offCfg  office.Config // what office reads of cfg (officeConfig)
-	md      *mdRenderer
+	md      *markdown.Pool
 	fails   *failures
 	variant string
 	workDir string
@@ -235,7 +235,7 @@ func New(cfg Config) (*Manager, error) {
 	m.chrome = newChromium(&m.cfg, m.log, met, box, work)
 	m.offCfg = officeConfig(&m.cfg)
 	m.office = office.New(&m.offCfg, m.log, met, box, work)
-	m.md = newMDRenderer(m.cfg.ChromiumTabs, m.cfg.MaxJobsPerWorker, m.log, met)
+	m.md = markdown.NewPool(m.cfg.ChromiumTabs, m.cfg.MaxJobsPerWorker, m.log, met)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	m.variant = variantOf(&m.cfg)
 	return m, nil
@@ -270,7 +270,7 @@ func (m *Manager) Start(ctx context.Context) {
 		m.bg.Add(1)
 		go func() {
 			defer m.bg.Done()
-			m.md.warm()
+			m.md.Warm()
 			m.chrome.warm()
 		}()
 	})
@@ -463,7 +463,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		}
 		// Under the gate and the job's deadline, in a process that dies at it.
 		t0 := time.Now()
-		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
+		if src, err = m.md.Render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
 		}
 		m.log.Debug("markdown render", "took", time.Since(t0))
@@ -531,7 +531,7 @@ func (m *Manager) Close() error {
 	go func() { defer wg.Done(); m.office.Close() }()
 	wg.Wait()
 	m.bg.Wait()
-	m.md.close()
+	m.md.Close()
 	return os.RemoveAll(m.workDir)
 }
 

@@ -21,7 +21,7 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
-	renderer := m.md.warmChildren()[0].cmd.Process.Pid
+	renderer := m.md.PIDs()[0]
 	cur, _ := m.chrome.sup.Current()
 	browser := cur.pid
 	helpers, soffices := m.office.WorkerPIDs()
