@@ -164,7 +164,7 @@ func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
 	needOffice(t)
 	m := sharedManager(t)
 	job := jobFor(t, report.PPTX, append(fixture(t, "deck.pptx"), 1, 2, 3))
-	before := m.office.done.Load()
+	before := m.office.Done()
 	const n = 8
 	var wg sync.WaitGroup
 	results := make([][]byte, n)
@@ -182,7 +182,7 @@ func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := m.office.done.Load() - before; got != 1 {
+	if got := m.office.Done() - before; got != 1 {
 		t.Errorf("%d concurrent requests ran %d conversions, want 1", n, got)
 	}
 	for i := 1; i < n; i++ {
@@ -197,7 +197,7 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 	// Take every slot the gates have, as running and queued jobs would.
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	for _, g := range []*engine.Gate{m.chrome.Gate(), m.office.gate} {
+	for _, g := range []*engine.Gate{m.chrome.Gate(), m.office.Gate()} {
 		if _, err := g.Enter(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 			content = fixture(t, "deck.pptx")
 		}
 		_, err := m.PDF(testCtx(t), jobFor(t, typ, content))
-		if !m.chrome.Installed() && typ == report.HTML || m.office.missing != nil && typ == report.PPTX {
+		if !m.chrome.Installed() && typ == report.HTML || m.office.Missing() != nil && typ == report.PPTX {
 			continue // a missing engine reports that first
 		}
 		re := wantKind(t, err, report.Unavailable)

@@ -27,6 +27,7 @@ import (
 	"github.com/reportd/reportd/internal/convert/chromium"
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/convert/markdown"
+	"github.com/reportd/reportd/internal/convert/office"
 	"github.com/reportd/reportd/internal/report"
 )
 
@@ -51,8 +52,8 @@ type Config struct {
 	CacheDir             string        // required, e.g. <data-dir>/cache/pdf
 	HideDirs             []string      // never visible to an engine, even under a system path it reads (the data directory)
 	CacheMaxBytes        int64         // total cache cap with LRU eviction, default 1 GiB; <0 means no cap
-	DeckMaxBytes         int64         // a .pptx may expand to this many bytes, default 512 MiB (defuse.go)
-	SmallDeckBytes       int64         // decks up to this size have their own worker (office_lanes.go); default 1 MiB, <0: no lane
+	DeckMaxBytes         int64         // a .pptx may expand to this many bytes, default 512 MiB (office/defuse.go)
+	SmallDeckBytes       int64         // decks up to this size have their own worker (office/lanes.go); default 1 MiB, <0: no lane
 	FailureTTL           time.Duration // a failed conversion is answered from memory this long, default 2m; <0: never
 	MaxVariantsPerReport int           // cached print variants (PDFs with print options) per report, default 8; <0: no cap
 	TrimMaxBytes         int64         // pageRanges of a stored PDF only up to this size, default 256 MiB (pdfpages_proc.go)
@@ -193,9 +194,9 @@ type Manager struct {
 	met     *engine.Metrics
 	cache   *cache
 	chrome  *chromium.Engine
-	office  *office
-	small   *office // the small-deck lane, nil without one
-	md      *mdRenderer
+	office  *office.Engine
+	offCfg  office.Config // what office reads of cfg (officeConfig)
+	md      *markdown.Pool
 	fails   *failures
 	variant string
 	workDir string
@@ -233,14 +234,27 @@ func New(cfg Config) (*Manager, error) {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	box := engine.NewSandbox(m.cfg.BwrapPath, m.cfg.Unsandboxed, append([]string{m.cfg.CacheDir}, m.cfg.HideDirs...), m.log)
 	m.chrome = chromium.New(m.chromiumConfig(), m.log, met, box, work)
-	m.office = newOffice(&m.cfg, m.log, met, box, work, "office", m.cfg.OfficeWorkers)
-	if m.cfg.SmallDeckBytes > 0 {
-		m.small = newOffice(&m.cfg, m.log, met, box, work, "office-small", 1)
-	}
-	m.md = newMDRenderer(m.cfg.ChromiumTabs, m.cfg.MaxJobsPerWorker, m.log, met)
+	m.offCfg = officeConfig(&m.cfg)
+	m.office = office.New(&m.offCfg, m.log, met, box, work)
+	m.md = markdown.NewPool(m.cfg.ChromiumTabs, m.cfg.MaxJobsPerWorker, m.log, met)
 	m.fails = newFailures(m.cfg.FailureTTL)
 	m.variant = variantOf(&m.cfg)
 	return m, nil
+}
+
+// officeConfig is what the LibreOffice engine (convert/office) reads of cfg.
+func officeConfig(cfg *Config) office.Config {
+	return office.Config{
+		SofficePath:      cfg.SofficePath,
+		PythonPath:       cfg.PythonPath,
+		Workers:          cfg.OfficeWorkers,
+		QueueSize:        cfg.QueueSize,
+		JobTimeout:       cfg.JobTimeout,
+		MaxJobsPerWorker: cfg.MaxJobsPerWorker,
+		MaxWorkerRSS:     cfg.MaxWorkerRSS,
+		DeckMaxBytes:     cfg.DeckMaxBytes,
+		SmallDeckBytes:   cfg.SmallDeckBytes,
+	}
 }
 
 // Generation names what the engines print today: the render version, the
@@ -253,14 +267,11 @@ func (m *Manager) Generation() string { return m.variant }
 // that die later restart lazily, on the next job.
 func (m *Manager) Start(ctx context.Context) {
 	m.startOnce.Do(func() {
-		m.office.start()
-		if m.small != nil {
-			m.small.start()
-		}
+		m.office.Start()
 		m.bg.Add(1)
 		go func() {
 			defer m.bg.Done()
-			m.md.warm()
+			m.md.Warm()
 			m.chrome.Warm()
 		}()
 	})
@@ -418,7 +429,7 @@ func (m *Manager) convert(job Job, path string) (err error) {
 			return err
 		}
 		if err = checkPresentation(job.Src, job.Type); err == nil {
-			err = m.convertDeck(job, tmp.Name())
+			err = m.office.Convert(m.ctx, job.ProjectID, job.Type, job.Src, tmp.Name())
 		}
 	default:
 		tmp.Close()
@@ -434,31 +445,6 @@ func (m *Manager) convert(job Job, path string) (err error) {
 		return engine.DiskErr(err, "cannot write the PDF cache")
 	}
 	return nil
-}
-
-// convertDeck hands a presentation to LibreOffice; a .pptx first goes
-// through defuseDeck, and LibreOffice reads only the defused copy.
-func (m *Manager) convertDeck(job Job, out string) error {
-	pool := m.lane(job.Src)
-	if err := pool.usable(); err != nil {
-		return err
-	}
-	leave, err := pool.gate.Enter(m.ctx, job.ProjectID)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	src := job.Src
-	if job.Type.Info().Container == report.ContainerZip { // an Open XML package
-		src = out + job.Type.Ext()
-		defer os.Remove(src)
-		lim := deckLimits{maxBytes: m.cfg.DeckMaxBytes, maxEntries: defaultDeckEntries,
-			ratio: defaultDeckRatio, ratioFloor: defaultDeckRatioFloor}
-		if err := defuseDeck(job.Src, src, lim); err != nil {
-			return err
-		}
-	}
-	return pool.convert(m.ctx, job.Type, src, out)
 }
 
 func (m *Manager) printDoc(job Job, out *os.File) error {
@@ -478,7 +464,7 @@ func (m *Manager) printDoc(job Job, out *os.File) error {
 		}
 		// Under the gate and the job's deadline, in a process that dies at it.
 		t0 := time.Now()
-		if src, err = m.md.render(m.ctx, src, m.cfg.JobTimeout); err != nil {
+		if src, err = m.md.Render(m.ctx, src, m.cfg.JobTimeout); err != nil {
 			return err
 		}
 		m.log.Debug("markdown render", "took", time.Since(t0))
@@ -541,18 +527,12 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	m.cancel()
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(2)
 	go func() { defer wg.Done(); m.chrome.Close() }()
-	go func() { defer wg.Done(); m.office.close() }()
-	go func() {
-		defer wg.Done()
-		if m.small != nil {
-			m.small.close()
-		}
-	}()
+	go func() { defer wg.Done(); m.office.Close() }()
 	wg.Wait()
 	m.bg.Wait()
-	m.md.close()
+	m.md.Close()
 	return os.RemoveAll(m.workDir)
 }
 

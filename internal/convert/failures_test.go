@@ -24,7 +24,7 @@ func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
 	if n := len(m.fails.m); n != 0 {
 		t.Errorf("%d failures remembered after an engine start failure, want 0", n)
 	}
-	m.cfg.PythonPath = "/usr/bin/python3" // the operator fixes the install
+	m.offCfg.PythonPath = "/usr/bin/python3" // the operator fixes the install
 	convertOK(t, m, job)
 
 	bad := jobFor(t, report.PPTX, zipWith(t, map[string]string{
@@ -34,9 +34,9 @@ func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
 	if n := len(m.fails.m); n != 1 {
 		t.Errorf("%d failures remembered after a damaged deck, want 1", n)
 	}
-	done := m.office.done.Load()
+	done := m.office.Done()
 	_, again := m.PDF(testCtx(t), bad)
-	if again == nil || report.MessageOf(again) != report.MessageOf(err) || m.office.done.Load() != done {
+	if again == nil || report.MessageOf(again) != report.MessageOf(err) || m.office.Done() != done {
 		t.Errorf("a damaged deck asked again: %v, want the remembered error without engine work", again)
 	}
 }

@@ -21,11 +21,11 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
 	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
 	convertOK(t, m, jobFor(t, report.MD, []byte("# md")))
-	renderer := m.md.warmChildren()[0].cmd.Process.Pid
+	renderer := m.md.PIDs()[0]
 	cur, _ := m.chrome.Supervisor().Current()
 	browser := cur.RootPID()
-	w := m.office.workers[0]
-	helper, soffice := int(w.pid.Load()), int(w.sofficePID.Load())
+	helpers, soffices := m.office.WorkerPIDs()
+	helper, soffice := helpers[0], soffices[0]
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -30,5 +30,5 @@ func (m *Manager) MarkdownHTML(ctx context.Context, job Job) ([]byte, error) {
 		return nil, err
 	}
 	defer leave()
-	return m.md.render(ctx, src, m.cfg.JobTimeout)
+	return m.md.Render(ctx, src, m.cfg.JobTimeout)
 }

@@ -10,7 +10,7 @@ import "github.com/reportd/reportd/internal/report"
 func (m *Manager) Startable() map[string]error {
 	return map[string]error{
 		"chromium": plain(m.chrome.Usable()),
-		"office":   plain(m.office.usable()),
+		"office":   plain(m.office.Usable()),
 	}
 }
 

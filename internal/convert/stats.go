@@ -12,15 +12,6 @@ func (m *Manager) EngineRSS() map[string]int64 {
 		pid = b.RootPID()
 	}
 	out["chromium"] = engine.TreeRSS(pid) // outside the lock: reading /proc takes a while
-	var officeRSS int64
-	for _, pool := range []*office{m.office, m.small} {
-		if pool == nil {
-			continue
-		}
-		for _, w := range pool.workers {
-			officeRSS += engine.TreeRSS(int(w.pid.Load()))
-		}
-	}
-	out["office"] = officeRSS
+	out["office"] = m.office.RSS()
 	return out
 }

@@ -1,7 +1,7 @@
 // Package markdown renders GitHub-flavoured Markdown reports to the HTML
-// document Chromium prints. It runs inside the renderer children (the pool
-// in convert's markdown_proc.go), never in the daemon itself: some inputs
-// take quadratic time and a render cannot be stopped half way.
+// document Chromium prints. Render runs inside the renderer children (the
+// daemon's pool of them is pool.go's Pool), never in the daemon itself: some
+// inputs take quadratic time and a render cannot be stopped half way.
 package markdown
 
 import (

@@ -10,6 +10,6 @@ soffice -env:UserInstallation="file://$profile" --headless --convert-to ppt deck
 # A real PDF for the passthrough test.
 chromium-headless-shell --no-sandbox --disable-gpu --no-pdf-header-footer \
   --user-data-dir="$profile/chrome" --print-to-pdf=sample.pdf "file://$PWD/report.html"
-cp deck.pptx ../warmup.pptx
+cp deck.pptx ../office/warmup.pptx
 # deck.pptx saved with the password "secret" (needs python3-uno).
 /usr/bin/python3 encrypt-deck.py "$profile/encrypt"

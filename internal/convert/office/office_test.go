@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"archive/zip"
@@ -12,23 +12,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
-	"github.com/reportd/reportd/internal/sniff"
-	"github.com/reportd/reportd/internal/testfixture"
 )
-
-func TestPresentationToPDF(t *testing.T) {
-	needOffice(t)
-	m := sharedManager(t)
-	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
-		t.Run(string(typ), func(t *testing.T) {
-			pdf := convertOK(t, m, jobFor(t, typ, fixture(t, "deck."+string(typ))))
-			if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
-				t.Errorf("pages %q, want 3, one per slide", pages)
-			}
-			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
-		})
-	}
-}
 
 // zipWith builds a zip holding the named files with the given content.
 func zipWith(t *testing.T, files map[string]string) []byte {
@@ -47,58 +31,30 @@ func zipWith(t *testing.T, files map[string]string) []byte {
 	return b.Bytes()
 }
 
-func TestPresentationBrokenOrFake(t *testing.T) {
-	needOffice(t)
-	m := sharedManager(t)
-	deck := fixture(t, "deck.pptx")
-	cases := []struct {
-		name    string
-		typ     report.FileType
-		content []byte
-	}{
-		{"pptx text", report.PPTX, []byte("just some text, named .pptx")},
-		{"pptx truncated", report.PPTX, deck[:len(deck)/2]},
-		{"pptx other zip", report.PPTX, zipWith(t, map[string]string{"hello.txt": "hi"})},
-		// Passes the quick check, so LibreOffice itself must refuse it.
-		{"pptx garbage parts", report.PPTX, zipWith(t, map[string]string{
-			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})},
-		{"ppt text", report.PPT, []byte("plain text named .ppt")},
-		{"ppt ole2 garbage", report.PPT, append(append([]byte{}, sniff.SigOLE2...), bytes.Repeat([]byte{7}, 4096)...)},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := m.PDF(testCtx(t), jobFor(t, c.typ, c.content))
-			wantKind(t, err, report.Conversion)
-		})
-	}
-	// The worker survived all of that.
-	convertOK(t, m, jobFor(t, report.PPTX, deck))
-}
-
 func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 	needOffice(t)
-	m, w, deck := warmWorker(t)
+	e, w, deck := warmWorker(t)
 	helper, soffice := w.pid.Load(), w.sofficePID.Load()
 	if helper == 0 || soffice == 0 || !engine.Alive(int(helper)) || !engine.Alive(int(soffice)) {
 		t.Fatalf("worker not running: helper %d soffice %d", helper, soffice)
 	}
 
-	m.cfg.JobTimeout = time.Millisecond                                  // no real conversion fits
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, append(deck, 0))) // new content: no cache
+	e.cfg.JobTimeout = time.Millisecond                   // no real conversion fits
+	_, err := deckPDF(t, e, report.PPTX, append(deck, 0)) // new content: no cache
 	re := wantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "timed out") {
 		t.Errorf("message %q does not say the conversion timed out", re.Message)
 	}
-	if m.office.restarts.Load() != 1 {
-		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
+	if e.main.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", e.main.restarts.Load())
 	}
 	// The whole process group died: the helper and its soffice.
 	if engine.Alive(int(helper)) || engine.Alive(int(soffice)) {
 		t.Errorf("old worker still alive: helper %v soffice %v", engine.Alive(int(helper)), engine.Alive(int(soffice)))
 	}
 
-	m.cfg.JobTimeout = 2 * time.Minute
-	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 0, 0)))
+	e.cfg.JobTimeout = 2 * time.Minute
+	pdf := convertOK(t, e, report.PPTX, append(deck, 0, 0))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("after replacement: pages %q, want 3", pages)
 	}
@@ -107,18 +63,9 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 	}
 }
 
-func TestOfficeMissing(t *testing.T) {
-	m := newManager(t, func(c *Config) { c.SofficePath = "/nonexistent/soffice" })
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
-	re := wantKind(t, err, report.Conversion)
-	if !strings.Contains(re.Message, "install libreoffice-impress-nogui") {
-		t.Errorf("message %q does not name the package", re.Message)
-	}
-}
-
 func TestOfficeCrashIsReplaced(t *testing.T) {
 	needOffice(t)
-	m, w, deck := warmWorker(t)
+	e, w, deck := warmWorker(t)
 	soffice := int(w.sofficePID.Load())
 	if err := syscall.Kill(soffice, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -126,28 +73,28 @@ func TestOfficeCrashIsReplaced(t *testing.T) {
 	for engine.Alive(soffice) { // the kernel reaps it quickly; poll rather than sleep a guess
 		time.Sleep(10 * time.Millisecond)
 	}
-	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 9)))
+	pdf := convertOK(t, e, report.PPTX, append(deck, 9))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q after a crash, want 3", pages)
 	}
-	if m.office.restarts.Load() != 1 {
-		t.Errorf("restarts = %d, want 1", m.office.restarts.Load())
+	if e.main.restarts.Load() != 1 {
+		t.Errorf("restarts = %d, want 1", e.main.restarts.Load())
 	}
 }
 
 // A deck that a healthy worker cannot read costs no worker restart.
 func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
-	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	e := newEngine(t, func(c *Config) { c.Workers = 1 })
+	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	for i := range 2 {
-		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, zipWith(t, map[string]string{
-			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": fmt.Sprintf("<<<not xml %d", i)})))
+		_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
+			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": fmt.Sprintf("<<<not xml %d", i)}))
 		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 			t.Errorf("message %q does not say the deck is damaged", re.Message)
 		}
 	}
-	if n := m.office.restarts.Load(); n != 0 {
+	if n := e.main.restarts.Load(); n != 0 {
 		t.Errorf("restarts = %d, want 0", n)
 	}
 }
@@ -157,7 +104,7 @@ func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
 // replaced and the job succeeds on the fresh worker.
 func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 	needOffice(t)
-	m, w, deck := warmWorker(t)
+	e, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	// The idle soffice may still be writing its profile (a registry flush):
 	// RemoveAll then meets a file made after it read a folder. Try again.
@@ -170,11 +117,11 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 1)))
+	pdf := convertOK(t, e, report.PPTX, append(deck, 1))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q, want 3", pages)
 	}
-	wantFreshWorker(t, m, w, old)
+	wantFreshWorker(t, e, w, old)
 }
 
 // With the small-deck lane, a small deck converts while a long deck holds
@@ -182,15 +129,15 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 func TestOfficeSmallDeckLane(t *testing.T) {
 	needOffice(t)
 	slow := shapesDeck(t, 4000)
-	m := newManager(t, func(c *Config) { c.SmallDeckBytes = int64(len(slow)) - 1 })
+	e := newEngine(t, func(c *Config) { c.SmallDeckBytes = int64(len(slow)) - 1 })
 	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck)) // warm the small lane
-	if m.small.done.Load() != 1 || m.office.done.Load() != 0 {
-		t.Fatalf("the small deck did not go to the small lane: small %d, main %d", m.small.done.Load(), m.office.done.Load())
+	convertOK(t, e, report.PPTX, deck) // warm the small lane
+	if e.small.done.Load() != 1 || e.main.done.Load() != 0 {
+		t.Fatalf("the small deck did not go to the small lane: small %d, main %d", e.small.done.Load(), e.main.done.Load())
 	}
 	order := make(chan string, 2)
 	go func() {
-		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, slow))
+		_, err := deckPDF(t, e, report.PPTX, slow)
 		if err != nil {
 			t.Errorf("slow deck: %v", err)
 		}
@@ -198,10 +145,10 @@ func TestOfficeSmallDeckLane(t *testing.T) {
 	}()
 	// Wait until the slow deck holds the main worker (its job directory has it).
 	for busy := false; !busy; time.Sleep(20 * time.Millisecond) {
-		entries, _ := os.ReadDir(m.office.workers[0].job)
+		entries, _ := os.ReadDir(e.main.workers[0].job)
 		busy = len(entries) > 0
 	}
-	convertOK(t, m, jobFor(t, report.PPTX, append(deck, 3)))
+	convertOK(t, e, report.PPTX, append(deck, 3))
 	order <- "small"
 	if first := <-order; first != "small" {
 		t.Errorf("%s deck finished first, want the small one", first)

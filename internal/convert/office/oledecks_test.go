@@ -1,4 +1,4 @@
-package convert
+package office
 
 // Decks as OLE2 compound files, built here. ppt95Deck: a PowerPoint 95 deck: no tool on this machine writes that
 // format (LibreOffice imports it with libmwaw's "PowerPoint 3" filter and

@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"bufio"
@@ -156,7 +156,7 @@ func (o *office) close() {
 }
 
 // convert turns the presentation at in into a PDF at out. The caller
-// holds a slot of o.gate (Manager.convertDeck).
+// holds a slot of o.gate (Engine.Convert).
 func (o *office) convert(ctx context.Context, typ report.FileType, in, out string) error {
 	if err := o.usable(); err != nil {
 		return err
@@ -180,7 +180,7 @@ func (o *office) convert(ctx context.Context, typ report.FileType, in, out strin
 
 // officeWorker owns one helper process at a time, run by its supervisor
 // (engine/supervisor.go), and replaces it after a crash, a timeout,
-// MaxJobsPerWorker jobs, or MaxWorkerRSS of memory (office_fault.go).
+// MaxJobsPerWorker jobs, or MaxWorkerRSS of memory (fault.go).
 //
 // A worker's directory is all of the host its sandbox may write (and, below
 // /usr and a few /etc files, see): profile/ for soffice, job/ for the one
@@ -220,7 +220,7 @@ func (p *officeProc) Exited() bool {
 }
 
 // newSupervisor runs w's processes: replaced after MaxJobsPerWorker jobs
-// or over MaxWorkerRSS after any job, and by office_fault.go's rule after a
+// or over MaxWorkerRSS after any job, and by fault.go's rule after a
 // failed one. The worker's loop starts the successor ahead of the next job.
 func (w *officeWorker) newSupervisor() *engine.Supervisor[*officeProc] {
 	return &engine.Supervisor[*officeProc]{
@@ -278,7 +278,7 @@ func (w *officeWorker) loop() {
 					failedAt = time.Now()
 				} else if crashed(first) && crashed(err) {
 					// Two workers died under this deck: the deck's fault,
-					// remembered like any other (failures.go).
+					// remembered like any other (convert's failures.go).
 					err = report.Wrap(report.Conversion, err,
 						"LibreOffice crashed converting the presentation, twice, on two workers")
 				}
@@ -431,7 +431,7 @@ func (w *officeWorker) attempt(j *officeJob) (err error, retry, started bool) {
 
 // run converts j on this worker. retry reports a failure that was not the
 // input's (a broken worker): the worker is gone, and the job may be tried
-// once more on a fresh one (office_fault.go).
+// once more on a fresh one (fault.go).
 func (w *officeWorker) run(j *officeJob) (err error, retry bool) {
 	timeout := w.o.cfg.JobTimeout
 	ctx, cancel := context.WithTimeout(j.ctx, timeout)
@@ -495,7 +495,7 @@ func (e *sofficeDied) Error() string {
 	return fmt.Sprintf("soffice exited with status %d during the job (peak %d MiB): %s", e.status, e.peak>>20, e.msg)
 }
 
-// kill retires the worker's process for reason (office_fault.go): it is
+// kill retires the worker's process for reason (fault.go): it is
 // stopped (reap) as soon as the job at hand is released.
 func (w *officeWorker) kill(reason string) { w.sup.RetireCurrent(reason, nil) }
 

@@ -1,4 +1,4 @@
-package convert
+package markdown
 
 import (
 	"bufio"
@@ -12,26 +12,25 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/convert/engine"
-	"github.com/reportd/reportd/internal/convert/markdown"
 	"github.com/reportd/reportd/internal/report"
 )
 
 // goldmark has inputs that take quadratic time (`[a](` repeated 100,000
 // times, 400 KB, renders for ~40 s) and no way to stop a render half way.
 // So Markdown is rendered in warm child processes, the running binary
-// started again as markdown.ChildName (markdown/child.go), and a child
+// started again as ChildName (child.go), and a child
 // still rendering at the job's deadline is killed: the CPU work really
 // stops, the engine's slot is free again, and the next job gets a fresh
 // child. Starting a child costs ~150 ms (the binary's package
 // initialisation), paid off the job's path once per child; a job pays only
 // the pipe round trip.
 
-// mdRenderer is a pool of warm renderer children: size slots, each a
+// Pool is a pool of warm renderer children: size slots, each a
 // supervisor (engine/supervisor.go) running at most one child, replaced after
 // MaxJobsPerWorker documents, when found dead, or when killed under a job.
 // A render takes a free slot; one that finds none (more renders at once than
 // slots) runs on a child of its own, killed after it.
-type mdRenderer struct {
+type Pool struct {
 	slots    chan *engine.Supervisor[*mdChild] // the free ones
 	all      []*engine.Supervisor[*mdChild]
 	restarts atomic.Int64
@@ -60,8 +59,8 @@ func (c *mdChild) Exited() bool {
 	}
 }
 
-func newMDRenderer(size, maxJobs int, log *slog.Logger, met *engine.Metrics) *mdRenderer {
-	p := &mdRenderer{slots: make(chan *engine.Supervisor[*mdChild], size)}
+func NewPool(size, maxJobs int, log *slog.Logger, met *engine.Metrics) *Pool {
+	p := &Pool{slots: make(chan *engine.Supervisor[*mdChild], size)}
 	for range size {
 		s := &engine.Supervisor[*mdChild]{
 			Name:     "Markdown renderer",
@@ -81,7 +80,7 @@ func newMDRenderer(size, maxJobs int, log *slog.Logger, met *engine.Metrics) *md
 }
 
 func startMDChild() (*mdChild, error) {
-	cmd := engine.ChildCommand(markdown.ChildName)
+	cmd := engine.ChildCommand(ChildName)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -111,11 +110,11 @@ func (c *mdChild) kill() {
 }
 
 func (c *mdChild) render(src []byte) ([]byte, error) {
-	return markdown.Exchange(c.stdin, c.out, src)
+	return Exchange(c.stdin, c.out, src)
 }
 
 // takeSlot returns a free slot, or nil when all are busy or closed.
-func (p *mdRenderer) takeSlot() *engine.Supervisor[*mdChild] {
+func (p *Pool) takeSlot() *engine.Supervisor[*mdChild] {
 	select {
 	case s := <-p.slots:
 		return s
@@ -124,8 +123,8 @@ func (p *mdRenderer) takeSlot() *engine.Supervisor[*mdChild] {
 	}
 }
 
-// putSlot frees s; after close, its child is stopped instead.
-func (p *mdRenderer) putSlot(s *engine.Supervisor[*mdChild]) {
+// putSlot frees s; after Close, its child is stopped instead.
+func (p *Pool) putSlot(s *engine.Supervisor[*mdChild]) {
 	p.mu.Lock()
 	closed := p.closed
 	if !closed {
@@ -137,8 +136,8 @@ func (p *mdRenderer) putSlot(s *engine.Supervisor[*mdChild]) {
 	}
 }
 
-// warm starts one child ahead of the first job.
-func (p *mdRenderer) warm() {
+// Warm starts one child ahead of the first job.
+func (p *Pool) Warm() {
 	if s := p.takeSlot(); s != nil {
 		s.Warm()
 		p.putSlot(s)
@@ -146,7 +145,7 @@ func (p *mdRenderer) warm() {
 }
 
 // warmChildren lists the children the slots hold, for tests.
-func (p *mdRenderer) warmChildren() []*mdChild {
+func (p *Pool) warmChildren() []*mdChild {
 	var out []*mdChild
 	for _, s := range p.all {
 		if c, ok := s.Current(); ok {
@@ -156,9 +155,18 @@ func (p *mdRenderer) warmChildren() []*mdChild {
 	return out
 }
 
-// close kills the idle children; busy ones die with their job's context
+// PIDs lists the warm children the slots hold, for tests that check they end.
+func (p *Pool) PIDs() []int {
+	var pids []int
+	for _, c := range p.warmChildren() {
+		pids = append(pids, c.cmd.Process.Pid)
+	}
+	return pids
+}
+
+// Close kills the idle children; busy ones die with their job's context
 // and are stopped when their slot comes back.
-func (p *mdRenderer) close() {
+func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
@@ -171,12 +179,12 @@ func (p *mdRenderer) close() {
 	}
 }
 
-// render turns src into an HTML document in a child, which is killed if
+// Render turns src into an HTML document in a child, which is killed if
 // ctx ends or timeout passes first. Errors are *report.Error. A warm child
 // that turns out to be dead (its pipe broken before it answered: killed
 // while idle, by the OOM killer say) is the renderer's fault, not the
 // document's: the job runs once more on a fresh child.
-func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Duration) ([]byte, error) {
+func (p *Pool) Render(ctx context.Context, src []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	slot := p.takeSlot()
@@ -215,7 +223,7 @@ func (p *mdRenderer) render(ctx context.Context, src []byte, timeout time.Durati
 // renderOn runs one attempt on child c; killed is why c was killed under
 // it ("crash": broken before the document could have mattered, "timeout",
 // "cancelled"), "" when c is still good.
-func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeout time.Duration) (html []byte, err error, killed string) {
+func (p *Pool) renderOn(ctx context.Context, c *mdChild, src []byte, timeout time.Duration) (html []byte, err error, killed string) {
 	type result struct {
 		html []byte
 		err  error
@@ -227,7 +235,7 @@ func (p *mdRenderer) renderOn(ctx context.Context, c *mdChild, src []byte, timeo
 	}()
 	select {
 	case r := <-done:
-		var re *markdown.RenderError
+		var re *RenderError
 		switch {
 		case r.err == nil:
 			return r.html, nil, ""

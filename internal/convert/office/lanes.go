@@ -1,4 +1,4 @@
-package convert
+package office
 
 import "os"
 
@@ -12,12 +12,12 @@ import "os"
 // small decks behind it: size is only a guess at cost.
 
 // lane returns the pool a deck at src converts in.
-func (m *Manager) lane(src string) *office {
-	if m.small == nil {
-		return m.office
+func (e *Engine) lane(src string) *office {
+	if e.small == nil {
+		return e.main
 	}
-	if fi, err := os.Stat(src); err == nil && fi.Size() <= m.cfg.SmallDeckBytes {
-		return m.small
+	if fi, err := os.Stat(src); err == nil && fi.Size() <= e.cfg.SmallDeckBytes {
+		return e.small
 	}
-	return m.office
+	return e.main
 }

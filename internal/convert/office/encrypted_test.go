@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"os"
@@ -8,25 +8,6 @@ import (
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
-
-// A password-protected .pptx (testdata/deck-encrypted.pptx, saved by
-// LibreOffice with a password) that reached storage anyway (stored before
-// the upload check knew it, or named .ppt) is answered "password-protected"
-// before any worker is used.
-func TestOfficeEncryptedOOXMLIsNamed(t *testing.T) {
-	needOffice(t)
-	m := newManager(t, nil)
-	enc := fixture(t, "deck-encrypted.pptx")
-	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
-		_, err := m.PDF(testCtx(t), jobFor(t, typ, enc))
-		if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
-			t.Errorf("%s: message %q, want the presentation is password-protected", typ, re.Message)
-		}
-	}
-	if n := m.office.done.Load(); n != 0 {
-		t.Errorf("%d conversions ran, want none", n)
-	}
-}
 
 // An encrypted binary .ppt is refused by LibreOffice with its own error
 // (ERRCODE_SVX_READ_FILTER_PPOINT), which the helper names. LibreOffice here
@@ -43,12 +24,12 @@ func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newManager(t, nil)
-	_, err = m.PDF(testCtx(t), jobFor(t, report.PPT, b))
+	e := newEngine(t, nil)
+	_, err = deckPDF(t, e, report.PPT, b)
 	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
 		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
 	}
-	if n := m.office.restarts.Load(); n != 0 {
+	if n := e.main.restarts.Load(); n != 0 {
 		t.Errorf("restarts = %d, want 0", n)
 	}
 }
@@ -61,21 +42,21 @@ func TestOfficePowerPoint95(t *testing.T) {
 	needOffice(t)
 	needPoppler(t)
 	deck := ppt95Deck("Old deck from PowerPoint 95")
-	m := newManager(t, nil)
-	pdf := convertOK(t, m, jobFor(t, report.PPT, deck))
+	e := newEngine(t, nil)
+	pdf := convertOK(t, e, report.PPT, deck)
 	info := pdfInfo(t, pdf)
 	if info["Pages"] != "1" || info["Page size"] != "576 x 432 pts" || info["Title"] != "Old deck from PowerPoint 95" {
 		t.Errorf("pages %q, page size %q, title %q; want the deck's 1 page of 8 x 6 in and its title",
 			info["Pages"], info["Page size"], info["Title"])
 	}
-	if n := m.office.restarts.Load(); n != 0 {
+	if n := e.main.restarts.Load(); n != 0 {
 		t.Errorf("restarts = %d, want 0", n)
 	}
 
 	// The control: the "MS PowerPoint 97" filter alone cannot read it.
 	officeNoDetect.Store(true)
 	defer officeNoDetect.Store(false)
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPT, append(deck, 0)))
+	_, err := deckPDF(t, e, report.PPT, append(deck, 0))
 	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("without type detection: %v, want the deck refused as damaged", err)
 	}
@@ -88,7 +69,7 @@ func TestOfficePowerPoint95(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pdf := convertOK(t, m, jobFor(t, report.PPT, b))
+		pdf := convertOK(t, e, report.PPT, b)
 		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], testfixture.PDFText(t, pdf))
 	}
 }
@@ -100,16 +81,16 @@ func TestOfficePowerPoint95(t *testing.T) {
 func TestOfficeEncryptedPPTLayoutIsNamed(t *testing.T) {
 	needOffice(t)
 	needPoppler(t)
-	m := newManager(t, nil)
-	pdf := convertOK(t, m, jobFor(t, report.PPT, encryptedPPT(t, false)))
+	e := newEngine(t, nil)
+	pdf := convertOK(t, e, report.PPT, encryptedPPT(t, false))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("control: pages %q, want 3", pages)
 	}
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPT, encryptedPPT(t, true)))
+	_, err := deckPDF(t, e, report.PPT, encryptedPPT(t, true))
 	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
 		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
 	}
-	if n := m.office.restarts.Load(); n != 0 {
+	if n := e.main.restarts.Load(); n != 0 {
 		t.Errorf("restarts = %d, want 0", n)
 	}
 }

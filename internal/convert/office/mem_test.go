@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"crypto/rand"
@@ -35,22 +35,22 @@ func shapesDeck(t testing.TB, n int) []byte {
 // deck converts.
 func TestOfficeMemoryCapDuringJob(t *testing.T) {
 	needOffice(t)
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1; c.MaxWorkerRSS = 512 << 20 })
-	convertOK(t, m, jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	e := newEngine(t, func(c *Config) { c.Workers = 1; c.MaxWorkerRSS = 512 << 20 })
+	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	// A damaged deck on a capped worker is still just damaged.
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, zipWith(t, map[string]string{
-		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})))
+	_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
+		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"}))
 	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("damaged deck: message %q", re.Message)
 	}
-	if n := m.office.restarts.Load(); n != 0 {
+	if n := e.main.restarts.Load(); n != 0 {
 		t.Errorf("restarts after a damaged deck = %d, want 0 (a healthy worker that cannot read a deck is kept)", n)
 	}
-	_, err = m.PDF(testCtx(t), jobFor(t, report.PPTX, shapesDeck(t, 20000)))
+	_, err = deckPDF(t, e, report.PPTX, shapesDeck(t, 20000))
 	t.Logf("memory error: %v", err)
 	re := wantKind(t, err, report.Conversion)
 	// LibreOffice reports the failed allocation as a load error or dies.
-	// office_fault.go then decides: a peak at half the cap or bad_alloc is
+	// fault.go then decides: a peak at half the cap or bad_alloc is
 	// a memory failure (renewed, no retry: the message names
 	// convert.max_worker_rss, as it did in every run here); a soffice that
 	// died is a crash; a load error is followed by the probe, which a
@@ -59,10 +59,10 @@ func TestOfficeMemoryCapDuringJob(t *testing.T) {
 	// cap left soffice sound). What must hold is that the job fails during
 	// the job and the worker is renewed once.
 	t.Logf("message: %s", re.Message)
-	if n := m.office.restarts.Load(); n != 1 {
+	if n := e.main.restarts.Load(); n != 1 {
 		t.Errorf("restarts = %d, want 1", n)
 	}
-	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(fixture(t, "deck.pptx"), 0)))
+	pdf := convertOK(t, e, report.PPTX, append(fixture(t, "deck.pptx"), 0))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("after the cap: pages %q, want 3", pages)
 	}

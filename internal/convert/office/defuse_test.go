@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"archive/zip"
@@ -66,7 +66,7 @@ func editDeck(t testing.TB, base []byte, parts map[string][]byte) []byte {
 // target, a hyperlink on its title, and an OLE object and ActiveX control.
 func linkedDeck(t testing.TB, target string) []byte {
 	t.Helper()
-	base, err := os.ReadFile(filepath.Join("testdata", "deck.pptx"))
+	base, err := os.ReadFile(filepath.Join("..", "testdata", "deck.pptx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestDefuseDropsLinksAndObjects(t *testing.T) {
 // zipOf builds a zip whose single extra entry is body, stored deflated.
 func zipOf(t testing.TB, name string, body []byte) []byte {
 	t.Helper()
-	base, err := os.ReadFile(filepath.Join("testdata", "deck.pptx"))
+	base, err := os.ReadFile(filepath.Join("..", "testdata", "deck.pptx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestDefuseRefusesDuplicateParts(t *testing.T) {
 }
 
 func FuzzDefuse(f *testing.F) {
-	base, err := os.ReadFile(filepath.Join("testdata", "deck.pptx"))
+	base, err := os.ReadFile(filepath.Join("..", "testdata", "deck.pptx"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -319,10 +319,10 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 		w.Write(imgBytes)
 	}))
 	defer srv.Close()
-	m := sharedManager(t)
+	e := sharedEngine(t)
 	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
 		t.Run(target, func(t *testing.T) {
-			pdf := convertOK(t, m, jobFor(t, report.PPTX, linkedDeck(t, target)))
+			pdf := convertOK(t, e, report.PPTX, linkedDeck(t, target))
 			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Slide two")
 			if n := pdfImages(t, pdf); n != 0 {
 				t.Errorf("the PDF holds %d images; the linked picture was fetched", n)
@@ -334,10 +334,10 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 	}
 
 	// The control: the same decks, neither defused nor sandboxed (the
-	// office pool called directly, as convertDeck would with no defusing),
+	// office pool called directly, as Engine.Convert would with no defusing),
 	// do fetch the URL and embed each local file. So the checks above would
 	// notice defusing and the sandbox both failing.
-	control := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.Unsandboxed = true })
+	control := newEngineBox(t, unsandboxed, nil)
 	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
 		t.Run("control "+target, func(t *testing.T) {
 			before := hits.Load()
@@ -346,11 +346,11 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out.pdf")
-			leave, err := control.office.gate.Enter(testCtx(t), 0)
+			leave, err := control.main.gate.Enter(testCtx(t), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = control.office.convert(testCtx(t), report.PPTX, in, out)
+			err = control.main.convert(testCtx(t), report.PPTX, in, out)
 			leave()
 			if err != nil {
 				t.Fatal(err)
@@ -370,23 +370,23 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 
 func TestDeckBombRefusedBeforeLibreOffice(t *testing.T) {
 	needOffice(t)
-	m := sharedManager(t)
-	defer func(n int64) { m.cfg.DeckMaxBytes = n }(m.cfg.DeckMaxBytes)
-	m.cfg.DeckMaxBytes = 8 << 20
-	ran := m.office.done.Load()
+	e := sharedEngine(t)
+	defer func(n int64) { e.cfg.DeckMaxBytes = n }(e.cfg.DeckMaxBytes)
+	e.cfg.DeckMaxBytes = 8 << 20
+	ran := e.main.done.Load()
 	random := make([]byte, 9<<20)
 	rand.Read(random)
 	for _, deck := range [][]byte{
 		zipOf(t, "ppt/media/image9.png", make([]byte, 64<<20)), // ~64 KiB packed
 		zipOf(t, "ppt/media/image9.png", random),
 	} {
-		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, deck))
+		_, err := deckPDF(t, e, report.PPTX, deck)
 		re := wantKind(t, err, report.Conversion)
 		if !strings.Contains(re.Error(), "zip bomb") && !strings.Contains(re.Error(), "expands to more than 8 MiB") {
 			t.Errorf("error %q names no limit", re.Error())
 		}
 	}
-	if n := m.office.done.Load() - ran; n != 0 {
+	if n := e.main.done.Load() - ran; n != 0 {
 		t.Errorf("LibreOffice ran %d jobs; the decks should not reach it", n)
 	}
 }

@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"bytes"
@@ -131,8 +131,8 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 	}
 	serve.Store(true)
 
-	m := newManager(t, nil)
-	pdf := convertOK(t, m, jobFor(t, report.PPT, ppt))
+	e := newEngine(t, nil)
+	pdf := convertOK(t, e, report.PPT, ppt)
 	wantText(t, testfixture.PDFText(t, pdf), "Slide one")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the sandboxed engine fetched the linked URL %d times", n)
@@ -141,8 +141,8 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 		t.Errorf("the sandboxed PDF embeds %d linked images; want none", n)
 	}
 
-	control := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.Unsandboxed = true })
-	pdf = convertOK(t, control, jobFor(t, report.PPT, ppt))
+	control := newEngineBox(t, unsandboxed, nil)
+	pdf = convertOK(t, control, report.PPT, ppt)
 	// Each link on its own: the URL is fetched (a hit), and each local
 	// file is read (its image, told by its size, is in the PDF).
 	widths := pdfImageWidths(t, pdf)
@@ -186,10 +186,10 @@ func TestOfficeWorkersCannotSeeEachOther(t *testing.T) {
 	needOffice(t)
 	needSandbox(t)
 	needPoppler(t)
-	m := newManager(t, func(c *Config) { c.SmallDeckBytes = 1 << 20 })
+	e := newEngine(t, func(c *Config) { c.SmallDeckBytes = 1 << 20 })
 	ppt := fixture(t, "deck.ppt") // 452 KiB: the small lane
-	convertOK(t, m, jobFor(t, report.PPT, ppt))
-	small, main := m.small.workers[0], m.office.workers[0]
+	convertOK(t, e, report.PPT, ppt)
+	small, main := e.small.workers[0], e.main.workers[0]
 	for main.sofficePID.Load() == 0 { // the main pool warms up on its own
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -216,19 +216,19 @@ func TestOfficeWorkersCannotSeeEachOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	linked := linkedPPT(t, "http://127.0.0.1:9/none.png", pic, pic)
-	if int64(len(linked)) > m.cfg.SmallDeckBytes {
+	if int64(len(linked)) > e.cfg.SmallDeckBytes {
 		t.Fatalf("linked deck of %d bytes would not take the small lane", len(linked))
 	}
-	done := m.small.done.Load()
-	pdf := convertOK(t, m, jobFor(t, report.PPT, linked))
-	if m.small.done.Load() != done+1 {
+	done := e.small.done.Load()
+	pdf := convertOK(t, e, report.PPT, linked)
+	if e.small.done.Load() != done+1 {
 		t.Fatal("the linked deck did not convert on the small lane")
 	}
 	if n := pdfImages(t, pdf); n != 0 {
 		t.Errorf("the small lane's worker read a picture in the main worker's directory (%d images)", n)
 	}
-	control := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.Unsandboxed = true })
-	if w := pdfImageWidths(t, convertOK(t, control, jobFor(t, report.PPT, linked))); !slices.Contains(w, "40") {
+	control := newEngineBox(t, unsandboxed, nil)
+	if w := pdfImageWidths(t, convertOK(t, control, report.PPT, linked)); !slices.Contains(w, "40") {
 		t.Errorf("control: unsandboxed, the picture was not read either (image widths %v): this test cannot tell", w)
 	}
 }

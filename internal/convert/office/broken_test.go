@@ -1,4 +1,4 @@
-package convert
+package office
 
 import (
 	"os"
@@ -32,14 +32,14 @@ func helperPID(t *testing.T, w *officeWorker) int {
 // restart, a new process.
 func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 	needOffice(t)
-	m, w, _ := warmWorker(t)
+	e, w, _ := warmWorker(t)
 	old := w.pid.Load()
 	helper := helperPID(t, w)
 
 	slow := shapesDeck(t, 3000) // seconds of work, so the kill lands mid-job
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, slow))
+		_, err := deckPDF(t, e, report.PPTX, slow)
 		done <- err
 	}()
 	for busy := false; !busy; time.Sleep(10 * time.Millisecond) {
@@ -50,13 +50,11 @@ func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 	if err := syscall.Kill(helper, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// No error, so nothing for convert's failure memory to remember.
 	if err := <-done; err != nil {
 		t.Fatalf("the job failed instead of being retried on a fresh worker: %v", err)
 	}
-	wantFreshWorker(t, m, w, old)
-	if n := len(m.fails.m); n != 0 {
-		t.Errorf("%d failures remembered, want 0", n)
-	}
+	wantFreshWorker(t, e, w, old)
 }
 
 // reportd's pipe to an idle helper breaks (its write end gives EPIPE while
@@ -64,7 +62,7 @@ func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 // and runs on a fresh worker.
 func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
 	needOffice(t)
-	m, w, deck := warmWorker(t)
+	e, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	r, pw, err := os.Pipe()
 	if err != nil {
@@ -80,18 +78,18 @@ func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
 	if !engine.Alive(soffice) {
 		t.Fatal("soffice is not running before the job")
 	}
-	pdf := convertOK(t, m, jobFor(t, report.PPTX, append(deck, 5)))
+	pdf := convertOK(t, e, report.PPTX, append(deck, 5))
 	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q, want 3", pages)
 	}
-	wantFreshWorker(t, m, w, old)
+	wantFreshWorker(t, e, w, old)
 }
 
 // wantFreshWorker: the job ran on a replacement of w (one restart, a new
 // process), not on the worker it broke.
-func wantFreshWorker(t *testing.T, m *Manager, w *officeWorker, old int64) {
+func wantFreshWorker(t *testing.T, e *Engine, w *officeWorker, old int64) {
 	t.Helper()
-	if n := m.office.restarts.Load(); n != 1 {
+	if n := e.main.restarts.Load(); n != 1 {
 		t.Errorf("restarts = %d, want 1", n)
 	}
 	if p := w.pid.Load(); p == old || p == 0 {
@@ -99,12 +97,12 @@ func wantFreshWorker(t *testing.T, m *Manager, w *officeWorker, old int64) {
 	}
 }
 
-// warmWorker is a Manager with one office worker that has converted the
+// warmWorker is an Engine with one office worker that has converted the
 // fixture deck once (a warm, known-good worker), that worker and the deck.
-func warmWorker(t *testing.T) (*Manager, *officeWorker, []byte) {
+func warmWorker(t *testing.T) (*Engine, *officeWorker, []byte) {
 	t.Helper()
-	m := newManager(t, func(c *Config) { c.OfficeWorkers = 1 })
+	e := newEngine(t, func(c *Config) { c.Workers = 1 })
 	deck := fixture(t, "deck.pptx")
-	convertOK(t, m, jobFor(t, report.PPTX, deck))
-	return m, m.office.workers[0], deck
+	convertOK(t, e, report.PPTX, deck)
+	return e, e.main.workers[0], deck
 }
