@@ -78,12 +78,25 @@ func treeMem(pid int, pss bool) int64 {
 	return total
 }
 
-// killGroup kills every process of the group that pgid leads. Engines start
-// in their own group so that this reaches helpers they spawned too.
+// KillGroup kills every process of the group that pgid leads. Engines start
+// in their own group so that this reaches helpers they spawned too. pgid
+// must be a child of this process; once it has been reaped, KillGroup does
+// nothing (ours).
 func KillGroup(pgid int) {
-	if pgid > 0 {
+	if ours(pgid) {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 	}
+}
+
+// ours reports whether pid is still a child of this process that has not
+// been reaped (running, or a zombie). Only then is pid, and the process
+// group it leads, surely the engine process it was: once reaped (its
+// waiter, exec.Cmd.Wait or chromedp's, may run first), the kernel may give
+// the PID to any new process, another engine's browser or an unrelated
+// program, and a kill by PID would hit that one. What a reaped engine left
+// behind is found by an argument only it carries (KillByArg) instead.
+func ours(pid int) bool {
+	return pid > 0 && parentOf(pid) == os.Getpid()
 }
 
 // alive reports whether a process exists (a zombie counts as gone).
@@ -206,9 +219,10 @@ func parentOf(pid int) int {
 // KillTree kills the process group that pid leads and every descendant of
 // pid (a sandbox's processes are in no group of ours), then waits, a few
 // seconds at most, until they are gone: when it returns, no engine process
-// writes in a directory about to be removed.
+// writes in a directory about to be removed. pid must be a child of this
+// process; once it has been reaped, KillTree does nothing (ours).
 func KillTree(pid int) {
-	if pid <= 0 {
+	if !ours(pid) {
 		return
 	}
 	tree := append([]int{pid}, DescendantsOf(pid)...)
