@@ -11,16 +11,16 @@ import (
 // Disposing of a page (its target, browser context and renderer process)
 // costs the browser and the renderer CPU. Done right after the job, it ran
 // beside the next job of a burst and made that one's load and print slower
-// by a third to a half (BENCHMARKS.md, 2026-11-28, "disposal"). So after a
+// by a third to a half (BENCHMARKS.md, "2026-11-28 (later)"). So after a
 // job that went well, the page's document is frozen at once (no script,
 // timer, frame or callback of it runs again) and the page is disposed once
 // no job has run for sparesIdleGap, as spare pages are made, or
-// retireDelay after its job at the latest. A failed, crashed or large job's
-// page is disposed at once, as before.
-const (
-	retireMax   = 8               // frozen pages waiting (or chromium_spares, if more); beyond, the oldest is disposed at once
-	retireDelay = 2 * time.Second // the longest a frozen page waits
-)
+// retireDelay after its job at the latest. At most chromium_spares pages
+// wait (the pages kept ahead are the memory a deployment gives pages; a
+// burst as long as the pool then runs with neither making nor disposal
+// beside it); beyond, the oldest is disposed at once. A failed, crashed or
+// large job's page is disposed at once, as before.
+const retireDelay = 2 * time.Second // the longest a frozen page waits
 
 // reaper holds the frozen pages waiting to be disposed.
 type reaper struct {
@@ -47,7 +47,7 @@ func (c *chromium) retirePage(p *jobPage, now bool) {
 	r.mu.Lock()
 	r.pages = append(r.pages, retiredPage{p: p, at: time.Now()})
 	var over *jobPage
-	if len(r.pages) > max(retireMax, cap(c.spare)) {
+	if len(r.pages) > max(1, cap(c.spare)) {
 		over = r.pages[0].p
 		r.pages = r.pages[1:]
 	}

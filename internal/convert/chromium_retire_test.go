@@ -9,11 +9,11 @@ import (
 )
 
 // A finished job's page is frozen and disposed once no job runs; at most
-// retireMax wait (the oldest goes at once beyond that), and a page retired
-// with now set (a failed or large job) goes at once.
+// ChromiumSpares wait (the oldest goes at once beyond that), and a page
+// retired with now set (a failed or large job) goes at once.
 func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
 	needChromium(t)
-	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 1 })
+	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
 	m.Start(testCtx(t))
 	c := m.chrome
 	gone := func(what string, p *jobPage) {
@@ -30,7 +30,8 @@ func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
 		return len(c.reaper.pages)
 	}
 
-	pages := make([]*jobPage, retireMax+1)
+	const spares = 3
+	pages := make([]*jobPage, spares+1)
 	for i := range pages {
 		p, err := c.take()
 		if err != nil {
@@ -44,8 +45,8 @@ func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
 	for _, p := range pages {
 		c.retirePage(p, false)
 	}
-	if n := waiting(); n > retireMax {
-		t.Errorf("%d pages waiting, want at most %d", n, retireMax)
+	if n := waiting(); n > spares {
+		t.Errorf("%d pages waiting, want at most %d", n, spares)
 	}
 	gone("the oldest page over the bound", pages[0])
 	if time.Since(t0) < retireDelay && pages[len(pages)-1].ctx.Err() != nil {
