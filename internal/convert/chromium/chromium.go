@@ -52,6 +52,8 @@ type chromium struct {
 	spares   atomic.Int64  // pages ready in spare or being made
 	making   atomic.Bool   // a refill is making pages
 	printing atomic.Int64  // jobs between take and the end of their print
+	jobEnd   atomic.Int64  // when the last job released its browser (UnixNano)
+	reaper   reaper        // frozen pages of finished jobs, disposed once idle (chromium_retire.go)
 	quit     chan struct{}
 	wg       sync.WaitGroup // browser shutdowns in flight
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -189,5 +190,8 @@ func (c *chromium) shutdown(b *browser) {
 // ahead of the next job. large says the job's input or output was large
 // (see memcheck.go).
 func (c *chromium) release(b *browser, job, large bool) {
+	if job {
+		c.jobEnd.Store(time.Now().UnixNano())
+	}
 	c.sup.Release(b, job, large)
 }

@@ -269,12 +269,13 @@ func (c *chromium) refill() {
 }
 
 // whileIdle returns once the next spare page may be made: at once while
-// fewer than ChromiumTabs are ready, else once no job prints. Beyond the
-// first ChromiumTabs, pages are made only then, so a burst of jobs takes
-// pages that are ready without sharing the CPU with the making of more.
+// fewer than ChromiumTabs are ready, else once no job prints and none has
+// for sparesIdleGap. Beyond the first ChromiumTabs, pages are made only
+// then, so a burst of jobs takes pages that are ready without sharing the
+// CPU with the making of more.
 // It reports false when the engine is closing.
 func (c *chromium) whileIdle() bool {
-	for c.printing.Load() > 0 && c.spares.Load() >= int64(c.cfg.ChromiumTabs) {
+	for c.spares.Load() >= int64(c.cfg.ChromiumTabs) && c.busy(time.Now()) {
 		select {
 		case <-c.quit:
 			return false
@@ -282,6 +283,19 @@ func (c *chromium) whileIdle() bool {
 		}
 	}
 	return true
+}
+
+// sparesIdleGap is how long no job must have run before a spare page
+// beyond the first ChromiumTabs is made. Jobs one after another leave gaps
+// of a few milliseconds between them (the answer goes out, the next
+// request comes in), in which a page started would go on making itself
+// (~100 ms of CPU) beside the next job.
+const sparesIdleGap = 100 * time.Millisecond
+
+// busy reports whether, at now, a job prints or one ended less than
+// sparesIdleGap ago.
+func (c *chromium) busy(now time.Time) bool {
+	return c.printing.Load() > 0 || now.Sub(time.Unix(0, c.jobEnd.Load())) < sparesIdleGap
 }
 
 // makeSpare makes one page into the pool; spares already counts it.

@@ -41,8 +41,11 @@ func (c *chromium) printOnce(ctx context.Context, body []byte, o printOpts, out 
 	c.log.Debug("chromium take", "wait", time.Since(t0)) // for a spare page, about nothing
 	b := p.b
 	cw := &countingWriter{w: out}
-	defer func() { c.release(b, true, len(body) > c.largeJob || cw.n > int64(c.largeJob)) }()
-	defer p.dispose() // whatever the document did ends with its page
+	large := func() bool { return len(body) > c.largeJob || cw.n > int64(c.largeJob) }
+	defer func() { c.release(b, true, large()) }()
+	// Whatever the document did ends with its page: frozen now, disposed
+	// once idle (chromium_retire.go).
+	defer func() { c.retirePage(p, err != nil || large()) }()
 	mark, end := c.sup.Watch(b)
 	defer end()
 

@@ -55,3 +55,28 @@ func TestSitePagePath(t *testing.T) {
 		}
 	}
 }
+
+// Beyond ChromiumTabs, a spare page waits until no job prints and none has
+// for sparesIdleGap: jobs one after another are a few milliseconds apart,
+// and a page started in such a gap would be made beside the next job.
+func TestSparesWaitForAnIdleGap(t *testing.T) {
+	c := &chromium{cfg: &Config{ChromiumTabs: 1}}
+	now := time.Now()
+	if c.busy(now) {
+		t.Error("busy before any job")
+	}
+	c.printing.Add(1)
+	if !c.busy(now) {
+		t.Error("not busy while a job prints")
+	}
+	c.printing.Add(-1)
+	c.jobEnd.Store(now.UnixNano())
+	for _, tc := range []struct {
+		after time.Duration
+		busy  bool
+	}{{2 * time.Millisecond, true}, {sparesIdleGap - time.Millisecond, true}, {sparesIdleGap, false}, {time.Second, false}} {
+		if got := c.busy(now.Add(tc.after)); got != tc.busy {
+			t.Errorf("%v after a job ended: busy %v, want %v", tc.after, got, tc.busy)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package chromium
+
+import (
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Disposing of a page (its target, browser context and renderer process)
+// costs the browser and the renderer CPU. Done right after the job, it ran
+// beside the next job of a burst and made that one's load and print slower
+// by a third to a half (BENCHMARKS.md, "2026-11-28 (later)"). So after a
+// job that went well, the page's document is frozen at once (no script,
+// timer, frame or callback of it runs again) and the page is disposed once
+// no job has run for sparesIdleGap, as spare pages are made, or
+// retireDelay after its job at the latest. At most chromium_spares pages
+// wait (the pages kept ahead are the memory a deployment gives pages; a
+// burst as long as the pool then runs with neither making nor disposal
+// beside it); beyond, the oldest is disposed at once. A failed, crashed or
+// large job's page is disposed at once, as before.
+const retireDelay = 2 * time.Second // the longest a frozen page waits
+
+// reaper holds the frozen pages waiting to be disposed.
+type reaper struct {
+	mu      sync.Mutex
+	pages   []retiredPage
+	running bool
+}
+
+type retiredPage struct {
+	p  *jobPage
+	at time.Time
+}
+
+// retirePage ends p after its job: at once when now is set, else frozen at
+// once and disposed later (see above).
+func (c *chromium) retirePage(p *jobPage, now bool) {
+	if now || p.ctx.Err() != nil {
+		p.dispose()
+		return
+	}
+	go chromedp.Call(p.ctx, page.SetWebLifecycleState,
+		page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateFrozen})
+	r := &c.reaper
+	r.mu.Lock()
+	r.pages = append(r.pages, retiredPage{p: p, at: time.Now()})
+	var over *jobPage
+	if len(r.pages) > max(1, cap(c.spare)) {
+		over = r.pages[0].p
+		r.pages = r.pages[1:]
+	}
+	start := !r.running
+	r.running = true
+	r.mu.Unlock()
+	if over != nil {
+		over.dispose()
+	}
+	if start {
+		go c.reap()
+	}
+}
+
+// reap disposes the waiting pages, one at a time while no job runs and
+// any that waited retireDelay, until none is left or the engine closes.
+func (c *chromium) reap() {
+	r := &c.reaper
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.quit:
+			r.mu.Lock()
+			for _, rp := range r.pages {
+				rp.p.dispose()
+			}
+			r.pages, r.running = nil, false
+			r.mu.Unlock()
+			return
+		case <-tick.C:
+		}
+		for {
+			now := time.Now()
+			r.mu.Lock()
+			if len(r.pages) == 0 {
+				r.running = false
+				r.mu.Unlock()
+				return
+			}
+			rp := r.pages[0]
+			if c.busy(now) && now.Sub(rp.at) < retireDelay {
+				r.mu.Unlock()
+				break
+			}
+			r.pages = r.pages[1:]
+			r.mu.Unlock()
+			// One at a time, so a job that starts meanwhile shares the
+			// CPU with one disposal at most; a browser that hangs on it
+			// holds the rest back for a second at most.
+			done := make(chan struct{})
+			go func() { rp.p.cancel(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package chromium
+
+import (
+	"testing"
+	"time"
+
+	"github.com/reportd/reportd/internal/testfixture"
+)
+
+// A finished job's page is frozen and disposed once no job runs; at most
+// ChromiumSpares wait (the oldest goes at once beyond that), and a page
+// retired with now set (a failed or large job) goes at once.
+func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
+	needChromium(t)
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
+	c.Warm()
+	gone := func(what string, p *jobPage) {
+		t.Helper()
+		for end := time.Now().Add(2 * time.Minute); p.ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%s: page not disposed after 2 minutes", what)
+			}
+		}
+	}
+	waiting := func() int {
+		c.reaper.mu.Lock()
+		defer c.reaper.mu.Unlock()
+		return len(c.reaper.pages)
+	}
+
+	const spares = 3
+	pages := make([]*jobPage, spares+1)
+	for i := range pages {
+		p, err := c.take()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.release(p.b, false, false)
+		pages[i] = p
+	}
+	c.printing.Add(1) // a job runs: nothing is disposed but what is over the bound
+	t0 := time.Now()
+	for _, p := range pages {
+		c.retirePage(p, false)
+	}
+	if n := waiting(); n > spares {
+		t.Errorf("%d pages waiting, want at most %d", n, spares)
+	}
+	gone("the oldest page over the bound", pages[0])
+	if time.Since(t0) < retireDelay && pages[len(pages)-1].ctx.Err() != nil {
+		t.Error("the newest page was disposed while a job ran")
+	}
+	c.printing.Add(-1)
+	for _, p := range pages {
+		gone("a page once idle", p)
+	}
+
+	p, err := c.take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.release(p.b, false, false)
+	c.retirePage(p, true)
+	if waiting() != 0 {
+		t.Error("a page retired with now set waits")
+	}
+	gone("a page retired with now set", p)
+
+	// The engine goes on: a job after all this prints.
+	text := testfixture.PDFText(t, printOK(t, c, []byte("<p>after retiring</p>")))
+	wantText(t, text, "after retiring")
+}
