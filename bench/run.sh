@@ -9,8 +9,9 @@
 # PostgreSQL, 1 and 2 postgres+s3 replicas, a 1 GiB upload through S3;
 # about 70 s), bench/slowreaders (1,100 slow readers and 200 trickles
 # against each listener; about 2 min) and, when present, bench/convert (PDF engines), prints the tables and (full run) writes BENCHMARKS.md with the
-# figures, the machine and the command. bench/NOTES.md (hand-written:
-# before/after figures of the performance work) is appended to it.
+# figures, the machine and the command. Everything below the hand-written
+# marker of the existing BENCHMARKS.md (before/after figures of the
+# performance work, dated sections) is kept as it is.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -122,6 +123,7 @@ fi
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
 fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
+marker='<!-- Hand-written below this line: `bash bench/run.sh` regenerates what is above it and keeps the rest. -->'
 {
 	echo "# Benchmarks"
 	echo
@@ -167,8 +169,12 @@ fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 	echo
 	echo "$convert_md"
 	echo
-	if [ -f bench/NOTES.md ]; then
-		cat bench/NOTES.md
+	echo "$marker"
+	echo
+	# The hand-written part of the file being replaced, kept whole.
+	if [ -f "$root/BENCHMARKS.md" ]; then
+		awk -v m="$marker" 'kept && (NR > start + 1 || $0 != "") {print} $0 == m {kept = 1; start = NR}' "$root/BENCHMARKS.md"
 	fi
-} >"$root/BENCHMARKS.md"
+} >"$work/BENCHMARKS.md"
+mv "$work/BENCHMARKS.md" "$root/BENCHMARKS.md"
 echo "bench: wrote BENCHMARKS.md" >&2
