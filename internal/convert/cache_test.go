@@ -15,6 +15,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // fakePDF is a complete-looking PDF of about n bytes, for cache tests that
@@ -106,7 +107,7 @@ func TestCacheSurvivesRestartAndDropsDebris(t *testing.T) {
 }
 
 func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	job := jobFor(t, report.HTML, []byte("<p>cached é 你好</p>"))
 	first := convertOK(t, m, job)
@@ -124,7 +125,7 @@ func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m2.Close()
-	f, err := m2.PDF(testCtx(t), job)
+	f, err := m2.PDF(testfixture.Ctx(t), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestCacheHitServesSameBytesWithoutEngine(t *testing.T) {
 }
 
 func TestForgetRemovesCachedPDFs(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	job := jobFor(t, report.MD, []byte("# forget me"))
 	convertOK(t, m, job)
@@ -161,7 +162,7 @@ func TestForgetRemovesCachedPDFs(t *testing.T) {
 }
 
 func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := sharedManager(t)
 	job := jobFor(t, report.PPTX, append(fixture(t, "deck.pptx"), 1, 2, 3))
 	before := m.office.Done()
@@ -172,7 +173,7 @@ func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f, err := m.PDF(testCtx(t), job)
+			f, err := m.PDF(testfixture.Ctx(t), job)
 			if err != nil {
 				t.Error(err)
 				return
@@ -195,7 +196,7 @@ func TestConcurrentSameJobSharesOneConversion(t *testing.T) {
 func TestQueueFullIsUnavailable(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.QueueSize = 1; c.OfficeWorkers = 1; c.ChromiumTabs = 1 })
 	// Take every slot the gates have, as running and queued jobs would.
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testfixture.Ctx(t))
 	defer cancel()
 	for _, g := range []*engine.Gate{m.chrome.Gate(), m.office.Gate()} {
 		if _, err := g.Enter(ctx, 1); err != nil {
@@ -209,11 +210,11 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 		if typ == report.PPTX {
 			content = fixture(t, "deck.pptx")
 		}
-		_, err := m.PDF(testCtx(t), jobFor(t, typ, content))
+		_, err := m.PDF(testfixture.Ctx(t), jobFor(t, typ, content))
 		if !m.chrome.Installed() && typ == report.HTML || m.office.Missing() != nil && typ == report.PPTX {
 			continue // a missing engine reports that first
 		}
-		re := wantKind(t, err, report.Unavailable)
+		re := testfixture.WantKind(t, err, report.Unavailable)
 		if !strings.Contains(re.Message, "queue full") {
 			t.Errorf("%s: message %q", typ, re.Message)
 		}
@@ -221,12 +222,12 @@ func TestQueueFullIsUnavailable(t *testing.T) {
 }
 
 func TestPrepareConvertsInBackground(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	job := jobFor(t, report.MD, []byte("# prepared"))
 	path := m.cache.path(job.ReportID, job.ContentKey, m.variant)
 	m.Prepare(job) // returns at once
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	for !exists(path) {
 		select {
 		case <-ctx.Done():

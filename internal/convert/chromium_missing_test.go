@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Chromium missing: both of its types fail with an error naming the package,
@@ -12,8 +13,8 @@ import (
 func TestChromiumMissing(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.ChromiumPath = "/nonexistent/chromium" })
 	for _, typ := range []report.FileType{report.HTML, report.MD} {
-		_, err := m.PDF(testCtx(t), jobFor(t, typ, []byte("hello")))
-		re := wantKind(t, err, report.Conversion)
+		_, err := m.PDF(testfixture.Ctx(t), jobFor(t, typ, []byte("hello")))
+		re := testfixture.WantKind(t, err, report.Conversion)
 		if !strings.Contains(re.Message, "install chromium-headless-shell") {
 			t.Errorf("%s: message %q does not name the package", typ, re.Message)
 		}

@@ -16,15 +16,15 @@ import (
 // own tests (workers, faults, lanes, defusing, sandbox) are convert/office's.
 
 func TestPresentationToPDF(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := sharedManager(t)
 	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
 		t.Run(string(typ), func(t *testing.T) {
 			pdf := convertOK(t, m, jobFor(t, typ, fixture(t, "deck."+string(typ))))
-			if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+			if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 				t.Errorf("pages %q, want 3, one per slide", pages)
 			}
-			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
+			testfixture.WantText(t, testfixture.PDFText(t, pdf), "Slide one", "Café résumé", "你好", "Slide three", "谢谢")
 		})
 	}
 }
@@ -47,7 +47,7 @@ func zipWith(t *testing.T, files map[string]string) []byte {
 }
 
 func TestPresentationBrokenOrFake(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := sharedManager(t)
 	deck := fixture(t, "deck.pptx")
 	cases := []struct {
@@ -66,8 +66,8 @@ func TestPresentationBrokenOrFake(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := m.PDF(testCtx(t), jobFor(t, c.typ, c.content))
-			wantKind(t, err, report.Conversion)
+			_, err := m.PDF(testfixture.Ctx(t), jobFor(t, c.typ, c.content))
+			testfixture.WantKind(t, err, report.Conversion)
 		})
 	}
 	// The worker survived all of that.
@@ -76,8 +76,8 @@ func TestPresentationBrokenOrFake(t *testing.T) {
 
 func TestOfficeMissing(t *testing.T) {
 	m := newManager(t, func(c *Config) { c.SofficePath = "/nonexistent/soffice" })
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
-	re := wantKind(t, err, report.Conversion)
+	_, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "install libreoffice-impress-nogui") {
 		t.Errorf("message %q does not name the package", re.Message)
 	}
@@ -88,12 +88,12 @@ func TestOfficeMissing(t *testing.T) {
 // the upload check knew it, or named .ppt) is answered "password-protected"
 // before any worker is used.
 func TestOfficeEncryptedOOXMLIsNamed(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := newManager(t, nil)
 	enc := fixture(t, "deck-encrypted.pptx")
 	for _, typ := range []report.FileType{report.PPTX, report.PPT} {
-		_, err := m.PDF(testCtx(t), jobFor(t, typ, enc))
-		if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+		_, err := m.PDF(testfixture.Ctx(t), jobFor(t, typ, enc))
+		if re := testfixture.WantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
 			t.Errorf("%s: message %q, want the presentation is password-protected", typ, re.Message)
 		}
 	}

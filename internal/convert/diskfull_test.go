@@ -37,7 +37,7 @@ func fill(t *testing.T, dir string, leave int64) string {
 // not a ConversionError: it is not remembered as the document's failure,
 // and once space is freed the same PDF converts at once.
 func TestDiskFullDuringConversion(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := smallDisk(t, "2m")
 	m := newManager(t, func(c *Config) { c.CacheDir = filepath.Join(dir, "cache"); c.ChromiumTabs = 1 })
 	var b strings.Builder
@@ -48,8 +48,8 @@ func TestDiskFullDuringConversion(t *testing.T) {
 	ballast := fill(t, dir, 8<<10)
 
 	for range 2 { // the second time too: nothing was remembered
-		_, err := m.PDF(testCtx(t), job)
-		re := wantKind(t, err, report.Storage)
+		_, err := m.PDF(testfixture.Ctx(t), job)
+		re := testfixture.WantKind(t, err, report.Storage)
 		if !strings.Contains(re.Message, "the disk is full") {
 			t.Errorf("message %q does not say the disk is full", re.Message)
 		}
@@ -60,7 +60,7 @@ func TestDiskFullDuringConversion(t *testing.T) {
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "paragraph 399")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "paragraph 399")
 }
 
 // A site whose files cannot be read (the bucket or store is down) fails
@@ -68,7 +68,7 @@ func TestDiskFullDuringConversion(t *testing.T) {
 // without its data nor a failure remembered for the report; once the
 // store answers again the same PDF converts at once.
 func TestSiteStorageFaultIsNotTheReports(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, nil)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -92,12 +92,12 @@ func TestSiteStorageFaultIsNotTheReports(t *testing.T) {
 				}
 				return files(ctx, p)
 			}
-			_, err := m.PDF(testCtx(t), job)
-			if re := wantKind(t, err, report.Storage); !strings.Contains(re.Message, "cannot read the bucket") {
+			_, err := m.PDF(testfixture.Ctx(t), job)
+			if re := testfixture.WantKind(t, err, report.Storage); !strings.Contains(re.Message, "cannot read the bucket") {
 				t.Errorf("%s down, scope %q: message %q", down, scope, re.Message)
 			}
 			outage.Store(false)
-			wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "data loaded")
+			testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "data loaded")
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Only the document's failures are remembered: an engine that could not
@@ -14,11 +15,11 @@ import (
 // same report converts at once once the engine is fixed, within the TTL.
 // A damaged deck is remembered.
 func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := newManager(t, func(c *Config) { c.PythonPath = "/bin/false"; c.FailureTTL = time.Hour })
 	job := jobFor(t, report.PPTX, fixture(t, "deck.pptx"))
-	_, err := m.PDF(testCtx(t), job)
-	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "could not start") {
+	_, err := m.PDF(testfixture.Ctx(t), job)
+	if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "could not start") {
 		t.Fatalf("message %q, want the engine's start failure", re.Message)
 	}
 	if n := len(m.fails.m); n != 0 {
@@ -29,13 +30,13 @@ func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
 
 	bad := jobFor(t, report.PPTX, zipWith(t, map[string]string{
 		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"}))
-	_, err = m.PDF(testCtx(t), bad)
-	wantKind(t, err, report.Conversion)
+	_, err = m.PDF(testfixture.Ctx(t), bad)
+	testfixture.WantKind(t, err, report.Conversion)
 	if n := len(m.fails.m); n != 1 {
 		t.Errorf("%d failures remembered after a damaged deck, want 1", n)
 	}
 	done := m.office.Done()
-	_, again := m.PDF(testCtx(t), bad)
+	_, again := m.PDF(testfixture.Ctx(t), bad)
 	if again == nil || report.MessageOf(again) != report.MessageOf(err) || m.office.Done() != done {
 		t.Errorf("a damaged deck asked again: %v, want the remembered error without engine work", again)
 	}
@@ -57,10 +58,10 @@ func TestFailuresSkipEngineFaults(t *testing.T) {
 }
 
 func TestOfficeSandboxUnavailableIsNotRemembered(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	m := newManager(t, func(c *Config) { c.BwrapPath = "/nonexistent/bwrap"; c.FailureTTL = time.Hour })
-	_, err := m.PDF(testCtx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
-	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "sandbox") {
+	_, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.PPTX, fixture(t, "deck.pptx")))
+	if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "sandbox") {
 		t.Fatalf("message %q, want the sandbox named", re.Message)
 	}
 	if n := len(m.fails.m); n != 0 {

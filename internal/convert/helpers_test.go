@@ -5,14 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,37 +20,11 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Tests use the real engines. They skip, saying why, only when an engine's
 // binary is not installed; CI installs them all (scripts/install-deps.sh).
-
-func needChromium(t *testing.T) {
-	t.Helper()
-	for _, name := range []string{"chromium-headless-shell", "chromium"} {
-		if _, err := exec.LookPath(name); err == nil {
-			return
-		}
-	}
-	t.Skip("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
-}
-
-func needOffice(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("soffice"); err != nil {
-		t.Skip("soffice is not installed (apt-get install libreoffice-impress-nogui)")
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import uno").Run(); err != nil {
-		t.Skip("python3-uno is not installed (apt-get install python3-uno)")
-	}
-}
-
-func needPoppler(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
-}
 
 var (
 	sharedOnce sync.Once
@@ -147,18 +119,10 @@ func fixtureTB(t testing.TB, name string) []byte {
 	return b
 }
 
-// testCtx bounds one test's waits; it is generous, a guard against hangs
-// rather than a timed assertion.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // convertOK converts and returns the PDF's bytes.
 func convertOK(t *testing.T, m *Manager, job Job) []byte {
 	t.Helper()
-	f, err := m.PDF(testCtx(t), job)
+	f, err := m.PDF(testfixture.Ctx(t), job)
 	if err != nil {
 		t.Fatalf("PDF(%s): %v", job.Type, err)
 	}
@@ -171,46 +135,6 @@ func convertOK(t *testing.T, m *Manager, job Job) []byte {
 		t.Fatalf("PDF(%s): output does not start with %%PDF-", job.Type)
 	}
 	return b
-}
-
-// pdfInfo returns pdfinfo's fields, such as "Pages" and "Page size".
-func pdfInfo(t *testing.T, pdf []byte) map[string]string {
-	t.Helper()
-	needPoppler(t)
-	cmd := exec.Command("pdfinfo", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v", err)
-	}
-	info := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			info[k] = strings.TrimSpace(v)
-		}
-	}
-	return info
-}
-
-func wantText(t *testing.T, text string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("PDF text lacks %q; text:\n%s", w, text)
-		}
-	}
-}
-
-func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
-	t.Helper()
-	var re *report.Error
-	if !errors.As(err, &re) {
-		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
-	}
-	if re.Kind != k {
-		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
-	}
-	return re
 }
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -230,7 +154,7 @@ func needSandbox(t *testing.T) {
 // waitQueued returns once n jobs wait at g.
 func waitQueued(t *testing.T, g *engine.Gate, n int) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	for g.Waiting() != n {
 		select {
 		case <-ctx.Done():

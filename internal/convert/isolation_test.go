@@ -41,15 +41,15 @@ const victimScript = `<script>document.body.insertAdjacentHTML('beforeend',
 '<p>' + (localStorage.getItem('k') || 'no-storage') + ' ' + (document.cookie || 'no-cookie') + '</p>')</script>`
 
 func TestHTMLJobsAreIsolated(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	for name, attack := range attackers {
 		t.Run(name, func(t *testing.T) {
 			// One page at a time: every job runs in the same browser.
 			m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 			text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(attack))))
-			wantText(t, text, "ATTACKER "+name)
+			testfixture.WantText(t, text, "ATTACKER "+name)
 			if name == "popup" {
-				wantText(t, text, "POPUP-BLOCKED")
+				testfixture.WantText(t, text, "POPUP-BLOCKED")
 			}
 			for i := range 4 {
 				own := fmt.Sprintf("victim number %d", i)
@@ -58,7 +58,7 @@ func TestHTMLJobsAreIsolated(t *testing.T) {
 					doc += victimScript
 				}
 				text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
-				wantText(t, text, own)
+				testfixture.WantText(t, text, own)
 				for _, bad := range []string{"INJECTED", "ATTACKER", "victim number"} {
 					if strings.Count(text, bad) != strings.Count(own, bad) {
 						t.Errorf("victim %d's PDF holds %q from another job:\n%s", i, bad, text)
@@ -72,16 +72,16 @@ func TestHTMLJobsAreIsolated(t *testing.T) {
 // TestMarkdownRunsNoScript: the engine itself runs no script for Markdown
 // output, whatever HTML reaches it.
 func TestMarkdownRunsNoScript(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	doc := `<p>static part</p><script>document.write('RAN-' + 'BY-SCRIPT')</script>
 <img src="x" onerror="document.body.append('RAN-' + 'BY-HANDLER')">`
 	var out bytes.Buffer
-	if err := m.chrome.Print(testCtx(t), []byte(doc), chromium.MarkdownOpts("A4"), &out); err != nil {
+	if err := m.chrome.Print(testfixture.Ctx(t), []byte(doc), chromium.MarkdownOpts("A4"), &out); err != nil {
 		t.Fatal(err)
 	}
 	text := testfixture.PDFText(t, out.Bytes())
-	wantText(t, text, "static part")
+	testfixture.WantText(t, text, "static part")
 	if strings.Contains(text, "RAN-BY") {
 		t.Errorf("script ran in a no-script print:\n%s", text)
 	}
@@ -90,7 +90,7 @@ func TestMarkdownRunsNoScript(t *testing.T) {
 // TestHTMLWebRTCSendsNoUDP: STUN goes over UDP, which request interception
 // never sees; even with AllowNetwork no packet may leave.
 func TestHTMLWebRTCSendsNoUDP(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>gathered</p>'
 </script>`, port)
 	m := newManager(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
 	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte(doc))))
-	wantText(t, text, "webrtc", "gathered")
+	testfixture.WantText(t, text, "webrtc", "gathered")
 	conn.Close()
 	if n := <-got; n != 0 {
 		t.Errorf("the page sent %d UDP packets to a loopback STUN/TURN server; want 0\n%s", n, text)
@@ -132,7 +132,7 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>gathered</p>'
 // browser lives in a network namespace of its own (no loopback of the
 // host's), beside the request interception that TestHTMLNetworkBlockedByDefault covers.
 func TestChromiumHasNoNetwork(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	needSandbox(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>x</p>")))
@@ -161,7 +161,7 @@ func TestChromiumHasNoNetwork(t *testing.T) {
 // TestHTMLCannotReadFiles: the document, written into its page in place,
 // has its page's http origin, never file://.
 func TestHTMLCannotReadFiles(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	secret := t.TempDir() + "/secret.txt"
 	if err := os.WriteFile(secret, []byte("TOP-SECRET"), 0o644); err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestHTMLCannotReadFiles(t *testing.T) {
 fetch("file://%[1]s").then(r => r.text()).then(t => document.body.append(t), () => document.body.append("fetch-refused"));
 </script>`, secret)
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), jobFor(t, report.HTML, []byte(doc))))
-	wantText(t, text, "local", "fetch-refused")
+	testfixture.WantText(t, text, "local", "fetch-refused")
 	if strings.Contains(text, "TOP-SECRET") {
 		t.Error("a report read a local file")
 	}

@@ -7,11 +7,12 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
-	needChromium(t)
-	needOffice(t)
+	testfixture.NeedChromium(t)
+	testfixture.NeedOffice(t)
 	cfg := testConfig(t.TempDir())
 	m, err := New(cfg)
 	if err != nil {
@@ -37,7 +38,7 @@ func TestCloseKillsEnginesAndCleansUp(t *testing.T) {
 	if _, err := os.Stat(m.workDir); !os.IsNotExist(err) {
 		t.Errorf("work dir %s left behind", m.workDir)
 	}
-	if _, err := m.PDF(testCtx(t), jobFor(t, report.HTML, []byte("late"))); err == nil {
+	if _, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.HTML, []byte("late"))); err == nil {
 		t.Error("PDF after Close succeeded")
 	}
 }

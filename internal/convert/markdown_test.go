@@ -12,11 +12,11 @@ import (
 )
 
 func TestMarkdownToPDF(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	pdf := convertOK(t, m, jobFor(t, report.MD, fixture(t, "report.md")))
 	text := testfixture.PDFText(t, pdf)
-	wantText(t, text, "Monthly summary", "Figures", "Region", "Revenue", "North", "bold text",
+	testfixture.WantText(t, text, "Monthly summary", "Figures", "Region", "Revenue", "North", "bold text",
 		"Café résumé", "你好世界", "hello from a code block", "The footnote text", "collect data")
 	if !strings.Contains(strings.ReplaceAll(text, " ", ""), "1/1") {
 		t.Error("no page-number footer (1 / 1)")
@@ -26,7 +26,7 @@ func TestMarkdownToPDF(t *testing.T) {
 			t.Errorf("PDF shows raw Markdown or script output %q:\n%s", raw, text)
 		}
 	}
-	if got := pdfInfo(t, pdf)["Title"]; got != "Monthly summary" {
+	if got := testfixture.PDFInfo(t, pdf)["Title"]; got != "Monthly summary" {
 		t.Errorf("PDF title %q, want the first heading", got)
 	}
 }
@@ -35,7 +35,7 @@ func TestMarkdownToPDF(t *testing.T) {
 // not Chromium's footer template: every page carries "n / N", and the
 // print keeps its outline.
 func TestMarkdownFooterOnEveryPage(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := sharedManager(t)
 	src := "# Long report\n\n" + strings.Repeat("A paragraph of text that goes on and on. ", 700)
 	pdf := convertOK(t, m, jobFor(t, report.MD, []byte(src)))
@@ -59,16 +59,16 @@ func TestMarkdownFooterOnEveryPage(t *testing.T) {
 // input's size. The deadline leaves room for the next job's fresh renderer
 // child (a re-exec of the race-enabled test binary) on a loaded machine.
 func TestMarkdownPathologyIsBounded(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 10 * time.Second })
 	src := bytes.Repeat([]byte(">"), 200_000)
-	_, err := m.PDF(testCtx(t), jobFor(t, report.MD, src))
-	re := wantKind(t, err, report.Conversion)
+	_, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.MD, src))
+	re := testfixture.WantKind(t, err, report.Conversion)
 	for _, s := range []string{"too costly to render", "(convert.job_timeout)", "(195.3 KiB)"} {
 		if !strings.Contains(re.Message, s) {
 			t.Errorf("message %q lacks %q", re.Message, s)
 		}
 	}
 	text := testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# After\n\nstill converts"))))
-	wantText(t, text, "After", "still converts")
+	testfixture.WantText(t, text, "After", "still converts")
 }

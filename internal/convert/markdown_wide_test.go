@@ -16,7 +16,7 @@ import (
 // column of a wide table, every character of a long word or URL; and emoji
 // print as glyphs of the colour emoji font, not as tofu.
 func TestMarkdownWideContentIsNotCut(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	var src strings.Builder
 	src.WriteString("# Wide content\n\n")
 	var head, rule, row []string
@@ -39,7 +39,7 @@ func TestMarkdownWideContentIsNotCut(t *testing.T) {
 	pdf := convertOK(t, sharedManager(t), jobFor(t, report.MD, []byte(src.String())))
 	text := testfixture.PDFText(t, pdf)
 	for _, h := range head {
-		wantText(t, text, h)
+		testfixture.WantText(t, text, h)
 	}
 	joined := strings.Join(strings.Fields(text), "")
 	for _, w := range []string{long, url} {
@@ -49,7 +49,7 @@ func TestMarkdownWideContentIsNotCut(t *testing.T) {
 	}
 	// Chromium embeds colour emoji (Noto Color Emoji's bitmaps) as Type 3
 	// fonts; tofu would be a missing glyph of a TrueType text font.
-	wantText(t, text, "🚀")
+	testfixture.WantText(t, text, "🚀")
 	if fonts := pdfFonts(t, pdf); !strings.Contains(fonts, "Type 3") {
 		t.Errorf("the emoji are not colour glyphs (no Type 3 font); pdffonts:\n%s", fonts)
 	}
@@ -58,7 +58,7 @@ func TestMarkdownWideContentIsNotCut(t *testing.T) {
 // pdfFonts is pdffonts' listing of the fonts pdf embeds.
 func pdfFonts(t *testing.T, pdf []byte) string {
 	t.Helper()
-	needPoppler(t)
+	testfixture.NeedPoppler(t)
 	p := filepath.Join(t.TempDir(), "out.pdf")
 	if err := os.WriteFile(p, pdf, 0o600); err != nil {
 		t.Fatal(err)

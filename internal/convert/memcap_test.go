@@ -14,7 +14,7 @@ import (
 // job fails with a ConversionError naming the setting, and the same
 // browser prints the next job.
 func TestMemoryCapDuringJob(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 400 << 20 })
 	hog := []byte(`<p>memory hog</p><script>
 const src = "const a = []; setInterval(() => { for (let i = 0; i < 20; i++) a.push(new Array(250000).fill(Math.random())) }, 20)";
@@ -25,13 +25,13 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 	// deadline, a minute): the workers grow meanwhile.
 	job.Print.WaitForSelector = "#never"
 	warm := convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
-	wantText(t, testfixture.PDFText(t, warm), "warm")
+	testfixture.WantText(t, testfixture.PDFText(t, warm), "warm")
 	browser, _ := m.chrome.Supervisor().Current()
 
 	start := time.Now()
-	_, err := m.PDF(testCtx(t), job)
+	_, err := m.PDF(testfixture.Ctx(t), job)
 	took := time.Since(start)
-	re := wantKind(t, err, report.Conversion)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "convert.max_worker_rss") {
 		t.Errorf("message %q does not name the setting", re.Message)
 	}
@@ -40,7 +40,7 @@ for (let i = 0; i < 4; i++) new Worker(URL.createObjectURL(new Blob([src])));
 		t.Errorf("the job ran %s: it was not stopped while it ran", took)
 	}
 
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.HTML, []byte("<p>after the hog</p>")))), "after the hog")
 	cur, _ := m.chrome.Supervisor().Current()
 	same := cur == browser
 	if !same || m.chrome.Restarts() != 0 {

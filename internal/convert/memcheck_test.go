@@ -27,35 +27,35 @@ func largeMarkdown(n int) []byte {
 // A large job is followed by a memory check at once, not at the 8th job:
 // over the bound, the browser is replaced, and the next job still converts.
 func TestChromiumMemoryCheckedAfterLargeJob(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 64 << 20 })
 	m.chrome.Supervisor().Policy.IdleAfter = 0 // the idle check is another test's
 	m.chrome.Supervisor().MemCap = nil         // and the cap during jobs (memcap_test.go)
 	// A lower bar than the default 1 MiB keeps the "large" job a few seconds
 	// of work on a loaded machine; the path is the same.
 	m.chrome.SetLargeJob(128 << 10)
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))), "first")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))), "first")
 	if n := m.chrome.Restarts(); n != 0 {
 		t.Fatalf("restarts after a small job = %d, want 0", n)
 	}
 	big := largeMarkdown(m.chrome.LargeJob() + 1)
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, big))), "The last paragraph.")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, big))), "The last paragraph.")
 	if n := m.chrome.Restarts(); n != 1 {
 		t.Fatalf("restarts after a large job over the memory bound = %d, want 1", n)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
 }
 
 // A browser left idle over the memory bound is replaced without waiting for
 // more jobs, and the next job converts on its successor.
 func TestChromiumMemoryCheckedWhenIdle(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	reg := prometheus.NewRegistry()
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.MaxWorkerRSS = 64 << 20; c.Registerer = reg })
 	m.chrome.Supervisor().Policy.IdleAfter = 50 * time.Millisecond
 	m.chrome.Supervisor().MemCap = nil // the cap during jobs is another test's (memcap_test.go)
 	convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nfirst")))
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	for m.chrome.Restarts() == 0 {
 		select {
 		case <-ctx.Done():
@@ -66,5 +66,5 @@ func TestChromiumMemoryCheckedWhenIdle(t *testing.T) {
 	if got := testutil.ToFloat64(m.met.Restarts().WithLabelValues("chromium", "memory")); got != 1 {
 		t.Errorf("reportd_pdf_engine_restarts_total{engine=chromium,reason=memory} = %v, want 1", got)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, jobFor(t, report.MD, []byte("# small\n\nafter")))), "after")
 }

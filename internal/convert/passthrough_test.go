@@ -7,13 +7,14 @@ import (
 
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/sniff"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func TestPDFPassthrough(t *testing.T) {
 	m := newManager(t, nil)
 	orig := fixture(t, "sample.pdf")
 	job := jobFor(t, report.PDF, orig)
-	f, err := m.PDF(testCtx(t), job)
+	f, err := m.PDF(testfixture.Ctx(t), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +38,8 @@ func TestPDFFakeOrTruncated(t *testing.T) {
 		"truncated": orig[:len(orig)/2],
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := m.PDF(testCtx(t), jobFor(t, report.PDF, content))
-			re := wantKind(t, err, report.Conversion)
+			_, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.PDF, content))
+			re := testfixture.WantKind(t, err, report.Conversion)
 			if re.Message == "" {
 				t.Error("empty message")
 			}
@@ -55,7 +56,7 @@ func TestPDFRuleMatchesUpload(t *testing.T) {
 	for _, garbage := range []int{0, 1000, sniff.TrailerWindow - 6, sniff.TrailerWindow - 4, 1500, 2000} {
 		content := append(append([]byte{}, orig...), bytes.Repeat([]byte{'\n'}, garbage)...)
 		accepted := sniff.Check(bytes.NewReader(content), int64(len(content)), report.PDF) == nil
-		f, err := m.PDF(testCtx(t), jobFor(t, report.PDF, content))
+		f, err := m.PDF(testfixture.Ctx(t), jobFor(t, report.PDF, content))
 		if f != nil {
 			f.Close()
 		}

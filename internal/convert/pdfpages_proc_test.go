@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // pageRanges of a stored PDF runs pdfcpu over an uploaded file: it waits for
@@ -20,8 +21,8 @@ func TestPDFPageRangesAreGatedAndBounded(t *testing.T) {
 	t.Run("size cap", func(t *testing.T) {
 		m := newManager(t, func(c *Config) { c.TrimMaxBytes = int64(len(sample)) - 1 })
 		quiet(m)
-		_, err := m.PDF(testCtx(t), printJob(t, report.PDF, sample, "pageRanges=1"))
-		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "too large") {
+		_, err := m.PDF(testfixture.Ctx(t), printJob(t, report.PDF, sample, "pageRanges=1"))
+		if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "too large") {
 			t.Errorf("message %q", re.Message)
 		}
 	})
@@ -29,13 +30,13 @@ func TestPDFPageRangesAreGatedAndBounded(t *testing.T) {
 	t.Run("gate", func(t *testing.T) {
 		m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 		quiet(m)
-		leave, err := m.chrome.Gate().Enter(testCtx(t), 99) // another project's job holds the only slot
+		leave, err := m.chrome.Gate().Enter(testfixture.Ctx(t), 99) // another project's job holds the only slot
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() {
-			f, err := m.PDF(testCtx(t), printJob(t, report.PDF, sample, "pageRanges=1"))
+			f, err := m.PDF(testfixture.Ctx(t), printJob(t, report.PDF, sample, "pageRanges=1"))
 			if err == nil {
 				f.Close()
 			}
@@ -63,10 +64,10 @@ func TestPDFPageRangesAreGatedAndBounded(t *testing.T) {
 		m := newManager(t, func(c *Config) { c.JobTimeout = time.Second })
 		quiet(m)
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(testCtx(t), 30*time.Second)
+		ctx, cancel := context.WithTimeout(testfixture.Ctx(t), 30*time.Second)
 		defer cancel()
 		_, err := m.PDF(ctx, printJob(t, report.PDF, sample, "pageRanges=1"))
-		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "longer than 1s") {
+		if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "longer than 1s") {
 			t.Errorf("message %q", re.Message)
 		}
 		if d := time.Since(start); d > 10*time.Second {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 const hangHTML = `<p>%d</p><script>while (true) {}</script>`
@@ -18,7 +19,7 @@ const hangHTML = `<p>%d</p><script>while (true) {}</script>`
 // Project A's hanging reports queue up; project B's report, queued after
 // them, is served as soon as the one running job ends, not after all of A's.
 func TestQueueServesOtherProjectFirst(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
 	convertOK(t, m, jobFor(t, report.HTML, []byte("<p>warm</p>")))
 	var mu sync.Mutex
@@ -28,7 +29,7 @@ func TestQueueServesOtherProjectFirst(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f, err := m.PDF(testCtx(t), job)
+			f, err := m.PDF(testfixture.Ctx(t), job)
 			if err == nil {
 				f.Close()
 			}
@@ -56,15 +57,15 @@ func TestQueueServesOtherProjectFirst(t *testing.T) {
 // A report that failed is answered from memory: the same error, no second
 // conversion, until the report is forgotten (changed or deleted).
 func TestFailedConversionIsRemembered(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	reg := prometheus.NewRegistry()
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 3 * time.Second; c.Registerer = reg })
 	job := jobFor(t, report.HTML, fmt.Appendf(nil, hangHTML, 0))
 	attempts := func() float64 { return testutil.ToFloat64(m.met.Conversions().WithLabelValues("html", "error")) }
 
-	_, first := m.PDF(testCtx(t), job)
-	wantKind(t, first, report.Conversion)
-	_, second := m.PDF(testCtx(t), job)
+	_, first := m.PDF(testfixture.Ctx(t), job)
+	testfixture.WantKind(t, first, report.Conversion)
+	_, second := m.PDF(testfixture.Ctx(t), job)
 	if !errors.Is(second, first) && second.Error() != first.Error() {
 		t.Errorf("second error %v, want %v", second, first)
 	}
@@ -74,8 +75,8 @@ func TestFailedConversionIsRemembered(t *testing.T) {
 	if err := m.Forget(job.ReportID); err != nil {
 		t.Fatal(err)
 	}
-	_, third := m.PDF(testCtx(t), job)
-	wantKind(t, third, report.Conversion)
+	_, third := m.PDF(testfixture.Ctx(t), job)
+	testfixture.WantKind(t, third, report.Conversion)
 	if n := attempts(); n != 2 {
 		t.Fatalf("%v conversions ran after Forget, want 2", n)
 	}

@@ -25,7 +25,7 @@ func (c closeFunc) Close() error { err := c.ReadCloser.Close(); c.done(); return
 // answer, but the engine holds at most chromium.SiteAnswers of them at a time (the
 // files are opened from a slow store, as a remote blob store is).
 func TestSiteBoundsFilesHeldAtOnce(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	const asks = 40
 	writeFiles(t, dir, map[string]string{
@@ -59,7 +59,7 @@ Promise.all(Array.from({length: ` + strconv.Itoa(asks) + `}, (_, i) => fetch("bi
 		return closeFunc{rc, done}, ct, nil
 	}
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), job))
-	wantText(t, text, "got "+strconv.Itoa(asks))
+	testfixture.WantText(t, text, "got "+strconv.Itoa(asks))
 	mu.Lock()
 	defer mu.Unlock()
 	if most > chromium.SiteAnswers || most == 0 {
@@ -72,7 +72,7 @@ Promise.all(Array.from({length: ` + strconv.Itoa(asks) + `}, (_, i) => fetch("bi
 // page's request for ..%2F..%2Fsecret (which the browser does not resolve)
 // reaches Files as "secret.txt", never with "..".
 func TestSiteAsksOnlyCleanPaths(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<!DOCTYPE html><title>Up</title><div id="out">waiting</div>
@@ -92,7 +92,7 @@ Promise.all(["sub/..%2F..%2F..%2Fsecret.txt", "..%2fsecret.txt", "/a/%2e%2e%2F%2
 		mu.Unlock()
 		return files(ctx, p)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), job)), "statuses 200 200 200")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), job)), "statuses 200 200 200")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range asked {

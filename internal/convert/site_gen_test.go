@@ -63,7 +63,7 @@ func coverageSite(t *testing.T) (string, []string, string) {
 // The entry PDF of a coverage.py site holds its totals; the site PDF holds
 // every source file's page, one bookmark per page.
 func TestSiteCoveragePy(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir, mods, total := coverageSite(t)
 	m := sharedManager(t)
 
@@ -71,18 +71,18 @@ func TestSiteCoveragePy(t *testing.T) {
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", ""))
 	tEntry := time.Since(start)
 	text := testfixture.PDFText(t, entry)
-	wantText(t, text, "Total", total)
-	wantText(t, text, mods...)
+	testfixture.WantText(t, text, "Total", total)
+	testfixture.WantText(t, text, mods...)
 
 	start = time.Now()
 	all := convertOK(t, m, siteJobFor(t, dir, "index.html", "coverage.py", report.ScopeSite))
 	tSite := time.Since(start)
 	text = testfixture.PDFText(t, all)
-	wantText(t, text, "Total", total)
+	testfixture.WantText(t, text, "Total", total)
 	for _, mod := range mods {
-		wantText(t, text, "Coverage for "+mod)
+		testfixture.WantText(t, text, "Coverage for "+mod)
 	}
-	wantText(t, text, "def alpha_sign(x):", "def delta_sign(x):")
+	testfixture.WantText(t, text, "def alpha_sign(x):", "def delta_sign(x):")
 
 	pages, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	titles := testfixture.PDFOutline(t, all)
@@ -101,20 +101,20 @@ func TestSiteCoveragePy(t *testing.T) {
 			t.Errorf("no bookmark names %s: %q", mod, titles)
 		}
 	}
-	if n, err := strconv.Atoi(pdfInfo(t, all)["Pages"]); err != nil || n < len(pages) {
-		t.Errorf("pdfinfo counts %q pages, want at least %d", pdfInfo(t, all)["Pages"], len(pages))
+	if n, err := strconv.Atoi(testfixture.PDFInfo(t, all)["Pages"]); err != nil || n < len(pages) {
+		t.Errorf("pdfinfo counts %q pages, want at least %d", testfixture.PDFInfo(t, all)["Pages"], len(pages))
 	}
 	t.Logf("coverage.py site of %d pages: entry PDF %v (%d bytes), scope=site PDF %v (%d bytes, %s pages)",
-		len(pages), tEntry, len(entry), tSite, len(all), pdfInfo(t, all)["Pages"])
+		len(pages), tEntry, len(entry), tSite, len(all), testfixture.PDFInfo(t, all)["Pages"])
 }
 
 // scope=site of a go tool cover -html report prints each source file on
 // its own, with a bookmark per file.
 func TestSiteGoCoverParts(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	gc := sitegen.GoCover(t)
 	pdf := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", report.ScopeSite))
-	wantText(t, testfixture.PDFText(t, pdf), "func Add", "func Mul", "func Shout")
+	testfixture.WantText(t, testfixture.PDFText(t, pdf), "func Add", "func Mul", "func Shout")
 	titles := testfixture.PDFOutline(t, pdf)
 	if len(titles) != 3 || !strings.Contains(titles[0], "add.go") || !strings.Contains(titles[1], "mul.go") ||
 		!strings.Contains(titles[2], "strs.go") {
@@ -122,14 +122,14 @@ func TestSiteGoCoverParts(t *testing.T) {
 	}
 	// The entry print of the same file shows every pane at once.
 	entry := convertOK(t, sharedManager(t), siteJobFor(t, gc.Dir, gc.Entry, "", ""))
-	wantText(t, testfixture.PDFText(t, entry), "func Add", "func Mul", "func Shout")
+	testfixture.WantText(t, testfixture.PDFText(t, entry), "func Add", "func Mul", "func Shout")
 }
 
 // A page's fetch and XHR of the site's own files work (a missing one is a
 // 404, as from a web server), as do ES modules (served with their type,
 // which nosniff makes them need): the page draws what they hold.
 func TestSiteFetchesItsData(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<!DOCTYPE html><title>Data</title><div id="out">waiting</div><div id="xhr"></div>
@@ -149,7 +149,7 @@ fetch("data/missing.json").then(r => { document.getElementById("gone").textConte
 		"lib/word.mjs": `export const word = "hello";`,
 	})
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
-	wantText(t, text, "fetched forty-two", "xhr seventeen", "missing answered 404", "module says hello")
+	testfixture.WantText(t, text, "fetched forty-two", "xhr seventeen", "missing answered 404", "module says hello")
 	if strings.Contains(text, "waiting") {
 		t.Errorf("printed before the data was drawn:\n%s", text)
 	}
@@ -158,7 +158,7 @@ fetch("data/missing.json").then(r => { document.getElementById("gone").textConte
 // A site's page cannot reach anything outside its files: a loopback
 // server it fetches, images and navigates to is never hit.
 func TestSiteCannotReachOutside(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -178,7 +178,7 @@ fetch("` + outside + `/data").then(r => r.text()).then(t => { out.textContent = 
 </script>`,
 	})
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", "")))
-	wantText(t, text, "outside blocked")
+	testfixture.WantText(t, text, "outside blocked")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the outside server was hit %d times", n)
 	}

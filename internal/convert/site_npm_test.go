@@ -61,7 +61,7 @@ func runTool(t *testing.T, dir string, okFail bool, env []string, tool string, a
 // run (tests that use no page, so no browser download) draw their tests
 // from their data (Allure fetches data/*.json): the entry PDFs list them.
 func TestSitePlaywrightAndAllure(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	pw := npmTool(t, "playwright")
 	allure := npmTool(t, "allure")
 	dir := t.TempDir()
@@ -84,15 +84,15 @@ test.skip('needs a printer', async () => {});
 	m := sharedManager(t)
 
 	text := testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, html, "index.html", "playwright", "")))
-	wantText(t, text, "adds numbers", "multiplies wrongly", "calc.spec.js", "Passed", "Failed", "Skipped")
+	testfixture.WantText(t, text, "adds numbers", "multiplies wrongly", "calc.spec.js", "Passed", "Failed", "Skipped")
 
 	text = testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, filepath.Join(dir, "allure-report"), "index.html", "allure", "")))
-	wantText(t, text, "Allure Report", "adds numbers", "multiplies wrongly")
+	testfixture.WantText(t, text, "Allure Report", "adds numbers", "multiplies wrongly")
 }
 
 // mochawesome's report draws its suites with React from inline data.
 func TestSiteMochawesome(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	mocha := npmTool(t, "mocha")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"test/calc.test.js": `const assert = require('assert');
@@ -103,13 +103,13 @@ describe('Calculator suite', () => {
 `})
 	runTool(t, dir, true, nil, mocha, "--reporter", "mochawesome", "--reporter-options", "reportDir=out,reportFilename=index", "test")
 	text := testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, filepath.Join(dir, "out"), "index.html", "mochawesome", "")))
-	wantText(t, text, "Calculator suite", "adds two numbers", "divides badly", "AssertionError")
+	testfixture.WantText(t, text, "Calculator suite", "adds two numbers", "divides badly", "AssertionError")
 }
 
 // c8's istanbul report is a tree of pages (folders, files): scope=site
 // prints each, breadth first from the index, with a bookmark each.
 func TestSiteC8Tree(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c8 := npmTool(t, "c8")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
@@ -134,5 +134,5 @@ func TestSiteC8Tree(t *testing.T) {
 	if len(titles) != n {
 		t.Errorf("outline has %d entries, the report %d pages: %q", len(titles), n, titles)
 	}
-	wantText(t, testfixture.PDFText(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
+	testfixture.WantText(t, testfixture.PDFText(t, pdf), "function add(a, b)", "function shout(s)", "math.js", "str.js")
 }

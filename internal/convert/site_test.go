@@ -71,7 +71,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // and queries, deduplicated, on the site's origin only, pages only; a
 // linked page that is missing is skipped.
 func TestSiteLinksBreadthFirst(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<title>Start</title><p>page one</p>
@@ -90,7 +90,7 @@ func TestSiteLinksBreadthFirst(t *testing.T) {
 	if want := fmt.Sprint([]string{"Start", "Bee", "sub/c.html", "Eee", "Über"}); got != want {
 		t.Errorf("outline %s, want %s", got, want)
 	}
-	wantText(t, testfixture.PDFText(t, pdf), "page one", "page two", "page three", "page four", "page five")
+	testfixture.WantText(t, testfixture.PDFText(t, pdf), "page one", "page two", "page three", "page four", "page five")
 
 	entry := convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))
 	if text := testfixture.PDFText(t, entry); bytes.Contains([]byte(text), []byte("page two")) {
@@ -100,7 +100,7 @@ func TestSiteLinksBreadthFirst(t *testing.T) {
 
 // The page cap (Config.SiteMaxPages) stops the walk.
 func TestSiteMaxPages(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	files := map[string]string{}
 	for i := range 5 {
@@ -117,7 +117,7 @@ func TestSiteMaxPages(t *testing.T) {
 // A whole site job has a deadline of its own (Config.SiteTimeout), besides
 // each page's: past it the job fails with a message naming the setting.
 func TestSiteTimeout(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	files := map[string]string{}
 	for i := range 40 {
@@ -125,8 +125,8 @@ func TestSiteTimeout(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	m := newManager(t, func(c *Config) { c.SiteTimeout = 300 * time.Millisecond })
-	_, err := m.PDF(testCtx(t), siteJobFor(t, dir, "p0.html", "", report.ScopeSite))
-	re := wantKind(t, err, report.Conversion)
+	_, err := m.PDF(testfixture.Ctx(t), siteJobFor(t, dir, "p0.html", "", report.ScopeSite))
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "convert.site_timeout") {
 		t.Errorf("message %q does not name convert.site_timeout", re.Message)
 	}
@@ -134,9 +134,9 @@ func TestSiteTimeout(t *testing.T) {
 
 // A missing entry page is a clear error, not an empty PDF.
 func TestSiteMissingEntry(t *testing.T) {
-	needChromium(t)
-	_, err := sharedManager(t).PDF(testCtx(t), siteJobFor(t, t.TempDir(), "index.html", "", ""))
-	re := wantKind(t, err, report.Conversion)
+	testfixture.NeedChromium(t)
+	_, err := sharedManager(t).PDF(testfixture.Ctx(t), siteJobFor(t, t.TempDir(), "index.html", "", ""))
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !bytes.Contains([]byte(re.Message), []byte("index.html")) {
 		t.Errorf("message %q does not name the entry", re.Message)
 	}
@@ -145,7 +145,7 @@ func TestSiteMissingEntry(t *testing.T) {
 // Both scopes are cached, each under its own key: a repeat reads no file
 // of the site, and the site scope is not answered with the entry's PDF.
 func TestSiteCachedPerScope(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<title>One</title><p>first</p><a href="two.html">two</a>`,
@@ -186,7 +186,7 @@ func TestSiteCachedPerScope(t *testing.T) {
 // wait for) is printed once the request's waitForSelector matches, or the
 // ready selector of its generator.
 func TestSiteWaitsForSelectors(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<!DOCTYPE html><title>Late</title><div id="report"></div>
@@ -199,9 +199,9 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 	}
 	job = siteJobFor(t, dir, "index.html", "", "")
 	job.Print.WaitForSelector = "#done"
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "drawn late")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, job)), "drawn late")
 	// mochawesome's ready selector (chromium/site_ready.go): its app mounted in #report.
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "mochawesome", ""))), "drawn late")
 }
 
 // Requests quiet.js does not see in the page (a worker's timers and
@@ -209,7 +209,7 @@ func TestSiteWaitsForSelectors(t *testing.T) {
 // the worker fetched in a chain of six requests 150 ms apart (without that
 // wait, the page is printed before the chain ends).
 func TestSiteWaitsForWorkerFetch(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"index.html": `<!DOCTYPE html><title>Worker</title><div id="out">no data</div>
@@ -230,13 +230,13 @@ hop("0.json").then(w => postMessage(w));`,
 		files[fmt.Sprintf("data/%d.json", i)] = "{" + next + "}"
 	}
 	writeFiles(t, dir, files)
-	wantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, sharedManager(t), siteJobFor(t, dir, "index.html", "", ""))), "worker said eleven")
 }
 
 // A browser killed between jobs is replaced when a site job finds it dead,
 // and the site job runs once more on the fresh one.
 func TestSiteAfterChromiumCrash(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.ChromiumTabs = 1 })
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -250,7 +250,7 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", report.ScopeSite))), "page a", "page b")
 	if m.chrome.Restarts() != 1 {
 		t.Errorf("restarts = %d, want 1", m.chrome.Restarts())
 	}
@@ -259,17 +259,17 @@ func TestSiteAfterChromiumCrash(t *testing.T) {
 // A page of the site that never finishes loading fails the job at the
 // job's deadline, naming the page; the engine prints the next job.
 func TestSitePageDeadline(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.JobTimeout = 3 * time.Second })
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"index.html": `<title>A</title><p>page a</p><a href="hang.html">hang</a>`,
 		"hang.html":  `<title>H</title><script>for (;;) {}</script>`,
 	})
-	_, err := m.PDF(testCtx(t), siteJobFor(t, dir, "index.html", "", report.ScopeSite))
-	re := wantKind(t, err, report.Conversion)
+	_, err := m.PDF(testfixture.Ctx(t), siteJobFor(t, dir, "index.html", "", report.ScopeSite))
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "hang.html") || !strings.Contains(re.Message, "timed out") {
 		t.Errorf("message %q does not name the page and the deadline", re.Message)
 	}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, siteJobFor(t, dir, "index.html", "", ""))), "page a")
 }

@@ -41,7 +41,7 @@ func hostileSite(t *testing.T, n int) string {
 // ChromiumTabs-1 slots, so another project's one-page PDF is printed
 // meanwhile; a second walk of a report that is being walked is refused.
 func TestSiteWalksShareTheEngine(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) {
 		c.ChromiumTabs = 2
 		c.JobTimeout = 8 * time.Second // a hostile page holds its slot for half of it
@@ -71,8 +71,8 @@ func TestSiteWalksShareTheEngine(t *testing.T) {
 	// Another print of a report being walked is refused, not queued behind it.
 	again := walks[0]
 	again.Print.Scale = 0.9
-	_, err := m.PDF(testCtx(t), again)
-	if re := wantKind(t, err, report.Unavailable); !strings.Contains(re.Message, "being printed already") {
+	_, err := m.PDF(testfixture.Ctx(t), again)
+	if re := testfixture.WantKind(t, err, report.Unavailable); !strings.Contains(re.Message, "being printed already") {
 		t.Errorf("message %q", re.Message)
 	}
 
@@ -83,7 +83,7 @@ func TestSiteWalksShareTheEngine(t *testing.T) {
 		start := time.Now()
 		pdf := convertOK(t, m, job)
 		took := time.Since(start)
-		wantText(t, testfixture.PDFText(t, pdf), fmt.Sprintf("quick %d", i))
+		testfixture.WantText(t, testfixture.PDFText(t, pdf), fmt.Sprintf("quick %d", i))
 		t.Logf("one-page PDF %d while three hostile walks run: %s", i, took)
 		// Generous: a walk holding a slot for its whole budget would
 		// make this wait minutes; a page's turn is 4 s.
@@ -102,7 +102,7 @@ func TestSiteWalksShareTheEngine(t *testing.T) {
 // fails naming the setting; its failure is the report's, so the same walk
 // with other print options is answered from memory, not walked again.
 func TestSiteWalkFailureIsTheReports(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	m := newManager(t, func(c *Config) { c.JobTimeout = 4 * time.Second; c.SiteTimeout = 5 * time.Second })
 	dir := hostileSite(t, 20)
 	job := siteJobFor(t, dir, "index.html", "", report.ScopeSite)
@@ -112,8 +112,8 @@ func TestSiteWalkFailureIsTheReports(t *testing.T) {
 		opens.Add(1)
 		return files(ctx, p)
 	}
-	_, err := m.PDF(testCtx(t), job)
-	re := wantKind(t, err, report.Conversion)
+	_, err := m.PDF(testfixture.Ctx(t), job)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "convert.site_timeout") {
 		t.Fatalf("message %q does not name the setting", re.Message)
 	}
@@ -121,8 +121,8 @@ func TestSiteWalkFailureIsTheReports(t *testing.T) {
 	for _, scale := range []float64{0.9, 1.1} {
 		other := job
 		other.Print.Scale = scale
-		_, err := m.PDF(testCtx(t), other)
-		if again := wantKind(t, err, report.Conversion); again.Message != re.Message {
+		_, err := m.PDF(testfixture.Ctx(t), other)
+		if again := testfixture.WantKind(t, err, report.Conversion); again.Message != re.Message {
 			t.Errorf("scale=%v: %q, want the remembered %q", scale, again.Message, re.Message)
 		}
 	}
@@ -132,7 +132,7 @@ func TestSiteWalkFailureIsTheReports(t *testing.T) {
 	// The entry print is not a walk: it is not refused.
 	entry := job
 	entry.Print = report.PrintOptions{}
-	wantText(t, testfixture.PDFText(t, convertOK(t, m, entry)), "hostile page 0")
+	testfixture.WantText(t, testfixture.PDFText(t, convertOK(t, m, entry)), "hostile page 0")
 }
 
 // waitUntil polls cond until it holds or limit passes.

@@ -44,7 +44,7 @@ func TestSiteMergeBounded(t *testing.T) {
 		m := newManager(t, nil)
 		quiet(m)
 		err := m.mergeParts([]sitePart{{File: good, Title: "One"}, {File: bad, Title: "Bad"}}, filepath.Join(dir, "bad.pdf"))
-		wantKind(t, err, report.Conversion)
+		testfixture.WantKind(t, err, report.Conversion)
 	})
 
 	t.Run("deadline", func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestSiteMergeBounded(t *testing.T) {
 		quiet(m)
 		start := time.Now()
 		err := m.mergeParts([]sitePart{{File: good, Title: "One"}}, filepath.Join(dir, "stall.pdf"))
-		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "longer than 1s") {
+		if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "longer than 1s") {
 			t.Errorf("message %q", re.Message)
 		}
 		if d := time.Since(start); d > 10*time.Second {

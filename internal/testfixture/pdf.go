@@ -6,6 +6,7 @@ package testfixture
 import (
 	"bytes"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -15,9 +16,7 @@ import (
 // where poppler-utils is not installed.
 func PDFText(t testing.TB, pdf []byte) string {
 	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
+	NeedPoppler(t)
 	cmd := exec.Command("pdftotext", "-enc", "UTF-8", "-", "-")
 	cmd.Stdin = bytes.NewReader(pdf)
 	out, err := cmd.Output()
@@ -25,6 +24,45 @@ func PDFText(t testing.TB, pdf []byte) string {
 		t.Fatalf("pdftotext: %v", err)
 	}
 	return string(out)
+}
+
+// NeedPoppler skips the test where poppler-utils is not installed.
+func NeedPoppler(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
+	}
+}
+
+// PDFInfo is pdfinfo's answer about the PDF, by field ("Pages", "Page
+// size", ...).
+func PDFInfo(t testing.TB, pdf []byte) map[string]string {
+	t.Helper()
+	NeedPoppler(t)
+	cmd := exec.Command("pdfinfo", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	info := map[string]string{}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			info[k] = strings.TrimSpace(v)
+		}
+	}
+	return info
+}
+
+// WantText fails the test for each of want that text (a PDF's, PDFText)
+// lacks.
+func WantText(t testing.TB, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("PDF text lacks %q; text:\n%s", w, text)
+		}
+	}
 }
 
 // PDFOutline is the titles of the PDF's top-level bookmarks, in order.

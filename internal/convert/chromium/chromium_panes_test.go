@@ -10,12 +10,12 @@ import (
 // A go tool cover -html report prints every file, each under its name, not
 // only the one its <select> shows.
 func TestGoCoverReportPrintsEveryFile(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	src := sitegen.GoCover(t).EntryPage(t)
 	if !allPanes(src) {
 		t.Fatal("the go cover report is not recognised")
 	}
 	text := testfixture.PDFText(t, printOK(t, sharedEngine(t), src))
-	wantText(t, text, "example.com/calc/add.go", "func Add", "example.com/calc/mul.go", "func Mul",
+	testfixture.WantText(t, text, "example.com/calc/add.go", "func Add", "example.com/calc/mul.go", "func Mul",
 		"example.com/calc/strs/strs.go", "func Shout")
 }

@@ -11,7 +11,7 @@ import (
 // ChromiumSpares wait (the oldest goes at once beyond that), and a page
 // retired with now set (a failed or large job) goes at once.
 func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
 	c.Warm()
 	gone := func(what string, p *jobPage) {
@@ -68,5 +68,5 @@ func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
 
 	// The engine goes on: a job after all this prints.
 	text := testfixture.PDFText(t, printOK(t, c, []byte("<p>after retiring</p>")))
-	wantText(t, text, "after retiring")
+	testfixture.WantText(t, text, "after retiring")
 }

@@ -13,7 +13,7 @@ import (
 // context and on an origin of its own: taking one never hands out a context
 // or an origin another page had, and the pool fills up again by itself.
 func TestSparePagesAreFreshContexts(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 3 })
 	c.Warm()
 	full := func() {
@@ -41,7 +41,7 @@ func TestSparePagesAreFreshContexts(t *testing.T) {
 	}
 	full()
 	text := testfixture.PDFText(t, printOK(t, c, []byte("<p>spare page job</p>")))
-	wantText(t, text, "spare page job")
+	testfixture.WantText(t, text, "spare page job")
 }
 
 func TestSitePagePath(t *testing.T) {

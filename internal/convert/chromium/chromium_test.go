@@ -15,27 +15,27 @@ import (
 )
 
 func TestHTMLToPDF(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	pdf := printOK(t, sharedEngine(t), fixture(t, "report.html"))
 	text := testfixture.PDFText(t, pdf)
-	wantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
+	testfixture.WantText(t, text, "Quarterly report", "Café résumé naïve", "你好", "1 234 €")
 	// Drawn by script after load: the bounded settle wait must catch it.
-	wantText(t, text, "Chart drawn by script")
-	if size := pdfInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "595") {
+	testfixture.WantText(t, text, "Chart drawn by script")
+	if size := testfixture.PDFInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "595") {
 		t.Errorf("page size %q, want A4 (595 x 842 pts)", size)
 	}
 }
 
 func TestHTMLLetterAndCSSPageSize(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1 })
 	pdf := printPaper(t, c, "Letter", []byte("<p>letter</p>"))
-	if size := pdfInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "612 x 792") {
+	if size := testfixture.PDFInfo(t, pdf)["Page size"]; !strings.HasPrefix(size, "612 x 792") {
 		t.Errorf("page size %q, want Letter (612 x 792 pts)", size)
 	}
 	// The document's own @page size wins over the configured paper.
 	pdf = printPaper(t, c, "Letter", []byte(`<style>@page { size: A5 landscape }</style><p>a5</p>`))
-	if size := pdfInfo(t, pdf)["Page size"]; !strings.Contains(size, "x 420") {
+	if size := testfixture.PDFInfo(t, pdf)["Page size"]; !strings.Contains(size, "x 420") {
 		t.Errorf("page size %q, want A5 landscape (595 x 420 pts)", size)
 	}
 }
@@ -66,10 +66,10 @@ try { new WebSocket("%[2]s/ws"); } catch (e) {}
 }
 
 func TestHTMLNetworkBlockedByDefault(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	srv, hits := hitCounter(t)
 	text := testfixture.PDFText(t, printOK(t, sharedEngine(t), remotePage(srv.URL)))
-	wantText(t, text, "local text")
+	testfixture.WantText(t, text, "local text")
 	if strings.Contains(text, "REMOTE-CONTENT") {
 		t.Error("remote content reached the PDF")
 	}
@@ -79,22 +79,22 @@ func TestHTMLNetworkBlockedByDefault(t *testing.T) {
 }
 
 func TestHTMLNetworkAllowed(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	srv, hits := hitCounter(t)
 	c := newEngine(t, func(c *Config) { c.AllowNetwork = true; c.ChromiumTabs = 1 })
 	text := testfixture.PDFText(t, printOK(t, c, remotePage(srv.URL)))
-	wantText(t, text, "REMOTE-CONTENT")
+	testfixture.WantText(t, text, "REMOTE-CONTENT")
 	if hits.Load() == 0 {
 		t.Error("with AllowNetwork the page never reached the server")
 	}
 }
 
 func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.JobTimeout = 5 * time.Second })
 	src := []byte(`<p>x</p><script>while (true) {}</script>`)
 	err := printErr(t, c, "A4", src)
-	re := wantKind(t, err, report.Conversion)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	// It says what timed out, after how long, which setting that is, and how big the input was.
 	for _, s := range []string{"timed out after 5s", "(convert.job_timeout)", fmt.Sprintf("(%d bytes)", len(src))} {
 		if !strings.Contains(re.Message, s) {
@@ -103,17 +103,17 @@ func TestHTMLHungScriptTimesOutAndTabRecovers(t *testing.T) {
 	}
 	// The same single tab slot serves the next job.
 	c.cfg.JobTimeout = 2 * time.Minute
-	wantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the hang</p>"))), "after the hang")
+	testfixture.WantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the hang</p>"))), "after the hang")
 }
 
 func TestHTMLAlertDoesNotStall(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	pdf := printOK(t, sharedEngine(t), []byte(`<p>before</p><script>alert("hi"); document.write("<p>after alert</p>")</script>`))
-	wantText(t, testfixture.PDFText(t, pdf), "before", "after alert")
+	testfixture.WantText(t, testfixture.PDFText(t, pdf), "before", "after alert")
 }
 
 func TestChromiumCrashIsReplaced(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1 })
 	printOK(t, c, []byte("<p>before</p>"))
 	cur, _ := c.sup.Current()
@@ -122,14 +122,14 @@ func TestChromiumCrashIsReplaced(t *testing.T) {
 	for engine.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	wantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the crash</p>"))), "after the crash")
+	testfixture.WantText(t, testfixture.PDFText(t, printOK(t, c, []byte("<p>after the crash</p>"))), "after the crash")
 	if c.restarts.Load() != 1 {
 		t.Errorf("restarts = %d, want 1", c.restarts.Load())
 	}
 }
 
 func TestHTMLLegacyCharset(t *testing.T) {
-	needChromium(t)
+	testfixture.NeedChromium(t)
 	latin1 := []byte("<meta charset=\"iso-8859-1\"><p>Caf\xe9 cr\xe8me</p>")
-	wantText(t, testfixture.PDFText(t, printOK(t, sharedEngine(t), latin1)), "Café crème")
+	testfixture.WantText(t, testfixture.PDFText(t, printOK(t, sharedEngine(t), latin1)), "Café crème")
 }

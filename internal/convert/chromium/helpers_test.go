@@ -2,14 +2,10 @@ package chromium
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +13,7 @@ import (
 	"github.com/moby/sys/reexec"
 
 	"github.com/reportd/reportd/internal/convert/engine"
-	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Tests drive the engine itself, with the real Chromium; those through
@@ -59,24 +55,7 @@ func sharedEngine(t *testing.T) *Engine {
 	return shared
 }
 
-func needChromium(t *testing.T) {
-	t.Helper()
-	for _, name := range []string{"chromium-headless-shell", "chromium"} {
-		if _, err := exec.LookPath(name); err == nil {
-			return
-		}
-	}
-	t.Skip("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
-}
-
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-// testCtx bounds a test's waits generously (a loaded machine).
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // newEngine is an engine with timeouts generous enough for a loaded 2-core
 // machine (as convert's testConfig), edited by edit, sandboxed.
@@ -122,7 +101,7 @@ func printErr(t *testing.T, c *Engine, paper string, body []byte) error {
 
 // printTo prints in a slot of the engine's gate, as convert's Manager does.
 func printTo(t *testing.T, c *Engine, paper string, body []byte, out io.Writer) error {
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	leave, err := c.Enter(ctx, 1)
 	if err != nil {
 		return err
@@ -139,51 +118,4 @@ func fixture(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func needPoppler(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
-}
-
-// pdfInfo is pdfinfo's answer about pdf, by field.
-func pdfInfo(t *testing.T, pdf []byte) map[string]string {
-	t.Helper()
-	needPoppler(t)
-	cmd := exec.Command("pdfinfo", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v", err)
-	}
-	info := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			info[k] = strings.TrimSpace(v)
-		}
-	}
-	return info
-}
-
-func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
-	t.Helper()
-	var re *report.Error
-	if !errors.As(err, &re) {
-		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
-	}
-	if re.Kind != k {
-		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
-	}
-	return re
-}
-
-func wantText(t *testing.T, text string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("PDF text lacks %q; text:\n%s", w, text)
-		}
-	}
 }

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // waitQueued returns once n jobs wait at g.
 func waitQueued(t *testing.T, g *Gate, n int) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	for g.Waiting() != n {
 		select {
 		case <-ctx.Done():
@@ -26,7 +27,7 @@ func waitQueued(t *testing.T, g *Gate, n int) {
 // project 2's job gets the first freed slot, not the sixth.
 func TestGateServesProjectsInTurn(t *testing.T) {
 	g := NewGate(1, 10, nil)
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	leave, err := g.Enter(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -64,16 +65,16 @@ func TestGateServesProjectsInTurn(t *testing.T) {
 
 func TestGateFullAndCancelled(t *testing.T) {
 	g := NewGate(1, 1, nil)
-	ctx := testCtx(t)
+	ctx := testfixture.Ctx(t)
 	leave, _ := g.Enter(ctx, 1)
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { _, err := g.Enter(wctx, 2); done <- err }()
 	waitQueued(t, g, 1)
 	_, err := g.Enter(ctx, 3)
-	wantKind(t, err, report.Unavailable)
+	testfixture.WantKind(t, err, report.Unavailable)
 	cancel()
-	wantKind(t, <-done, report.Unavailable)
+	testfixture.WantKind(t, <-done, report.Unavailable)
 	if g.Waiting() != 0 {
 		t.Fatal("a cancelled job still waits")
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 func needSandbox(t *testing.T) *Sandbox {
@@ -101,7 +102,7 @@ func TestSandboxUnavailable(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := NewSandbox("/nonexistent/bwrap", false, nil, log)
 	err := s.Ready()
-	re := wantKind(t, err, report.Conversion)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	for _, want := range []string{"sandbox", "/nonexistent/bwrap", "convert.unsandboxed"} {
 		if !strings.Contains(re.Message, want) {
 			t.Errorf("message %q lacks %q", re.Message, want)

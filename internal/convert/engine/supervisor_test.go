@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // The supervisor's recycle policy, driven with a tiny real child process
@@ -293,7 +294,7 @@ func TestSupervisorClose(t *testing.T) {
 	if _, err := ts.Acquire(); err == nil {
 		t.Fatal("a process started after close")
 	} else {
-		wantKind(t, err, report.Unavailable)
+		testfixture.WantKind(t, err, report.Unavailable)
 	}
 }
 

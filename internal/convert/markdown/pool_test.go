@@ -2,8 +2,6 @@ package markdown
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // The pool's tests start real renderer children (this test binary, re-run
@@ -19,33 +18,13 @@ import (
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// testCtx bounds one test's waits; it is generous, a guard against hangs
-// rather than a timed assertion.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
-	t.Helper()
-	var re *report.Error
-	if !errors.As(err, &re) {
-		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
-	}
-	if re.Kind != k {
-		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
-	}
-	return re
-}
-
 // A Markdown render runs in a child process; many in a row reuse it.
 func TestMarkdownRendererReusesChild(t *testing.T) {
 	p := NewPool(1, 200, quietLog, nil)
 	defer p.Close()
 	pid := 0
 	for i := range 3 {
-		html, err := p.Render(testCtx(t), []byte("# Title\n\ntext"), time.Minute)
+		html, err := p.Render(testfixture.Ctx(t), []byte("# Title\n\ntext"), time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +56,7 @@ func TestMarkdownRendererReplacesDeadChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.warmChildren()[0].done // waited for by the thread that started it (startLocked)
-	html, err := p.Render(testCtx(t), []byte("# After\n\ntext"), time.Minute)
+	html, err := p.Render(testfixture.Ctx(t), []byte("# After\n\ntext"), time.Minute)
 	if err != nil {
 		t.Fatalf("render after the warm child died: %v", err)
 	}
@@ -131,7 +110,7 @@ func TestMarkdownPathologiesAreBounded(t *testing.T) {
 			}
 			if err != nil {
 				cutOff++
-				re := wantKind(t, err, report.Conversion)
+				re := testfixture.WantKind(t, err, report.Conversion)
 				for _, s := range []string{"too costly to render", "convert.job_timeout", engine.ApproxSize(int64(len(src)))} {
 					if !strings.Contains(re.Message, s) {
 						t.Errorf("message %q lacks %q", re.Message, s)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // helperPID is the host PID of the worker's Python helper (inside its
@@ -31,7 +32,7 @@ func helperPID(t *testing.T, w *officeWorker) int {
 // not the deck's, so it runs again on a fresh worker and succeeds; one
 // restart, a new process.
 func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e, w, _ := warmWorker(t)
 	old := w.pid.Load()
 	helper := helperPID(t, w)
@@ -61,7 +62,7 @@ func TestOfficeHelperKilledMidJobIsRetried(t *testing.T) {
 // helper and soffice still run): the next job finds out on its first write,
 // and runs on a fresh worker.
 func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	r, pw, err := os.Pipe()
@@ -79,7 +80,7 @@ func TestOfficeBrokenPipeWhileIdleIsRetried(t *testing.T) {
 		t.Fatal("soffice is not running before the job")
 	}
 	pdf := convertOK(t, e, report.PPTX, append(deck, 5))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q, want 3", pages)
 	}
 	wantFreshWorker(t, e, w, old)

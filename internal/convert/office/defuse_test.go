@@ -196,7 +196,7 @@ func TestDefuseRefusesBombs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := defuseBytes(t, c.deck, c.lim)
-			re := wantKind(t, err, report.Conversion)
+			re := testfixture.WantKind(t, err, report.Conversion)
 			if !strings.Contains(re.Error(), c.want) {
 				t.Errorf("error %q lacks %q", re.Error(), c.want)
 			}
@@ -230,7 +230,7 @@ func TestDefuseCountsBytesNotHeaders(t *testing.T) {
 	rw.Write(data)
 	zw.Close()
 	_, err = defuseBytes(t, buf.Bytes(), testLimits)
-	wantKind(t, err, report.Conversion)
+	testfixture.WantKind(t, err, report.Conversion)
 }
 
 func TestDefuseRefusesDuplicateParts(t *testing.T) {
@@ -242,7 +242,7 @@ func TestDefuseRefusesDuplicateParts(t *testing.T) {
 	}
 	zw.Close()
 	_, err := defuseBytes(t, buf.Bytes(), testLimits)
-	wantKind(t, err, report.Conversion)
+	testfixture.WantKind(t, err, report.Conversion)
 }
 
 func FuzzDefuse(f *testing.F) {
@@ -308,8 +308,8 @@ func pdfImages(t *testing.T, pdf []byte) int {
 }
 
 func TestLinkedPicturesAreNotFetched(t *testing.T) {
-	needOffice(t)
-	needPoppler(t)
+	testfixture.NeedOffice(t)
+	testfixture.NeedPoppler(t)
 	img := pngFile(t)
 	imgBytes, _ := os.ReadFile(img)
 	var hits atomic.Int64
@@ -323,7 +323,7 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 	for _, target := range []string{img, "file://" + img, srv.URL + "/metrics.png"} {
 		t.Run(target, func(t *testing.T) {
 			pdf := convertOK(t, e, report.PPTX, linkedDeck(t, target))
-			wantText(t, testfixture.PDFText(t, pdf), "Slide one", "Slide two")
+			testfixture.WantText(t, testfixture.PDFText(t, pdf), "Slide one", "Slide two")
 			if n := pdfImages(t, pdf); n != 0 {
 				t.Errorf("the PDF holds %d images; the linked picture was fetched", n)
 			}
@@ -346,11 +346,11 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out.pdf")
-			leave, err := control.main.gate.Enter(testCtx(t), 0)
+			leave, err := control.main.gate.Enter(testfixture.Ctx(t), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = control.main.convert(testCtx(t), report.PPTX, in, out)
+			err = control.main.convert(testfixture.Ctx(t), report.PPTX, in, out)
 			leave()
 			if err != nil {
 				t.Fatal(err)
@@ -369,7 +369,7 @@ func TestLinkedPicturesAreNotFetched(t *testing.T) {
 }
 
 func TestDeckBombRefusedBeforeLibreOffice(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e := sharedEngine(t)
 	defer func(n int64) { e.cfg.DeckMaxBytes = n }(e.cfg.DeckMaxBytes)
 	e.cfg.DeckMaxBytes = 8 << 20
@@ -381,7 +381,7 @@ func TestDeckBombRefusedBeforeLibreOffice(t *testing.T) {
 		zipOf(t, "ppt/media/image9.png", random),
 	} {
 		_, err := deckPDF(t, e, report.PPTX, deck)
-		re := wantKind(t, err, report.Conversion)
+		re := testfixture.WantKind(t, err, report.Conversion)
 		if !strings.Contains(re.Error(), "zip bomb") && !strings.Contains(re.Error(), "expands to more than 8 MiB") {
 			t.Errorf("error %q names no limit", re.Error())
 		}

@@ -15,7 +15,7 @@ import (
 // names such a file (e.g. Apache POI's test-data/slideshow/
 // Password_Protected-hello.ppt) to run this test.
 func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	path := os.Getenv("REPORTD_TEST_ENCRYPTED_PPT")
 	if path == "" {
 		t.Skip("set REPORTD_TEST_ENCRYPTED_PPT to a password-protected PowerPoint 97-2003 file")
@@ -26,7 +26,7 @@ func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
 	}
 	e := newEngine(t, nil)
 	_, err = deckPDF(t, e, report.PPT, b)
-	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+	if re := testfixture.WantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
 		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
 	}
 	if n := e.main.restarts.Load(); n != 0 {
@@ -39,12 +39,12 @@ func TestOfficeEncryptedPPTIsNamed(t *testing.T) {
 // filter (libmwaw) for them. The deck is built by ppt95Deck; the control
 // shows that without the fallback the same deck is refused as damaged.
 func TestOfficePowerPoint95(t *testing.T) {
-	needOffice(t)
-	needPoppler(t)
+	testfixture.NeedOffice(t)
+	testfixture.NeedPoppler(t)
 	deck := ppt95Deck("Old deck from PowerPoint 95")
 	e := newEngine(t, nil)
 	pdf := convertOK(t, e, report.PPT, deck)
-	info := pdfInfo(t, pdf)
+	info := testfixture.PDFInfo(t, pdf)
 	if info["Pages"] != "1" || info["Page size"] != "576 x 432 pts" || info["Title"] != "Old deck from PowerPoint 95" {
 		t.Errorf("pages %q, page size %q, title %q; want the deck's 1 page of 8 x 6 in and its title",
 			info["Pages"], info["Page size"], info["Title"])
@@ -57,7 +57,7 @@ func TestOfficePowerPoint95(t *testing.T) {
 	officeNoDetect.Store(true)
 	defer officeNoDetect.Store(false)
 	_, err := deckPDF(t, e, report.PPT, append(deck, 0))
-	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+	if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("without type detection: %v, want the deck refused as damaged", err)
 	}
 
@@ -70,7 +70,7 @@ func TestOfficePowerPoint95(t *testing.T) {
 			t.Fatal(err)
 		}
 		pdf := convertOK(t, e, report.PPT, b)
-		t.Logf("%s: pages %s, text %.120q", path, pdfInfo(t, pdf)["Pages"], testfixture.PDFText(t, pdf))
+		t.Logf("%s: pages %s, text %.120q", path, testfixture.PDFInfo(t, pdf)["Pages"], testfixture.PDFText(t, pdf))
 	}
 }
 
@@ -79,15 +79,15 @@ func TestOfficePowerPoint95(t *testing.T) {
 // own error, and the worker is kept; the same rebuild without the marks
 // converts, so the rebuild itself is sound.
 func TestOfficeEncryptedPPTLayoutIsNamed(t *testing.T) {
-	needOffice(t)
-	needPoppler(t)
+	testfixture.NeedOffice(t)
+	testfixture.NeedPoppler(t)
 	e := newEngine(t, nil)
 	pdf := convertOK(t, e, report.PPT, encryptedPPT(t, false))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("control: pages %q, want 3", pages)
 	}
 	_, err := deckPDF(t, e, report.PPT, encryptedPPT(t, true))
-	if re := wantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
+	if re := testfixture.WantKind(t, err, report.Conversion); re.Message != "the presentation is password-protected" {
 		t.Errorf("message %q (%v), want the presentation is password-protected", re.Message, err)
 	}
 	if n := e.main.restarts.Load(); n != 0 {

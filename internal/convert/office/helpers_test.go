@@ -2,14 +2,11 @@ package office
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // Tests use the real LibreOffice, in the real sandbox. They skip, saying
@@ -34,23 +32,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(sharedDir)
 	}
 	os.Exit(code)
-}
-
-func needOffice(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("soffice"); err != nil {
-		t.Skip("soffice is not installed (apt-get install libreoffice-impress-nogui)")
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import uno").Run(); err != nil {
-		t.Skip("python3-uno is not installed (apt-get install python3-uno)")
-	}
-}
-
-func needPoppler(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
 }
 
 func needSandbox(t *testing.T) {
@@ -151,7 +132,7 @@ func deckPDF(t *testing.T, e *Engine, typ report.FileType, content []byte) ([]by
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.pdf")
-	if err := e.Convert(testCtx(t), 0, typ, src, out); err != nil {
+	if err := e.Convert(testfixture.Ctx(t), 0, typ, src, out); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(out)
@@ -180,52 +161,4 @@ func fixtureTB(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// testCtx bounds one test's waits; it is generous, a guard against hangs
-// rather than a timed assertion.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// pdfInfo returns pdfinfo's fields, such as "Pages" and "Page size".
-func pdfInfo(t *testing.T, pdf []byte) map[string]string {
-	t.Helper()
-	needPoppler(t)
-	cmd := exec.Command("pdfinfo", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v", err)
-	}
-	info := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			info[k] = strings.TrimSpace(v)
-		}
-	}
-	return info
-}
-
-func wantText(t *testing.T, text string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("PDF text lacks %q; text:\n%s", w, text)
-		}
-	}
-}
-
-func wantKind(t *testing.T, err error, k report.Kind) *report.Error {
-	t.Helper()
-	var re *report.Error
-	if !errors.As(err, &re) {
-		t.Fatalf("error %v (%T) is not a *report.Error", err, err)
-	}
-	if re.Kind != k {
-		t.Fatalf("error kind %s, want %s: %v", re.Kind, k, err)
-	}
-	return re
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // shapesDeck is the fixture deck with n text boxes of random text added to
@@ -34,13 +35,13 @@ func shapesDeck(t testing.TB, n int) []byte {
 // error during the job, not after it; the worker is replaced and the next
 // deck converts.
 func TestOfficeMemoryCapDuringJob(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e := newEngine(t, func(c *Config) { c.Workers = 1; c.MaxWorkerRSS = 512 << 20 })
 	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	// A damaged deck on a capped worker is still just damaged.
 	_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
 		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"}))
-	if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+	if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("damaged deck: message %q", re.Message)
 	}
 	if n := e.main.restarts.Load(); n != 0 {
@@ -48,7 +49,7 @@ func TestOfficeMemoryCapDuringJob(t *testing.T) {
 	}
 	_, err = deckPDF(t, e, report.PPTX, shapesDeck(t, 20000))
 	t.Logf("memory error: %v", err)
-	re := wantKind(t, err, report.Conversion)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	// LibreOffice reports the failed allocation as a load error or dies.
 	// fault.go then decides: a peak at half the cap or bad_alloc is
 	// a memory failure (renewed, no retry: the message names
@@ -63,7 +64,7 @@ func TestOfficeMemoryCapDuringJob(t *testing.T) {
 		t.Errorf("restarts = %d, want 1", n)
 	}
 	pdf := convertOK(t, e, report.PPTX, append(fixture(t, "deck.pptx"), 0))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("after the cap: pages %q, want 3", pages)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reportd/reportd/internal/convert/engine"
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/testfixture"
 )
 
 // zipWith builds a zip holding the named files with the given content.
@@ -32,7 +33,7 @@ func zipWith(t *testing.T, files map[string]string) []byte {
 }
 
 func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e, w, deck := warmWorker(t)
 	helper, soffice := w.pid.Load(), w.sofficePID.Load()
 	if helper == 0 || soffice == 0 || !engine.Alive(int(helper)) || !engine.Alive(int(soffice)) {
@@ -41,7 +42,7 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 
 	e.cfg.JobTimeout = time.Millisecond                   // no real conversion fits
 	_, err := deckPDF(t, e, report.PPTX, append(deck, 0)) // new content: no cache
-	re := wantKind(t, err, report.Conversion)
+	re := testfixture.WantKind(t, err, report.Conversion)
 	if !strings.Contains(re.Message, "timed out") {
 		t.Errorf("message %q does not say the conversion timed out", re.Message)
 	}
@@ -55,7 +56,7 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 
 	e.cfg.JobTimeout = 2 * time.Minute
 	pdf := convertOK(t, e, report.PPTX, append(deck, 0, 0))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("after replacement: pages %q, want 3", pages)
 	}
 	if p := w.pid.Load(); p == helper || p == 0 {
@@ -64,7 +65,7 @@ func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 }
 
 func TestOfficeCrashIsReplaced(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e, w, deck := warmWorker(t)
 	soffice := int(w.sofficePID.Load())
 	if err := syscall.Kill(soffice, syscall.SIGKILL); err != nil {
@@ -74,7 +75,7 @@ func TestOfficeCrashIsReplaced(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	pdf := convertOK(t, e, report.PPTX, append(deck, 9))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q after a crash, want 3", pages)
 	}
 	if e.main.restarts.Load() != 1 {
@@ -84,13 +85,13 @@ func TestOfficeCrashIsReplaced(t *testing.T) {
 
 // A deck that a healthy worker cannot read costs no worker restart.
 func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e := newEngine(t, func(c *Config) { c.Workers = 1 })
 	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	for i := range 2 {
 		_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
 			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": fmt.Sprintf("<<<not xml %d", i)}))
-		if re := wantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
+		if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 			t.Errorf("message %q does not say the deck is damaged", re.Message)
 		}
 	}
@@ -103,7 +104,7 @@ func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
 // idle fails the next job for a reason that is not the deck's: it is
 // replaced and the job succeeds on the fresh worker.
 func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	e, w, deck := warmWorker(t)
 	old := w.pid.Load()
 	// The idle soffice may still be writing its profile (a registry flush):
@@ -118,7 +119,7 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	pdf := convertOK(t, e, report.PPTX, append(deck, 1))
-	if pages := pdfInfo(t, pdf)["Pages"]; pages != "3" {
+	if pages := testfixture.PDFInfo(t, pdf)["Pages"]; pages != "3" {
 		t.Errorf("pages %q, want 3", pages)
 	}
 	wantFreshWorker(t, e, w, old)
@@ -127,7 +128,7 @@ func TestOfficeBrokenWorkerIsReplacedAndJobRetried(t *testing.T) {
 // With the small-deck lane, a small deck converts while a long deck holds
 // the only main worker, and finishes first (order, not times).
 func TestOfficeSmallDeckLane(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	slow := shapesDeck(t, 4000)
 	e := newEngine(t, func(c *Config) { c.SmallDeckBytes = int64(len(slow)) - 1 })
 	deck := fixture(t, "deck.pptx")

@@ -103,9 +103,9 @@ func squarePNG(t *testing.T, n int) []byte {
 // inside the sandbox. Unsandboxed (the
 // control), the same deck does reach them, so the test can tell.
 func TestOfficeLinksStayOutside(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	needSandbox(t)
-	needPoppler(t)
+	testfixture.NeedPoppler(t)
 	pic := redPNG(t)
 	var serve atomic.Bool
 	var hits atomic.Int64
@@ -133,7 +133,7 @@ func TestOfficeLinksStayOutside(t *testing.T) {
 
 	e := newEngine(t, nil)
 	pdf := convertOK(t, e, report.PPT, ppt)
-	wantText(t, testfixture.PDFText(t, pdf), "Slide one")
+	testfixture.WantText(t, testfixture.PDFText(t, pdf), "Slide one")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the sandboxed engine fetched the linked URL %d times", n)
 	}
@@ -183,9 +183,9 @@ func pdfImageWidths(t *testing.T, pdf []byte) []string {
 // read from /proc), and a deck converted on the small lane that links a
 // picture inside the main worker's directory gets nothing.
 func TestOfficeWorkersCannotSeeEachOther(t *testing.T) {
-	needOffice(t)
+	testfixture.NeedOffice(t)
 	needSandbox(t)
-	needPoppler(t)
+	testfixture.NeedPoppler(t)
 	e := newEngine(t, func(c *Config) { c.SmallDeckBytes = 1 << 20 })
 	ppt := fixture(t, "deck.ppt") // 452 KiB: the small lane
 	convertOK(t, e, report.PPT, ppt)
