@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int) error {
 		return err
 	}
 	defer benchkit.Stop(rd.cmd)
-	project, err := createProject(rd.url)
+	project, err := benchkit.CreateProject(context.Background(), rd.url, "pdfhttp")
 	if err != nil {
 		return err
 	}
@@ -298,19 +299,6 @@ func upload(api, project, typ string, doc []byte) (string, error) {
 		return "", fmt.Errorf("upload: %s %v", resp.Status, err)
 	}
 	return strconv.FormatInt(r.ID, 10), nil
-}
-
-func createProject(api string) (string, error) {
-	resp, err := http.Post(api+"/api/projects", "application/json", strings.NewReader(`{"name":"pdfhttp"}`))
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var p struct{ ID int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || p.ID == 0 {
-		return "", fmt.Errorf("create project: %s %v", resp.Status, err)
-	}
-	return strconv.FormatInt(p.ID, 10), nil
 }
 
 // smallDoc is document seq of a type: a one-page report (headings, text

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"archive/zip"
 	"bytes"
 	"strings"
 	"testing"
@@ -29,23 +28,6 @@ func TestPresentationToPDF(t *testing.T) {
 	}
 }
 
-// zipWith builds a zip holding the named files with the given content.
-func zipWith(t *testing.T, files map[string]string) []byte {
-	var b bytes.Buffer
-	z := zip.NewWriter(&b)
-	for name, content := range files {
-		w, err := z.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(content))
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestPresentationBrokenOrFake(t *testing.T) {
 	testfixture.NeedOffice(t)
 	m := sharedManager(t)
@@ -57,9 +39,9 @@ func TestPresentationBrokenOrFake(t *testing.T) {
 	}{
 		{"pptx text", report.PPTX, []byte("just some text, named .pptx")},
 		{"pptx truncated", report.PPTX, deck[:len(deck)/2]},
-		{"pptx other zip", report.PPTX, zipWith(t, map[string]string{"hello.txt": "hi"})},
+		{"pptx other zip", report.PPTX, testfixture.Zip(t, "", map[string]string{"hello.txt": "hi"})},
 		// Passes the quick check, so LibreOffice itself must refuse it.
-		{"pptx garbage parts", report.PPTX, zipWith(t, map[string]string{
+		{"pptx garbage parts", report.PPTX, testfixture.Zip(t, "", map[string]string{
 			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"})},
 		{"ppt text", report.PPT, []byte("plain text named .ppt")},
 		{"ppt ole2 garbage", report.PPT, append(append([]byte{}, sniff.SigOLE2...), bytes.Repeat([]byte{7}, 4096)...)},

@@ -28,7 +28,7 @@ func TestOfficeFailureCacheRemembersOnlyTheDocument(t *testing.T) {
 	m.offCfg.PythonPath = "/usr/bin/python3" // the operator fixes the install
 	convertOK(t, m, job)
 
-	bad := jobFor(t, report.PPTX, zipWith(t, map[string]string{
+	bad := jobFor(t, report.PPTX, testfixture.Zip(t, "", map[string]string{
 		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"}))
 	_, err = m.PDF(testfixture.Ctx(t), bad)
 	testfixture.WantKind(t, err, report.Conversion)

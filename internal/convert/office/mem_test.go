@@ -39,7 +39,7 @@ func TestOfficeMemoryCapDuringJob(t *testing.T) {
 	e := newEngine(t, func(c *Config) { c.Workers = 1; c.MaxWorkerRSS = 512 << 20 })
 	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	// A damaged deck on a capped worker is still just damaged.
-	_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
+	_, err := deckPDF(t, e, report.PPTX, testfixture.Zip(t, "", map[string]string{
 		"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": "<<<not xml"}))
 	if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 		t.Errorf("damaged deck: message %q", re.Message)

@@ -1,8 +1,6 @@
 package office
 
 import (
-	"archive/zip"
-	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -14,23 +12,6 @@ import (
 	"github.com/reportd/reportd/internal/report"
 	"github.com/reportd/reportd/internal/testfixture"
 )
-
-// zipWith builds a zip holding the named files with the given content.
-func zipWith(t *testing.T, files map[string]string) []byte {
-	var b bytes.Buffer
-	z := zip.NewWriter(&b)
-	for name, content := range files {
-		w, err := z.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(content))
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 func TestOfficeTimeoutKillsAndReplacesWorker(t *testing.T) {
 	testfixture.NeedOffice(t)
@@ -89,7 +70,7 @@ func TestOfficeDamagedDeckKeepsWorker(t *testing.T) {
 	e := newEngine(t, func(c *Config) { c.Workers = 1 })
 	convertOK(t, e, report.PPTX, fixture(t, "deck.pptx"))
 	for i := range 2 {
-		_, err := deckPDF(t, e, report.PPTX, zipWith(t, map[string]string{
+		_, err := deckPDF(t, e, report.PPTX, testfixture.Zip(t, "", map[string]string{
 			"[Content_Types].xml": "<nonsense", "ppt/presentation.xml": fmt.Sprintf("<<<not xml %d", i)}))
 		if re := testfixture.WantKind(t, err, report.Conversion); !strings.Contains(re.Message, "damaged") {
 			t.Errorf("message %q does not say the deck is damaged", re.Message)
