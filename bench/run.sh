@@ -124,6 +124,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
 fs=$(df -PT "$work" | awk 'NR==2 {print $2}')
 marker='<!-- Hand-written below this line: `bash bench/run.sh` regenerates what is above it and keeps the rest. -->'
+# Without its marker line the hand-written part could not be told apart and
+# would be lost: refuse rather than overwrite it.
+if [ -f "$root/BENCHMARKS.md" ] && ! tr -d '\r' <"$root/BENCHMARKS.md" | grep -qxF "$marker"; then
+	echo "bench: BENCHMARKS.md lacks its hand-written marker line; restore it (see bench/run.sh) before regenerating" >&2
+	exit 1
+fi
 {
 	echo "# Benchmarks"
 	echo
