@@ -18,7 +18,8 @@ import (
 //
 // As with db.Batch, fn may run more than once: when one fn of a group fails
 // (or panics), the group's transaction is rolled back, the others are
-// committed again without it, and it runs alone for its own answer.
+// committed again without it, and it runs alone for its own answer (once
+// only, when it was the group's first: a lone write that fails runs once).
 type groupCommit struct {
 	db *bolt.DB
 
@@ -70,7 +71,8 @@ func (g *groupCommit) loop() {
 }
 
 // commit commits calls in one transaction. A call that fails is taken
-// out, runs alone for its answer, and the rest are committed without it.
+// out, runs alone for its answer (unless it ran first, see below), and
+// the rest are committed without it.
 func (g *groupCommit) commit(calls []*groupCall) {
 	for len(calls) > 0 {
 		failed := -1
@@ -90,7 +92,14 @@ func (g *groupCommit) commit(calls []*groupCall) {
 			return
 		}
 		c := calls[failed]
-		c.done <- g.db.Update(func(tx *bolt.Tx) error { return safeCall(c.fn, tx) })
+		if failed == 0 {
+			// It ran first, on nothing but the committed state: that
+			// was already its run alone, and err its answer (a lone
+			// call is this case). Running it again would only repeat it.
+			c.done <- err
+		} else {
+			c.done <- g.db.Update(func(tx *bolt.Tx) error { return safeCall(c.fn, tx) })
+		}
 		calls = append(calls[:failed:failed], calls[failed+1:]...)
 	}
 }

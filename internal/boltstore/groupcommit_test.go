@@ -134,3 +134,21 @@ func TestGroupCommitFailureIsolated(t *testing.T) {
 		t.Fatalf("committed keys %q, want a,b,first (nothing of the failed writes)", got)
 	}
 }
+
+// A lone write that fails runs once: its failure is its own answer, not
+// worth a second run alone.
+func TestGroupCommitLoneFailureRunsOnce(t *testing.T) {
+	db, g := openGroupDB(t)
+	boom := errors.New("refused")
+	calls := 0
+	err := g.do(func(tx *bolt.Tx) error { calls++; put("half")(tx); return boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("failing lone write: %v", err)
+	}
+	if calls != 1 {
+		t.Fatalf("failing lone write ran %d times, want 1", calls)
+	}
+	if got := keys(t, db); len(got) != 0 {
+		t.Fatalf("keys %v left by a failed write", got)
+	}
+}
