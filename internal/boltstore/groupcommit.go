@@ -2,6 +2,8 @@ package boltstore
 
 import (
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -21,7 +23,8 @@ import (
 // committed again without it, and it runs alone for its own answer (once
 // only, when it was the group's first: a lone write that fails runs once).
 type groupCommit struct {
-	db *bolt.DB
+	db  *bolt.DB
+	log *slog.Logger // where a write's panic and its stack go; nil: nowhere
 
 	mu      sync.Mutex
 	running bool
@@ -78,7 +81,7 @@ func (g *groupCommit) commit(calls []*groupCall) {
 		failed := -1
 		err := g.db.Update(func(tx *bolt.Tx) error {
 			for i, c := range calls {
-				if err := safeCall(c.fn, tx); err != nil {
+				if err := g.safeCall(c.fn, tx); err != nil {
 					failed = i
 					return err
 				}
@@ -98,18 +101,26 @@ func (g *groupCommit) commit(calls []*groupCall) {
 			// call is this case). Running it again would only repeat it.
 			c.done <- err
 		} else {
-			c.done <- g.db.Update(func(tx *bolt.Tx) error { return safeCall(c.fn, tx) })
+			c.done <- g.db.Update(func(tx *bolt.Tx) error { return g.safeCall(c.fn, tx) })
 		}
 		calls = append(calls[:failed:failed], calls[failed+1:]...)
 	}
 }
 
 // safeCall turns a panic of fn into its error, so one bad write cannot take
-// the committer (and every writer waiting on it) down.
-func safeCall(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+// the committer (and every writer waiting on it) down. The error carries
+// the panic's value; its stack, which the error cannot carry readably,
+// goes to the log, so the bug can still be found.
+func (g *groupCommit) safeCall(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("boltstore: write panicked: %v", p)
+			if g.log != nil {
+				// debug.Stack here, in the deferred call, still holds the
+				// panicking frames: the stack unwinds after recover.
+				g.log.Error("a database write panicked; its transaction was rolled back",
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
 		}
 	}()
 	return fn(tx)

@@ -1,8 +1,10 @@
 package boltstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -152,3 +154,27 @@ func TestGroupCommitLoneFailureRunsOnce(t *testing.T) {
 		t.Fatalf("keys %v left by a failed write", got)
 	}
 }
+
+// A panicking write's error carries the panic's value, and the panic's
+// stack, down to the write that panicked, goes to the store's log.
+func TestGroupCommitPanicIsLoggedWithStack(t *testing.T) {
+	_, g := openGroupDB(t)
+	var logged bytes.Buffer
+	g.log = slog.New(slog.NewTextHandler(&logged, nil))
+	err := g.do(panickingWrite)
+	if err == nil || !strings.Contains(err.Error(), "the panic value 4711") {
+		t.Fatalf("panicking write: %v, want an error with the panic's value", err)
+	}
+	out := logged.String()
+	for _, want := range []string{"the panic value 4711", "panickingWrite", "groupcommit_test.go"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	// The committer survived: the next write commits.
+	if err := g.do(put("after")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func panickingWrite(*bolt.Tx) error { panic(fmt.Sprintf("the panic value %d", 4711)) }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -45,6 +46,11 @@ func Open(path string, clock report.Clock) (*Store, error) {
 func newStore(db *bolt.DB, clock report.Clock) *Store {
 	return &Store{db: db, clock: clock, writes: &groupCommit{db: db}}
 }
+
+// SetLogger sends what the store logs (a write that panicked, with its
+// stack) to log. Call it before the store is used; without it nothing is
+// logged.
+func (s *Store) SetLogger(log *slog.Logger) { s.writes.log = log }
 
 // DB exposes the bbolt handle for backups and checks.
 func (s *Store) DB() *bolt.DB { return s.db }

@@ -260,6 +260,9 @@ func (m *Server) openStores(ctx context.Context, c config.Config, clock report.C
 		st, err := meta.open(ctx, c, clock, forServe)
 		if err == nil {
 			m.store = st // never a typed nil: Close checks m.store
+			if l, ok := st.(interface{ SetLogger(*slog.Logger) }); ok {
+				l.SetLogger(m.Log) // bbolt: a write's panic, with its stack
+			}
 		}
 		return err
 	}
