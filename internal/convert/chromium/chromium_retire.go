@@ -1,6 +1,8 @@
 package chromium
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +29,10 @@ type reaper struct {
 	mu      sync.Mutex
 	pages   []retiredPage
 	running bool
+	delay   time.Duration // retireDelay when 0; tests lengthen it
+	// freeze is the lifecycle state a retired page is put in: frozen when
+	// empty; tests set one the browser refuses.
+	freeze page.SetWebLifecycleStateState
 }
 
 type retiredPage struct {
@@ -41,8 +47,6 @@ func (c *chromium) retirePage(p *jobPage, now bool) {
 		p.dispose()
 		return
 	}
-	go chromedp.Call(p.ctx, page.SetWebLifecycleState,
-		page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateFrozen})
 	r := &c.reaper
 	r.mu.Lock()
 	r.pages = append(r.pages, retiredPage{p: p, at: time.Now()})
@@ -54,12 +58,34 @@ func (c *chromium) retirePage(p *jobPage, now bool) {
 	start := !r.running
 	r.running = true
 	r.mu.Unlock()
+	// Frozen off the job's path. A page the browser would not freeze may
+	// still run script (timers, workers) while it waits, beside the next
+	// jobs: it is disposed of at once instead. (An error because the page
+	// was disposed meanwhile needs nothing more.)
+	go func() {
+		_, err := chromedp.Call(p.ctx, page.SetWebLifecycleState,
+			page.SetWebLifecycleStateParams{State: cmp.Or(r.freeze, page.SetWebLifecycleStateStateFrozen)})
+		if err != nil && p.ctx.Err() == nil {
+			c.log.Debug("Chromium: a finished page could not be frozen; disposing of it now", "err", err)
+			c.unretire(p)
+			p.dispose()
+		}
+	}()
 	if over != nil {
 		over.dispose()
 	}
 	if start {
 		go c.reap()
 	}
+}
+
+// unretire takes p off the waiting pages, if it is still there (the reaper
+// may have taken it already), so that it holds no place among them.
+func (c *chromium) unretire(p *jobPage) {
+	r := &c.reaper
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pages = slices.DeleteFunc(r.pages, func(rp retiredPage) bool { return rp.p == p })
 }
 
 // reap disposes the waiting pages, one at a time while no job runs and
@@ -89,7 +115,7 @@ func (c *chromium) reap() {
 				return
 			}
 			rp := r.pages[0]
-			if c.busy(now) && now.Sub(rp.at) < retireDelay {
+			if c.busy(now) && now.Sub(rp.at) < cmp.Or(r.delay, retireDelay) {
 				r.mu.Unlock()
 				break
 			}

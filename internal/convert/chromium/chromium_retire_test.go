@@ -70,3 +70,37 @@ func TestFinishedPagesAreDisposedOnceIdle(t *testing.T) {
 	text := testfixture.PDFText(t, printOK(t, c, []byte("<p>after retiring</p>")))
 	testfixture.WantText(t, text, "after retiring")
 }
+
+// A finished page that the browser will not freeze is disposed of at once,
+// even while a job runs, and holds no place among the waiting pages.
+// (Before, the freeze's error was dropped and the page waited like a frozen
+// one.) The browser is made to refuse by asking for a state it does not
+// know: a healthy page freezes.
+func TestUnfreezablePageIsDisposedAtOnce(t *testing.T) {
+	testfixture.NeedChromium(t)
+	c := newEngine(t, func(c *Config) { c.ChromiumTabs = 1; c.ChromiumSpares = 2 })
+	// A page left waiting would wait this long while a job runs: far
+	// longer than the test waits for the page to go.
+	c.reaper.delay = time.Hour
+	c.reaper.freeze = "no-such-state"
+	c.Warm()
+	p, err := c.take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.release(p.b, false, false)
+	c.printing.Add(1) // a job runs: a page that froze would wait
+	defer c.printing.Add(-1)
+	c.retirePage(p, false)
+	for end := time.Now().Add(2 * time.Minute); p.ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("an unfreezable page not disposed after 2 minutes while a job ran")
+		}
+	}
+	c.reaper.mu.Lock()
+	n := len(c.reaper.pages)
+	c.reaper.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d pages waiting after the unfreezable one was disposed, want 0", n)
+	}
+}
