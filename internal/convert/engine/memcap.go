@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -98,11 +97,14 @@ func (s *RendererSampler) sample() {
 		s.mu.Unlock()
 		kids := procChildren()
 		for _, root := range pids {
-			for _, r := range renderers(root, kids) {
+			for _, rp := range renderers(root, kids) {
+				r := rp.pid
 				// Plain RSS is cheap but counts shared pages in full; the
 				// exact PSS decides once it is over.
 				if rss := rssOf(r); rss > s.limit && pssOrRSS(r, rss) > s.limit {
-					if syscall.Kill(r, syscall.SIGKILL) == nil {
+					// Killed only if, once pinned, it is still the renderer
+					// found under its parent (pidfd_linux.go).
+					if killIf(r, func() bool { return parentOf(r) == rp.parent && isRenderer(r) }) {
 						s.last.Store(rss)
 						s.stops.Add(1)
 						s.log.Warn("Chromium renderer stopped over the memory limit", "pid", r,
@@ -115,19 +117,31 @@ func (s *RendererSampler) sample() {
 	}
 }
 
-// renderers lists the renderer processes among root's descendants.
-func renderers(root int, kids map[int][]int) []int {
-	var out []int
-	stack := append([]int(nil), kids[root]...)
+// renderers lists the renderer processes among root's descendants, each
+// with its parent.
+func renderers(root int, kids map[int][]int) []proc {
+	var out []proc
+	stack := []proc{}
+	for _, k := range kids[root] {
+		stack = append(stack, proc{pid: k, parent: root})
+	}
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline"); err == nil && bytes.Contains(b, []byte("--type=renderer")) {
+		if isRenderer(p.pid) {
 			out = append(out, p)
 		}
-		stack = append(stack, kids[p]...)
+		for _, k := range kids[p.pid] {
+			stack = append(stack, proc{pid: k, parent: p.pid})
+		}
 	}
 	return out
+}
+
+// isRenderer reports whether pid is a Chromium renderer process.
+func isRenderer(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && bytes.Contains(b, []byte("--type=renderer"))
 }
 
 // rssOf is a process's resident memory in bytes (0 if it is gone).

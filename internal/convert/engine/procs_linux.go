@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // OverMemory reports whether the process tree of pid uses more than limit
@@ -80,12 +82,76 @@ func treeMem(pid int, pss bool) int64 {
 
 // KillGroup kills every process of the group that pgid leads. Engines start
 // in their own group so that this reaches helpers they spawned too. pgid
-// must be a child of this process; once it has been reaped, KillGroup does
-// nothing (ours).
+// must be a child of this process (ours); the signal goes through a pidfd
+// (pidfd_linux.go), so it reaches the group of the very process checked.
+//
+// Once the leader has been reaped its group may still have members (the
+// helpers of an unsandboxed engine): they are killed too, when the group is
+// known to be ours (leaderlessGroupOurs). A PID that a process other than
+// our child holds means the group is gone: the kernel gives a group's ID to
+// no new process while the group has a member.
 func KillGroup(pgid int) {
-	if ours(pgid) {
-		syscall.Kill(-pgid, syscall.SIGKILL)
+	r, ok := pin(pgid)
+	if !ok {
+		if leaderlessGroupOurs(pgid) {
+			unix.Kill(-pgid, unix.SIGKILL)
+		}
+		return
 	}
+	defer r.close()
+	if ours(pgid) {
+		r.killGroup()
+	}
+}
+
+// leaderlessGroupOurs reports whether pgid is the ID of a process group
+// whose leader is gone (no process has the PID pgid) and whose members are
+// in this process's session: descendants of this daemon (engines start
+// with Setpgid, not in a session of their own). While a group has members
+// its ID stays taken, so such a group is the one our leader led, unless it
+// emptied and PIDs wrapped round to pgid since, and a process of our own
+// session led a group with it and was reaped in turn.
+func leaderlessGroupOurs(pgid int) bool {
+	if pgid <= 1 {
+		return false
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pgid)); err == nil {
+		return false // a process has the PID: it leads the group, if any
+	}
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return false
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, s := groupOf(p); g == pgid && s == sid {
+			return true
+		}
+	}
+	return false
+}
+
+// groupOf returns a process's process group and session, or zeros.
+func groupOf(pid int) (pgrp, sid int) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 4 {
+		return 0, 0
+	}
+	pgrp, _ = strconv.Atoi(string(f[2]))
+	sid, _ = strconv.Atoi(string(f[3]))
+	return pgrp, sid
 }
 
 // ours reports whether pid is still a child of this process that has not
@@ -220,23 +286,39 @@ func parentOf(pid int) int {
 // pid (a sandbox's processes are in no group of ours), then waits, a few
 // seconds at most, until they are gone: when it returns, no engine process
 // writes in a directory about to be removed. pid must be a child of this
-// process; once it has been reaped, KillTree does nothing (ours).
+// process (ours). Every process of the tree is pinned (pidfd_linux.go) and
+// checked to be still where it was found before any is killed: a kill
+// re-parents the rest, and a PID reused meanwhile is never signalled. Once
+// pid has been reaped, only its group is left to kill (KillGroup).
 func KillTree(pid int) {
+	root, ok := pin(pid)
+	if !ok {
+		KillGroup(pid)
+		return
+	}
+	defer root.close()
 	if !ours(pid) {
 		return
 	}
-	tree := append([]int{pid}, DescendantsOf(pid)...)
-	KillGroup(pid)
-	for _, p := range tree {
-		syscall.Kill(p, syscall.SIGKILL)
-	}
-	for _, p := range tree {
-		for range 500 {
-			if !Alive(p) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+	tree := []pidRef{root}
+	for _, p := range descendantsWithParents(pid) {
+		r, ok := pin(p.pid)
+		if !ok {
+			continue
 		}
+		if parentOf(p.pid) != p.parent {
+			r.close() // gone, and the PID taken by another
+			continue
+		}
+		defer r.close()
+		tree = append(tree, r)
+	}
+	root.killGroup()
+	for _, r := range tree {
+		r.kill()
+	}
+	for _, r := range tree {
+		r.wait(5 * time.Second)
 	}
 }
 
@@ -288,27 +370,50 @@ func KillByArg(arg string) (killed int) {
 		if err != nil {
 			continue
 		}
-		for a := range bytes.SplitSeq(b, []byte{0}) {
-			if bytes.Equal(a, want) {
-				if syscall.Kill(p, syscall.SIGKILL) == nil {
-					killed++
-				}
-				break
-			}
+		if hasArg(b, want) && killIf(p, func() bool {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			return err == nil && hasArg(b, want)
+		}) {
+			killed++
 		}
 	}
 	return killed
 }
 
+// hasArg reports whether cmdline (NUL-separated) holds the argument arg.
+func hasArg(cmdline, arg []byte) bool {
+	for a := range bytes.SplitSeq(cmdline, []byte{0}) {
+		if bytes.Equal(a, arg) {
+			return true
+		}
+	}
+	return false
+}
+
 // DescendantsOf lists the processes under root, root excluded.
 func DescendantsOf(root int) []int {
-	children := procChildren()
 	var out []int
+	for _, p := range descendantsWithParents(root) {
+		out = append(out, p.pid)
+	}
+	return out
+}
+
+// proc is a process and the parent it had when /proc was read.
+type proc struct{ pid, parent int }
+
+// descendantsWithParents lists the processes under root, root excluded,
+// each with its parent.
+func descendantsWithParents(root int) []proc {
+	children := procChildren()
+	var out []proc
 	stack := []int{root}
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		out = append(out, children[p]...)
+		for _, c := range children[p] {
+			out = append(out, proc{pid: c, parent: p})
+		}
 		stack = append(stack, children[p]...)
 	}
 	return out
