@@ -256,7 +256,12 @@ func codeSpan(s string) string {
 func codeCell(s string) string { return codeSpan(strings.ReplaceAll(s, "|", `\|`)) }
 
 // EscapeMarkdown makes text literal in Markdown (a table cell, a list
-// item): Markdown's punctuation is escaped, line breaks become spaces.
+// item): Markdown's punctuation is escaped, line breaks become spaces, and
+// an @ is followed by an invisible zero-width space, so that "@someone" in
+// a test's title does not mention (and notify) that user or team. A
+// backslash cannot do that: forges find mentions in the rendered text. The
+// zero-width space is what Renovate uses on GitHub, GitLab and Gitea; code
+// spans need none (no forge finds mentions in code).
 func EscapeMarkdown(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -266,9 +271,14 @@ func EscapeMarkdown(s string) string {
 			b.WriteRune(r)
 		case '\n', '\r':
 			b.WriteByte(' ')
+		case '@':
+			b.WriteString("@" + zeroWidthSpace)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
 }
+
+// zeroWidthSpace is U+200B, which renders as nothing.
+const zeroWidthSpace = "\u200b"
