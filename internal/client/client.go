@@ -95,6 +95,7 @@ func New(opts Options) (*Client, error) {
 		ForceAttemptHTTP2:   true,
 	}
 	rc := resty.New().
+		SetLogger(quietResty{}). // errors are ours to tell, once (resty logs them too)
 		SetTransport(transport).
 		SetBaseURL(site+"/api").
 		// Retries are ours (do.go): resty's cannot re-open a streamed body.
@@ -159,3 +160,11 @@ func (c *Client) StaticURL(rel string) string {
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// quietResty is resty's logger, silenced: resty would print its own
+// "ERROR RESTY ..." lines on stderr beside the error reportctl reports.
+type quietResty struct{}
+
+func (quietResty) Errorf(string, ...any) {}
+func (quietResty) Warnf(string, ...any)  {}
+func (quietResty) Debugf(string, ...any) {}
