@@ -112,11 +112,5 @@ func (s *Server) dlInstall(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// InstallCommand is the one-liner that installs reportctl from the server
-// at base (the dashboard shows it).
-func InstallCommand(base string) string {
-	return "curl -fsSL " + strings.TrimRight(base, "/") + "/dl/install.sh | sh"
-}
-
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
