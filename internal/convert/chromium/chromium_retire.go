@@ -20,7 +20,7 @@ import (
 // burst as long as the pool then runs with neither making nor disposal
 // beside it); beyond, the oldest is disposed at once. A failed, crashed or
 // large job's page is disposed at once, as before.
-const retireDelay = 2 * time.Second // the longest a frozen page waits
+const retireDelay = 5 * time.Second // the longest a frozen page waits: a default pool's burst (spares.go) on a busy machine
 
 // reaper holds the frozen pages waiting to be disposed.
 type reaper struct {
