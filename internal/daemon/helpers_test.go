@@ -82,7 +82,7 @@ func testConfig(t testing.TB, dataDir string) config.Config {
 	// A pool as deep as a burst (the default, convert/spares.go) would make
 	// ~20 pages after every test's first conversion, for nothing.
 	c.Convert.ChromiumSpares = 2
-	c.StartupWait = 0             // a dependency that is down fails Open at once; tests of the wait set it
+	c.StartupWait = 0 // a dependency that is down fails Open at once; tests of the wait set it
 	return c
 }
 
