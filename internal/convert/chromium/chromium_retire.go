@@ -89,7 +89,9 @@ func (c *chromium) reap() {
 				return
 			}
 			rp := r.pages[0]
-			if c.busy(now) && now.Sub(rp.at) < retireDelay {
+			// The pool's refill comes first: a job that comes next
+			// needs a page more than the memory back.
+			if (c.busy(now) || c.spares.Load() < int64(cap(c.spare))) && now.Sub(rp.at) < retireDelay {
 				r.mu.Unlock()
 				break
 			}
