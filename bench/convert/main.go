@@ -78,9 +78,10 @@ func run() error {
 	gotenbergBin := flag.String("gotenberg", "", "with -http: the same documents through this Gotenberg binary, interleaved")
 	rounds := flag.Int("rounds", 3, "with -http: interleaved rounds")
 	httpLog := flag.String("http-log", "", "with -http: keep reportd's debug log (JSON lines) in this file")
+	settle := flag.Duration("settle", 5*time.Second, "with -http: wait this long after the servers start, so their start-up (engines warming) is not measured")
 	flag.Parse()
 	if *httpBin != "" {
-		return overHTTP(*httpBin, *gotenbergBin, *httpLog, *rounds, *n)
+		return overHTTP(*httpBin, *gotenbergBin, *httpLog, *rounds, *n, *settle)
 	}
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)

@@ -45,7 +45,7 @@ type server struct {
 	log  string // reportd's stderr (JSON lines), for the stages
 }
 
-func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int) error {
+func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle time.Duration) error {
 	work, done, err := benchkit.WorkDir("", "reportd-pdfhttp-")
 	if err != nil {
 		return err
@@ -70,6 +70,11 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int) error {
 		}
 		defer benchkit.Stop(gb.cmd)
 	}
+
+	// A running server, not one starting: reportd warms its engines and
+	// makes its spare pages after start-up, Gotenberg starts Chromium.
+	benchkit.Logf("settling %s after start-up", settle)
+	time.Sleep(settle)
 
 	var rows []string
 	stageAll := map[string][]time.Duration{}
@@ -122,7 +127,7 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int) error {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Printf("\nFirst GET /pdf of %d fresh small documents per type, one after another after %d warm-ups; p50 per round (1-min load at the round's end):\n\n", n, warmups)
+	fmt.Printf("\nFirst GET /pdf of %d fresh small documents per type, one after another after %d warm-ups, the servers settled %s after start-up; p50 per round (1-min load at the round's end):\n\n", n, warmups, settle)
 	head := "| round (load) | reportd html | reportd md |"
 	sep := "|---|---|---|"
 	if gb != nil {

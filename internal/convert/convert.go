@@ -44,7 +44,7 @@ type Config struct {
 	Unsandboxed          bool          // where the sandbox cannot run, run engines without it instead of refusing
 	OfficeWorkers        int           // default max(1, NumCPU/2)
 	ChromiumTabs         int           // pages printing at once; default max(2, NumCPU)
-	ChromiumSpares       int           // pages made ahead of jobs, each a fresh browser context; default ChromiumTabs
+	ChromiumSpares       int           // pages made ahead of jobs, each a fresh browser context; default autoSpares (spares.go)
 	JobTimeout           time.Duration // per conversion, default 60s; a timed-out worker is killed and replaced
 	MaxJobsPerWorker     int           // restart an engine process after this many jobs, default 200
 	MaxWorkerRSS         int64         // restart an engine process above this resident memory, default 1 GiB
@@ -111,9 +111,6 @@ func (c *Config) fill() error {
 	if c.ChromiumTabs <= 0 {
 		c.ChromiumTabs = d.ChromiumTabs
 	}
-	if c.ChromiumSpares <= 0 {
-		c.ChromiumSpares = c.ChromiumTabs
-	}
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = d.JobTimeout
 	}
@@ -122,6 +119,9 @@ func (c *Config) fill() error {
 	}
 	if c.MaxWorkerRSS == 0 {
 		c.MaxWorkerRSS = d.MaxWorkerRSS
+	}
+	if c.ChromiumSpares <= 0 {
+		c.ChromiumSpares = autoSpares(c.ChromiumTabs, c.MaxWorkerRSS, memTotal())
 	}
 	if c.QueueSize <= 0 {
 		c.QueueSize = d.QueueSize

@@ -77,6 +77,7 @@ func testConfig(cacheDir string) Config {
 	c.OfficeWorkers = 1
 	c.SmallDeckBytes = -1 // one pool, so tests reach its worker; TestOfficeSmallDeckLane turns the lane on
 	c.ChromiumTabs = 2
+	c.ChromiumSpares = 2 // not a burst's worth (spares.go): tests convert a few documents each
 	c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	return c
 }

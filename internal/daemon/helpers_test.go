@@ -79,7 +79,10 @@ func testConfig(t testing.TB, dataDir string) config.Config {
 	c.DataDir, c.Addr, c.Dashboard = dataDir, "127.0.0.1:0", false
 	c.Content.Addr = "127.0.0.1:0"
 	c.Convert.WarmOnStart = false // engines start on the first conversion, if any
-	c.StartupWait = 0             // a dependency that is down fails Open at once; tests of the wait set it
+	// A pool as deep as a burst (the default, convert/spares.go) would make
+	// ~20 pages after every test's first conversion, for nothing.
+	c.Convert.ChromiumSpares = 2
+	c.StartupWait = 0 // a dependency that is down fails Open at once; tests of the wait set it
 	return c
 }
 

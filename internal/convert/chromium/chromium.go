@@ -51,6 +51,7 @@ type chromium struct {
 	spare    chan *jobPage // pages made ahead, each for one job
 	spares   atomic.Int64  // pages ready in spare or being made
 	making   atomic.Bool   // a refill is making pages
+	helping  atomic.Bool   // a second maker, while idle (help)
 	printing atomic.Int64  // jobs between take and the end of their print
 	jobEnd   atomic.Int64  // when the last job released its browser (UnixNano)
 	reaper   reaper        // frozen pages of finished jobs, disposed once idle (chromium_retire.go)

@@ -224,8 +224,9 @@ func (c *chromium) claim(p *jobPage) bool {
 }
 
 // refill makes pages in the background until cap(spare) are ready, one
-// at a time: a page costs a renderer process (~100 ms of CPU), and making
-// several at once would take the CPU from the jobs printing meanwhile. A
+// at a time while jobs print: a page costs a renderer process (~100 ms of
+// CPU), and making several at once would take the CPU from the jobs
+// printing meanwhile. While idle, help makes a second one at a time. A
 // failure only leaves a gap, which the next job fills itself (and so
 // reports the error).
 func (c *chromium) refill() {
@@ -260,8 +261,38 @@ func (c *chromium) refill() {
 			if !c.spares.CompareAndSwap(n, n+1) {
 				continue
 			}
+			if n+2 <= int64(cap(c.spare)) && !c.busy(time.Now()) {
+				c.help()
+			}
 			if !c.makeSpare() {
 				c.making.Store(false)
+				return
+			}
+		}
+	}()
+}
+
+// help makes pages beside refill's while no job runs: the cores are free
+// then, and a deep pool (convert/spares.go) is full again sooner after a
+// burst. It stops when a job starts (one maker at most beside jobs) or the
+// pool is full.
+func (c *chromium) help() {
+	if !c.helping.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.helping.Store(false)
+		for {
+			select {
+			case <-c.quit:
+				return
+			default:
+			}
+			n := c.spares.Load()
+			if c.busy(time.Now()) || n >= int64(cap(c.spare)) {
+				return
+			}
+			if c.spares.CompareAndSwap(n, n+1) && !c.makeSpare() {
 				return
 			}
 		}

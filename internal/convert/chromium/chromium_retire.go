@@ -22,7 +22,7 @@ import (
 // burst as long as the pool then runs with neither making nor disposal
 // beside it); beyond, the oldest is disposed at once. A failed, crashed or
 // large job's page is disposed at once, as before.
-const retireDelay = 2 * time.Second // the longest a frozen page waits
+const retireDelay = 5 * time.Second // the longest a frozen page waits: a default pool's burst (spares.go) on a busy machine
 
 // reaper holds the frozen pages waiting to be disposed.
 type reaper struct {
@@ -115,7 +115,9 @@ func (c *chromium) reap() {
 				return
 			}
 			rp := r.pages[0]
-			if c.busy(now) && now.Sub(rp.at) < cmp.Or(r.delay, retireDelay) {
+			// The pool's refill comes first: a job that comes next
+			// needs a page more than the memory back.
+			if (c.busy(now) || c.spares.Load() < int64(cap(c.spare))) && now.Sub(rp.at) < cmp.Or(r.delay, retireDelay) {
 				r.mu.Unlock()
 				break
 			}

@@ -80,3 +80,29 @@ func TestSparesWaitForAnIdleGap(t *testing.T) {
 		}
 	}
 }
+
+// The second maker works only while no job runs and the pool has room.
+func TestSpareHelperOnlyWhileIdle(t *testing.T) {
+	c := &chromium{cfg: &Config{ChromiumTabs: 1}, spare: make(chan *jobPage, 4), quit: make(chan struct{})}
+	stopped := func() {
+		t.Helper()
+		for end := time.Now().Add(time.Minute); c.helping.Load(); time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("helper still running after a minute")
+			}
+		}
+	}
+	c.printing.Add(1) // a job prints
+	c.help()
+	stopped()
+	if n := c.spares.Load(); n != 0 {
+		t.Errorf("helper made %d pages while a job printed", n)
+	}
+	c.printing.Add(-1)
+	c.spares.Store(4) // full
+	c.help()
+	stopped()
+	if n := c.spares.Load(); n != 4 {
+		t.Errorf("helper changed a full pool's count to %d", n)
+	}
+}
