@@ -38,6 +38,7 @@ type conn struct {
 	blocked  time.Duration // time the response's writes waited on the client
 	capAt    time.Time     // WriteTimeout's deadline (zero: none)
 	external time.Time     // a write deadline the server or a handler set
+	applied  time.Time     // the write deadline on the socket now (zero: none)
 }
 
 func (c *conn) setState(s http.ConnState, at time.Time) {
@@ -85,6 +86,14 @@ func (c *conn) deadline(now time.Time) time.Time {
 	return d
 }
 
+// slackDiv bounds how much earlier than computed a chunk's deadline may
+// be: the deadline already on the socket is kept when it is not later
+// than the computed one and at most 1/slackDiv of the time the chunk is
+// allowed earlier. Setting a deadline is a timer update in the runtime;
+// a small answer's chunks (two writes) and the next answers on the
+// connection mostly keep the one set for the first.
+const slackDiv = 32
+
 // before sets the deadline of the next chunk and marks it in progress.
 func (c *conn) before() {
 	now := time.Now()
@@ -94,8 +103,21 @@ func (c *conn) before() {
 			c.capAt = now.Add(c.g.o.WriteTimeout)
 		}
 	}
-	c.Conn.SetWriteDeadline(c.deadline(now))
+	if d := c.deadline(now); !keep(c.applied, d, now) {
+		c.applied = d
+		c.Conn.SetWriteDeadline(d)
+	}
 	c.writeAt.Store(now.UnixNano())
+}
+
+// keep tells whether the deadline applied (on the socket) may stand for
+// a write at now that must end by want: never later than want, never
+// more than 1/slackDiv of the time left earlier (so never in the past).
+func keep(applied, want, now time.Time) bool {
+	if applied.IsZero() || want.IsZero() {
+		return applied.IsZero() && want.IsZero()
+	}
+	return !applied.After(want) && want.Sub(applied) <= want.Sub(now)/slackDiv
 }
 
 func (c *conn) after(n int64) {
@@ -186,13 +208,22 @@ func fileOf(src io.Reader) (*os.File, *io.LimitedReader) {
 	return nil, nil
 }
 
+// SetWriteDeadline records a deadline the server or a handler sets; every
+// write takes the earliest of it and the pacing's (before). It goes to
+// the socket at once only when earlier than the one there, so a write in
+// progress ends by it; net/http's clearing after every answer (a zero
+// time) waits for the next write, which sets the pacing's deadline anyway.
 func (c *conn) SetWriteDeadline(t time.Time) error {
 	c.external = t
+	if t.IsZero() || (!c.applied.IsZero() && !t.Before(c.applied)) {
+		return nil
+	}
+	c.applied = t
 	return c.Conn.SetWriteDeadline(t)
 }
 
 func (c *conn) SetDeadline(t time.Time) error {
-	c.external = t
+	c.external, c.applied = t, t
 	return c.Conn.SetDeadline(t)
 }
 
