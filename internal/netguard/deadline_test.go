@@ -25,11 +25,11 @@ func TestKeep(t *testing.T) {
 		{time.Time{}, at(time.Second), false},
 		{at(time.Second), time.Time{}, false},
 		{at(10 * time.Second), at(10 * time.Second), true},
-		{at(9 * time.Second), at(10 * time.Second), true},   // 1s of 10s early
-		{at(8 * time.Second), at(10 * time.Second), false},  // 2s of 10s: too early
-		{at(11 * time.Second), at(10 * time.Second), false}, // later: never
-		{at(-time.Second), at(time.Second), false},          // in the past
-		{at(-time.Second), at(-time.Second), false},         // a past deadline is set again
+		{at(10*time.Second - 300*time.Millisecond), at(10 * time.Second), true},  // 0.3s of 10s early
+		{at(10*time.Second - 400*time.Millisecond), at(10 * time.Second), false}, // 0.4s of 10s: too early
+		{at(11 * time.Second), at(10 * time.Second), false},                      // later: never
+		{at(-time.Second), at(time.Second), false},                               // in the past
+		{at(-time.Second), at(-time.Second), false},                              // a past deadline is set again
 	} {
 		if got := keep(c.applied, c.want, now); got != c.keep {
 			t.Errorf("keep(applied %v, want %v) = %v, want %v", c.applied.Sub(now), c.want.Sub(now), got, c.keep)
