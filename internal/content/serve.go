@@ -112,6 +112,7 @@ func (h *Handler) sendCached(w http.ResponseWriter, r *http.Request, f site.File
 	if status != http.StatusOK {
 		hd["Cache-Control"] = noStoreV
 		hd["Content-Length"] = c.length
+		netguard.Gather(r)
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
 			w.Write(c.body)
@@ -122,6 +123,7 @@ func (h *Handler) sendCached(w http.ResponseWriter, r *http.Request, f site.File
 	if plainGet(r.Header) {
 		hd["Accept-Ranges"] = acceptRangesV
 		hd["Content-Length"] = c.length
+		netguard.Gather(r) // header and body in one write
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {
 			w.Write(c.body)
