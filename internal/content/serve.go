@@ -21,7 +21,7 @@ import (
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v site.View, f site.File, status int) {
 	netguard.FileBody(r.Context()) // bounded by download_min_rate, not write_timeout
 	hd := w.Header()
-	hd.Set("Content-Type", f.ContentType)
+	hd["Content-Type"] = contentType(f.ContentType)
 	open, etag := f, f.SHA256
 	if site.Wants(f) {
 		hd["Vary"] = varyEncodingV
