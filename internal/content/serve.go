@@ -38,7 +38,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v 
 			}
 		}
 	}
-	if c := h.objects.get(open.Key()); c != nil {
+	if c := h.objects.getFile(open); c != nil {
 		h.sendCached(w, r, open, c, status)
 		return
 	}
@@ -48,7 +48,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v 
 		// cached answer): the identity bytes.
 		h.variants.forget(f.SHA256)
 		open, etag = f, f.SHA256
-		if c := h.objects.get(open.Key()); c != nil {
+		if c := h.objects.getFile(open); c != nil {
 			h.sendCached(w, r, open, c, status)
 			return
 		}
