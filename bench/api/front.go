@@ -28,7 +28,10 @@ func frontHost(id int64) string {
 
 // bareHTTP serves files (URL path -> bytes) from memory with a bare
 // net/http handler: the Go ceiling the content origin is measured against.
-func bareHTTP(files map[string][]byte) (base string, stop func(), err error) {
+// With headers (URL path -> header) it sends those instead of its
+// Content-Type and Content-Length, assigned as made once (the second
+// reference row: what the content origin's header set costs net/http).
+func bareHTTP(files map[string][]byte, headers map[string]http.Header) (base string, stop func(), err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -37,6 +40,15 @@ func bareHTTP(files map[string][]byte) (base string, stop func(), err error) {
 		b, ok := files[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
+			return
+		}
+		if hd := headers[r.URL.Path]; hd != nil {
+			h := w.Header()
+			for k, v := range hd {
+				h[k] = v
+			}
+			w.WriteHeader(http.StatusOK)
+			w.Write(b)
 			return
 		}
 		w.Header().Set("Content-Type", mime.TypeByExtension(filepath.Ext(r.URL.Path)))
@@ -79,6 +91,30 @@ func (b *bench) startFront(ctx context.Context, contentAddr string) (base string
 		return "", nil, fmt.Errorf("nginx with %s: %w", shippedNginxConf, err)
 	}
 	return ng.base, ng.stop, nil
+}
+
+// originHeaders is the header the content origin answers path with
+// (Host host), Date aside: the bare handler's second row sends the same.
+func originHeaders(contentAddr, host, path string, want []byte) (http.Header, error) {
+	req, err := http.NewRequest("GET", "http://"+contentAddr+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK || !bytes.Equal(b, want) {
+		return nil, fmt.Errorf("content origin %s: %d, %d bytes (want %d)", path, res.StatusCode, len(b), len(want))
+	}
+	res.Header.Del("Date")
+	return res.Header, nil
 }
 
 // checkFront asks the front for path twice with Host host: the bytes must

@@ -51,7 +51,25 @@ var (
 	immutablePrivV = []string{"private, max-age=31536000, immutable"}
 	noStoreV       = []string{"no-store"}
 	varyEncodingV  = []string{"Accept-Encoding"}
+	// typeV are the Content-Type values of site.ContentTypes.
+	typeV = func() map[string][]string {
+		m := map[string][]string{}
+		for _, t := range site.ContentTypes() {
+			m[t] = []string{t}
+		}
+		return m
+	}()
 )
+
+// contentType is the Content-Type header value of type t: made once for
+// the built-in types (every manifest's, site.ContentType), per request
+// for any other.
+func contentType(t string) []string {
+	if v, ok := typeV[t]; ok {
+		return v
+	}
+	return []string{t}
+}
 
 // Origins is the handler's origin map (Origins.URL signs links).
 func (h *Handler) Origins() *Origins { return h.o }

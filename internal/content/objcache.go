@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"strconv"
 	"sync"
+
+	"github.com/reportd/reportd/internal/site"
 )
 
 // Defaults of the object cache (Config.CacheObjectMax, Config.CacheBytes).
@@ -65,8 +67,24 @@ func (c *objectCache) get(key string) *cachedObject {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.m[key]
-	if !ok {
+	return c.touch(c.m[key])
+}
+
+// getFile is get(f.Key()) without making the key string.
+func (c *objectCache) getFile(f site.File) *cachedObject {
+	if c == nil {
+		return nil
+	}
+	var buf [160]byte
+	key := f.AppendKey(buf[:0])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.touch(c.m[string(key)])
+}
+
+// touch marks el (nil: a miss) as the most recently used. c.mu is held.
+func (c *objectCache) touch(el *list.Element) *cachedObject {
+	if el == nil {
 		return nil
 	}
 	c.lru.MoveToFront(el)

@@ -129,8 +129,12 @@ func (o *Origins) expiry() int64 {
 // the path needs a trailing slash (/r/{id}) to keep relative links right.
 func (o *Origins) Resolve(host, cleanPath string) (id int64, rest string, redirect bool, ok bool) {
 	h := strings.ToLower(host)
-	if hh, _, err := net.SplitHostPort(h); err == nil {
-		h = hh
+	// Without a colon there is no port (and SplitHostPort's error would
+	// cost an allocation per request).
+	if strings.IndexByte(h, ':') >= 0 {
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
 	}
 	h = strings.TrimSuffix(h, ".")
 	if !o.shared {

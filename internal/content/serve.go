@@ -21,7 +21,7 @@ import (
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v site.View, f site.File, status int) {
 	netguard.FileBody(r.Context()) // bounded by download_min_rate, not write_timeout
 	hd := w.Header()
-	hd.Set("Content-Type", f.ContentType)
+	hd["Content-Type"] = contentType(f.ContentType)
 	open, etag := f, f.SHA256
 	if site.Wants(f) {
 		hd["Vary"] = varyEncodingV
@@ -38,7 +38,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v 
 			}
 		}
 	}
-	if c := h.objects.get(open.Key()); c != nil {
+	if c := h.objects.getFile(open); c != nil {
 		h.sendCached(w, r, open, c, status)
 		return
 	}
@@ -48,7 +48,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, id int64, v 
 		// cached answer): the identity bytes.
 		h.variants.forget(f.SHA256)
 		open, etag = f, f.SHA256
-		if c := h.objects.get(open.Key()); c != nil {
+		if c := h.objects.getFile(open); c != nil {
 			h.sendCached(w, r, open, c, status)
 			return
 		}
@@ -112,6 +112,7 @@ func (h *Handler) sendCached(w http.ResponseWriter, r *http.Request, f site.File
 	if status != http.StatusOK {
 		hd["Cache-Control"] = noStoreV
 		hd["Content-Length"] = c.length
+		netguard.Gather(r)
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
 			w.Write(c.body)
@@ -122,6 +123,7 @@ func (h *Handler) sendCached(w http.ResponseWriter, r *http.Request, f site.File
 	if plainGet(r.Header) {
 		hd["Accept-Ranges"] = acceptRangesV
 		hd["Content-Length"] = c.length
+		netguard.Gather(r) // header and body in one write
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {
 			w.Write(c.body)

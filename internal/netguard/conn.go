@@ -38,6 +38,12 @@ type conn struct {
 	blocked  time.Duration // time the response's writes waited on the client
 	capAt    time.Time     // WriteTimeout's deadline (zero: none)
 	external time.Time     // a write deadline the server or a handler set
+	applied  time.Time     // the write deadline on the socket now (zero: none)
+
+	// gathering: the response's bytes are collected in gathered and go
+	// to the socket in one write when it ends (Gather).
+	gathering bool
+	gathered  *[]byte
 }
 
 func (c *conn) setState(s http.ConnState, at time.Time) {
@@ -85,6 +91,14 @@ func (c *conn) deadline(now time.Time) time.Time {
 	return d
 }
 
+// slackDiv bounds how much earlier than computed a chunk's deadline may
+// be: the deadline already on the socket is kept when it is not later
+// than the computed one and at most 1/slackDiv of the time the chunk is
+// allowed earlier. Setting a deadline is a timer update in the runtime;
+// a small answer's chunks (two writes) and the next answers on the
+// connection mostly keep the one set for the first.
+const slackDiv = 32
+
 // before sets the deadline of the next chunk and marks it in progress.
 func (c *conn) before() {
 	now := time.Now()
@@ -94,8 +108,21 @@ func (c *conn) before() {
 			c.capAt = now.Add(c.g.o.WriteTimeout)
 		}
 	}
-	c.Conn.SetWriteDeadline(c.deadline(now))
+	if d := c.deadline(now); !keep(c.applied, d, now) {
+		c.applied = d
+		c.Conn.SetWriteDeadline(d)
+	}
 	c.writeAt.Store(now.UnixNano())
+}
+
+// keep tells whether the deadline applied (on the socket) may stand for
+// a write at now that must end by want: never later than want, never
+// more than 1/slackDiv of the time left earlier (so never in the past).
+func keep(applied, want, now time.Time) bool {
+	if applied.IsZero() || want.IsZero() {
+		return applied.IsZero() && want.IsZero()
+	}
+	return !applied.After(want) && want.Sub(applied) <= want.Sub(now)/slackDiv
 }
 
 func (c *conn) after(n int64) {
@@ -119,6 +146,23 @@ func (c *conn) failed(err error) error {
 }
 
 func (c *conn) Write(p []byte) (int, error) {
+	if c.gathering {
+		if c.gathered == nil {
+			c.gathered = gatherBufs.Get().(*[]byte)
+		}
+		if len(*c.gathered)+len(p) <= gatherMax {
+			*c.gathered = append(*c.gathered, p...)
+			return len(p), nil
+		}
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return c.write(p)
+}
+
+// write sends p a chunk at a time under the moving deadline.
+func (c *conn) write(p []byte) (int, error) {
 	total := 0
 	for len(p) > 0 {
 		k := min(len(p), chunk)
@@ -134,6 +178,35 @@ func (c *conn) Write(p []byte) (int, error) {
 	return total, nil
 }
 
+// gatherMax bounds the bytes of a response gathered for one write: a
+// small file's answer (its header and body) fits, a larger one is
+// written as it comes from there on.
+const gatherMax = 32 << 10
+
+var gatherBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// flush ends gathering: what was gathered goes to the socket (paced like
+// any write). A failure ends the connection, since net/http, which
+// handed the bytes over earlier, would otherwise go on with the next
+// request after an answer cut short.
+func (c *conn) flush() error {
+	c.gathering = false
+	b := c.gathered
+	if b == nil {
+		return nil
+	}
+	c.gathered = nil
+	var err error
+	if len(*b) > 0 {
+		if _, err = c.write(*b); err != nil {
+			abort(c.Conn)
+		}
+	}
+	*b = (*b)[:0]
+	gatherBufs.Put(b)
+	return err
+}
+
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // writerOnly hides conn's ReadFrom from io.CopyBuffer.
@@ -142,6 +215,9 @@ type writerOnly struct{ io.Writer }
 // ReadFrom keeps the kernel's file-to-socket copy (sendfile) for a file
 // body, a chunk at a time under the moving deadline.
 func (c *conn) ReadFrom(src io.Reader) (int64, error) {
+	if err := c.flush(); err != nil {
+		return 0, err
+	}
 	rf, ok := c.Conn.(io.ReaderFrom)
 	f, lr := fileOf(src)
 	if !ok || f == nil {
@@ -186,18 +262,33 @@ func fileOf(src io.Reader) (*os.File, *io.LimitedReader) {
 	return nil, nil
 }
 
+// SetWriteDeadline records a deadline the server or a handler sets; every
+// write takes the earliest of it and the pacing's (before). It goes to
+// the socket at once only when earlier than the one there, so a write in
+// progress ends by it; net/http's clearing after every answer (a zero
+// time) waits for the next write, which sets the pacing's deadline anyway.
+//
+// net/http calls it when an answer is done (to clear WriteTimeout's
+// deadline), so a gathered answer is sent here.
 func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.flush()
 	c.external = t
+	if t.IsZero() || (!c.applied.IsZero() && !t.Before(c.applied)) {
+		return nil
+	}
+	c.applied = t
 	return c.Conn.SetWriteDeadline(t)
 }
 
 func (c *conn) SetDeadline(t time.Time) error {
-	c.external = t
+	c.flush()
+	c.external, c.applied = t, t
 	return c.Conn.SetDeadline(t)
 }
 
 // CloseWrite lets net/http half-close the connection as it would the bare one.
 func (c *conn) CloseWrite() error {
+	c.flush()
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}

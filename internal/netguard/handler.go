@@ -32,6 +32,7 @@ func (g *Guard) ConnState(nc net.Conn, s http.ConnState) {
 	switch s {
 	case http.StateActive, http.StateIdle:
 		// Called by the goroutine serving the connection, between requests.
+		c.flush()
 		c.begun, c.started, c.capAt = false, false, time.Time{}
 		c.setState(s, time.Now())
 	case http.StateClosed, http.StateHijacked:
@@ -47,6 +48,22 @@ func FileBody(ctx context.Context) {
 	if c, ok := ctx.Value(ctxKey{}).(*conn); ok {
 		c.capped = false
 		c.capAt = time.Time{}
+	}
+}
+
+// Gather asks that the response to r reach the client in one write when
+// it ends, instead of as net/http's 4 KiB buffer fills (two writes, and
+// two wakeups of the client, for an answer of a few KiB): for handlers
+// that write a small answer at once and never flush it themselves (an
+// explicit flush is held back until the answer ends). Up to gatherMax
+// bytes are gathered; past that the answer is written as it comes.
+// HTTP/1 only.
+func Gather(r *http.Request) {
+	if r.ProtoMajor != 1 {
+		return
+	}
+	if c, ok := r.Context().Value(ctxKey{}).(*conn); ok {
+		c.gathering = true
 	}
 }
 

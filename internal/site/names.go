@@ -2,6 +2,7 @@ package site
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/cases"
@@ -118,6 +119,18 @@ var mimeTypes = map[string]string{
 	".pdf":   "application/pdf",
 	".webm":  "video/webm",
 	".mp4":   "video/mp4",
+}
+
+// ContentTypes are the types ContentType gives: the built-in table's and
+// application/octet-stream.
+func ContentTypes() []string {
+	types := []string{"application/octet-stream"}
+	for _, t := range mimeTypes {
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	return types
 }
 
 // ContentType is the type served for a site file name, from the built-in

@@ -190,6 +190,16 @@ func (f File) Key() string {
 	return ObjectKey(f.SHA256)
 }
 
+// AppendKey appends f.Key() to b, for a lookup by key that makes no string.
+func (f File) AppendKey(b []byte) []byte {
+	b = append(append(append(append(b, ObjectPrefix...), f.SHA256[:2]...), '/'), f.SHA256...)
+	if f.Encoding != "" {
+		e, _ := encoder(f.Encoding)
+		b = append(b, e.Suffix...)
+	}
+	return b
+}
+
 // Lookup finds the file at p.
 func (m Manifest) Lookup(p string) (File, bool) {
 	i, ok := slices.BinarySearchFunc(m.Files, p, func(f File, p string) int { return strings.Compare(f.Path, p) })

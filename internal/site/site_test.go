@@ -980,6 +980,10 @@ func TestContentType(t *testing.T) {
 		if got := ContentType(n); got != want {
 			t.Errorf("ContentType(%q) = %q, want %q", n, got, want)
 		}
+		// ContentTypes lists every type ContentType gives, once.
+		if types := ContentTypes(); !slices.Contains(types, want) || len(slices.Compact(slices.Sorted(slices.Values(types)))) != len(types) {
+			t.Errorf("ContentTypes() = %q: want %q in it once", types, want)
+		}
 	}
 }
 

@@ -136,3 +136,19 @@ func TestObjectSHA(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendKey: AppendKey appends exactly Key, for the file and each of
+// its variants (and a coding without one, whose key is the file's).
+func TestAppendKey(t *testing.T) {
+	f := File{Path: "a.css", SHA256: strings.Repeat("ab", 32), Size: 1}
+	for _, enc := range []string{"", Gzip, Brotli, "zstd"} {
+		f.Encoding = enc
+		if got := string(f.AppendKey([]byte("x"))); got != "x"+f.Key() {
+			t.Errorf("AppendKey with encoding %q = %q, want %q", enc, got, "x"+f.Key())
+		}
+	}
+	f.Encoding = Brotli
+	if f.Key() != VariantKey(f.SHA256, Brotli) || f.Key() == ObjectKey(f.SHA256) {
+		t.Errorf("Key %q of a variant", f.Key())
+	}
+}
