@@ -55,6 +55,9 @@ func (c *chromium) newBrowserSupervisor() *engine.Supervisor[*browser] {
 		Restarts: &c.restarts,
 		MemCap:   engine.NewRendererSampler(c.cfg.MaxWorkerRSS, c.log),
 		OverMem:  engine.OverMemory,
+		// The tree holds every spare and frozen page: measuring it takes
+		// longer than a job's print.
+		MeasureAsync: true,
 	}
 }
 

@@ -72,6 +72,12 @@ type Supervisor[P Proc] struct {
 	MemCap   MemCap        // the cap during jobs; nil = none
 	// OverMem measures; OverMemory, unless a test stands in.
 	OverMem func(pid int, limit int64) bool
+	// MeasureAsync measures after jobs in the background instead of before
+	// Release returns: for a process that serves other jobs meanwhile and
+	// whose tree is large to measure (a browser holding its spare pages:
+	// tens of processes, 40-60 ms of /proc reading that made every 8th
+	// job that much slower). Its next jobs may start before the verdict.
+	MeasureAsync bool
 
 	mu     sync.Mutex
 	cur    P
@@ -166,11 +172,23 @@ func (s *Supervisor[P]) Release(p P, job, large bool) {
 	}
 	// Measured outside the lock: reading /proc takes milliseconds that
 	// other jobs should not wait for.
+	if measure && s.MeasureAsync {
+		go s.retireIfOver(p)
+		return
+	}
 	if measure && s.OverMem(p.RootPID(), s.Policy.MaxRSS) {
 		reason = "memory"
 	}
 	if reason != "" && s.Retire(p, reason, nil) && s.Replaced != nil {
 		go s.Replaced()
+	}
+}
+
+// retireIfOver retires p if it is over the memory bound, and starts its
+// successor.
+func (s *Supervisor[P]) retireIfOver(p P) {
+	if s.OverMem(p.RootPID(), s.Policy.MaxRSS) && s.Retire(p, "memory", nil) && s.Replaced != nil {
+		s.Replaced()
 	}
 }
 

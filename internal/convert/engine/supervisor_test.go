@@ -323,3 +323,20 @@ func TestSupervisorWatchStopsRendererDuringJob(t *testing.T) {
 	}
 	ts.Release(p, true, false)
 }
+
+// With MeasureAsync, the measure after a job does not hold up Release (a
+// slow measure here) and still retires a process over the bound.
+func TestSupervisorMeasureAsync(t *testing.T) {
+	ts := newTestSupervisor(t, RecyclePolicy{MaxJobs: 100, MaxRSS: 1, MeasureEvery: 1}, idleChild)
+	measuring := make(chan struct{})
+	ts.OverMem = func(int, int64) bool { <-measuring; return true }
+	ts.MeasureAsync = true
+	first := ts.job(t, false) // returns while the measure waits
+	if ts.count.Load() != 0 || first.stopped.Load() {
+		t.Fatal("retired before the measure ended")
+	}
+	close(measuring)
+	eventually(t, "the process over the bound is retired", func() bool {
+		return ts.count.Load() == 1 && ts.Restarted("memory") == 1 && first.stopped.Load()
+	})
+}
