@@ -54,24 +54,6 @@ func (d *deadlines) SetWriteDeadline(t time.Time) error {
 	return d.Conn.SetWriteDeadline(t)
 }
 
-type countingListener struct {
-	net.Listener
-	mu    sync.Mutex
-	conns []*deadlines
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	d := &deadlines{Conn: c}
-	l.mu.Lock()
-	l.conns = append(l.conns, d)
-	l.mu.Unlock()
-	return d, nil
-}
-
 // TestSmallAnswersSetFewDeadlines: answers of a few KiB on one keep-alive
 // connection (two writes each) keep the socket's write deadline for a
 // while instead of setting it per write and clearing it per answer; every
@@ -83,7 +65,7 @@ func TestSmallAnswersSetFewDeadlines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := &countingListener{Listener: ln}
+	cl := &keepListener[*deadlines]{Listener: ln, wrap: func(c net.Conn) *deadlines { return &deadlines{Conn: c} }}
 	o := Options{MinRate: 32 << 10, Grace: 10 * time.Second, Idle: 30 * time.Second, WriteTimeout: 5 * time.Minute}
 	g := New(o)
 	srv := &http.Server{ReadHeaderTimeout: waitLong, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -115,9 +97,7 @@ func TestSmallAnswersSetFewDeadlines(t *testing.T) {
 			t.Fatalf("answer %d: %d bytes, %v", i, len(b), err)
 		}
 	}
-	cl.mu.Lock()
-	d := cl.conns[0]
-	cl.mu.Unlock()
+	d := cl.all()[0]
 	d.mu.Lock()
 	n, last := d.n, d.last
 	d.mu.Unlock()

@@ -28,28 +28,8 @@ func (w *writes) Write(p []byte) (int, error) {
 
 func (w *writes) count() int { w.mu.Lock(); defer w.mu.Unlock(); return w.n }
 
-type writesListener struct {
-	net.Listener
-	mu    sync.Mutex
-	conns []*writes
-}
-
-func (l *writesListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	w := &writes{Conn: c}
-	l.mu.Lock()
-	l.conns = append(l.conns, w)
-	l.mu.Unlock()
-	return w, nil
-}
-
-func (l *writesListener) total() (n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, c := range l.conns {
+func total(l *keepListener[*writes]) (n int) {
+	for _, c := range l.all() {
 		n += c.count()
 	}
 	return n
@@ -67,7 +47,7 @@ func TestGather(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := &writesListener{Listener: ln}
+	wl := &keepListener[*writes]{Listener: ln, wrap: func(c net.Conn) *writes { return &writes{Conn: c} }}
 	g := New(Options{MinRate: 32 << 10, Grace: 10 * time.Second, Idle: 30 * time.Second})
 	srv := &http.Server{ReadHeaderTimeout: waitLong, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := small
@@ -118,23 +98,23 @@ func TestGather(t *testing.T) {
 		}
 	}
 	const n = 20
-	before := wl.total()
+	before := total(wl)
 	for range n {
 		ask(http.MethodGet, "/small?gather=1", small)
 	}
-	if w := wl.total() - before; w != n {
+	if w := total(wl) - before; w != n {
 		t.Errorf("%d gathered answers took %d writes, want one each", n, w)
 	}
-	before = wl.total()
+	before = total(wl)
 	for range n {
 		ask(http.MethodGet, "/small", small)
 	}
-	if w := wl.total() - before; w != 2*n {
+	if w := total(wl) - before; w != 2*n {
 		t.Errorf("%d answers without Gather took %d writes, want two each (net/http's 4 KiB buffer, then the rest)", n, w)
 	}
-	before = wl.total()
+	before = total(wl)
 	ask(http.MethodHead, "/small?gather=1", small)
-	if w := wl.total() - before; w != 1 {
+	if w := total(wl) - before; w != 1 {
 		t.Errorf("a gathered HEAD answer took %d writes, want one", w)
 	}
 	ask(http.MethodGet, "/large?gather=1", large)
