@@ -1,7 +1,6 @@
 package netguard
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net"
@@ -72,17 +71,7 @@ func TestSmallAnswersSetFewDeadlines(t *testing.T) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
 	})}
-	g.Wire(srv)
-	go srv.Serve(g.Listener(cl))
-	t.Cleanup(func() { srv.Close() })
-
-	c, err := net.DialTimeout("tcp", ln.Addr().String(), waitLong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(waitLong))
-	br := bufio.NewReader(c)
+	c, br := serveOne(t, g, srv, cl)
 	const answers = 200
 	start := time.Now()
 	for i := range answers {

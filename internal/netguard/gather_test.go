@@ -1,7 +1,6 @@
 package netguard
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net"
@@ -64,17 +63,7 @@ func TestGather(t *testing.T) {
 			w.Write(body)
 		}
 	})}
-	g.Wire(srv)
-	go srv.Serve(g.Listener(wl))
-	t.Cleanup(func() { srv.Close() })
-
-	c, err := net.DialTimeout("tcp", ln.Addr().String(), waitLong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(waitLong))
-	br := bufio.NewReader(c)
+	c, br := serveOne(t, g, srv, wl)
 	ask := func(method, path string, want []byte, hdr ...string) {
 		t.Helper()
 		req := method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n"
