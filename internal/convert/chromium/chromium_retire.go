@@ -17,10 +17,13 @@ import (
 // job that went well, the page's document is frozen at once (no script,
 // timer, frame or callback of it runs again) and the page is disposed once
 // no job has run for sparesIdleGap, as spare pages are made, or
-// retireDelay after its job at the latest. At most chromium_spares pages
-// wait (the pages kept ahead are the memory a deployment gives pages; a
-// burst as long as the pool then runs with neither making nor disposal
-// beside it); beyond, the oldest is disposed at once. A failed, crashed or
+// retireDelay after its job at the latest. The pages waiting and the
+// spare pages are at most twice chromium_spares (the pages kept ahead are
+// the memory a deployment gives pages, and convert/spares.go sizes the
+// default for both: a burst as long as the pool then runs with neither
+// making nor disposal beside it, and the next burst, finding the pool
+// part-used, still without disposal); beyond, the oldest is disposed at
+// once. A failed, crashed or
 // large job's page is disposed at once, as before.
 const retireDelay = 5 * time.Second // the longest a frozen page waits: a default pool's burst (spares.go) on a busy machine
 
@@ -51,7 +54,7 @@ func (c *chromium) retirePage(p *jobPage, now bool) {
 	r.mu.Lock()
 	r.pages = append(r.pages, retiredPage{p: p, at: time.Now()})
 	var over *jobPage
-	if len(r.pages) > max(1, cap(c.spare)) {
+	if len(r.pages)+int(max(0, c.spares.Load())) > 2*max(1, cap(c.spare)) {
 		over = r.pages[0].p
 		r.pages = r.pages[1:]
 	}
