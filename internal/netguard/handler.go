@@ -57,7 +57,9 @@ func FileBody(ctx context.Context) {
 // that write a small answer at once and never flush it themselves (an
 // explicit flush is held back until the answer ends). Up to gatherMax
 // bytes are gathered; past that the answer is written as it comes.
-// HTTP/1 only.
+// HTTP/1 only. Not for handlers that hijack the connection (what was
+// gathered would be lost) or that answer before reading a request body
+// they want (the answer now waits for net/http's discard of the body).
 func Gather(r *http.Request) {
 	if r.ProtoMajor != 1 {
 		return

@@ -16,7 +16,8 @@ import (
 // by a third to a half (BENCHMARKS.md, "2026-11-28 (later)"). So after a
 // job that went well, the page's document is frozen at once (no script,
 // timer, frame or callback of it runs again) and the page is disposed once
-// no job has run for sparesIdleGap, as spare pages are made, or
+// no job has run for sparesIdleGap and the spare pool is full again (or
+// the pages waiting and the spares are over twice the pool), or
 // retireDelay after its job at the latest. The pages waiting and the
 // spare pages are at most twice chromium_spares (the pages kept ahead are
 // the memory a deployment gives pages, and convert/spares.go sizes the
@@ -118,9 +119,12 @@ func (c *chromium) reap() {
 				return
 			}
 			rp := r.pages[0]
-			// The pool's refill comes first: a job that comes next
-			// needs a page more than the memory back.
-			if (c.busy(now) || c.spares.Load() < int64(cap(c.spare))) && now.Sub(rp.at) < cmp.Or(r.delay, retireDelay) {
+			// The pool's refill comes first (a job that comes next
+			// needs a page more than the memory back), while the pages
+			// waiting and the spares stay within twice the pool.
+			spares := int(max(0, c.spares.Load()))
+			refilling := spares < cap(c.spare) && len(r.pages)+spares <= 2*max(1, cap(c.spare))
+			if (c.busy(now) || refilling) && now.Sub(rp.at) < cmp.Or(r.delay, retireDelay) {
 				r.mu.Unlock()
 				break
 			}

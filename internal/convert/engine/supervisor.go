@@ -79,6 +79,8 @@ type Supervisor[P Proc] struct {
 	// job that much slower). Its next jobs may start before the verdict.
 	MeasureAsync bool
 
+	measuring atomic.Bool // a MeasureAsync measure runs
+
 	mu     sync.Mutex
 	cur    P
 	has    bool        // cur is set
@@ -173,7 +175,14 @@ func (s *Supervisor[P]) Release(p P, job, large bool) {
 	// Measured outside the lock: reading /proc takes milliseconds that
 	// other jobs should not wait for.
 	if measure && s.MeasureAsync {
-		go s.retireIfOver(p)
+		// One measure at a time: a run of large jobs would otherwise
+		// stack /proc walks beside the prints.
+		if s.measuring.CompareAndSwap(false, true) {
+			go func() {
+				defer s.measuring.Store(false)
+				s.retireIfOver(p)
+			}()
+		}
 		return
 	}
 	if measure && s.OverMem(p.RootPID(), s.Policy.MaxRSS) {
