@@ -96,17 +96,7 @@ func (b *bench) startFront(ctx context.Context, contentAddr string) (base string
 // originHeaders is the header the content origin answers path with
 // (Host host), Date aside: the bare handler's second row sends the same.
 func originHeaders(contentAddr, host, path string, want []byte) (http.Header, error) {
-	req, err := http.NewRequest("GET", "http://"+contentAddr+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Host = host
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(res.Body)
-	res.Body.Close()
+	res, b, err := getHost("http://"+contentAddr, host, path)
 	if err != nil {
 		return nil, err
 	}
@@ -117,22 +107,28 @@ func originHeaders(contentAddr, host, path string, want []byte) (http.Header, er
 	return res.Header, nil
 }
 
+// getHost GETs base+path with Host host and reads the whole body.
+func getHost(base, host, path string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest("GET", base+path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, b, err
+}
+
 // checkFront asks the front for path twice with Host host: the bytes must
 // be want, and the second answer must come from nginx's cache, or the
 // front's rows would measure something else.
 func checkFront(base, host, path string, want []byte) error {
 	for i, status := range []string{"", "HIT"} {
-		req, err := http.NewRequest("GET", base+path, nil)
-		if err != nil {
-			return err
-		}
-		req.Host = host
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		b, err := io.ReadAll(res.Body)
-		res.Body.Close()
+		res, b, err := getHost(base, host, path)
 		if err != nil {
 			return err
 		}
