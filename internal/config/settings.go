@@ -102,7 +102,7 @@ var settings = []setting{
 	{"convert.unsandboxed", "false", "", "where the sandbox cannot run, run engines without it instead of refusing", boolean(func(c *Config) *bool { return &c.Convert.Unsandboxed })},
 	{"convert.office_workers", "0", "", "LibreOffice workers; 0: one per two cores", count(func(c *Config) *int { return &c.Convert.OfficeWorkers })},
 	{"convert.chromium_tabs", "0", "", "Chromium pages printing at once (each job a fresh one); 0: max(2, cores)", count(func(c *Config) *int { return &c.Convert.ChromiumTabs })},
-	{"convert.chromium_spares", "0", "", "Chromium pages made ahead of jobs, each a fresh browser context; beyond chromium_tabs they are made only while nothing prints; 0: up to 24 as memory allows (~12 MiB each)", count(func(c *Config) *int { return &c.Convert.ChromiumSpares })},
+	{"convert.chromium_spares", "0", "", "Chromium pages made ahead of jobs, each a fresh browser context; beyond chromium_tabs they are made only while nothing prints; 0: up to 24 as memory allows (~16 MiB each)", count(func(c *Config) *int { return &c.Convert.ChromiumSpares })},
 	{"convert.job_timeout", "60s", "", "time limit of one conversion", duration(func(c *Config) *time.Duration { return &c.Convert.JobTimeout })},
 	{"convert.max_jobs_per_worker", "200", "", "recycle an engine process after this many jobs", count(func(c *Config) *int { return &c.Convert.MaxJobsPerWorker })},
 	{"convert.max_worker_rss", "1GiB", "", "recycle an engine process above this memory; a job's Chromium renderer above it is stopped, failing the job", size64(func(c *Config) *int64 { return &c.Convert.MaxWorkerRSS })},

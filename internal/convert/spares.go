@@ -9,15 +9,16 @@ import (
 )
 
 // Spare pages by default (convert.chromium_spares = 0). A page made ahead
-// is a fresh browser context with its renderer started and its origin
-// loaded: ~12 MiB (PSS) while it waits, and ~85 ms of CPU to make. Made
+// is a fresh browser context with its renderer started and its origin's
+// warm document laid out (chromium/warmdoc.go): ~16 MiB (PSS) while it
+// waits, and ~85 ms of CPU to make. Made
 // beside a job, that CPU is what makes back-to-back first PDFs 2x slower on
 // two cores; made ahead, a burst of first PDFs (a CI run publishing its
 // reports) prints with nothing else running (BENCHMARKS.md, "PDF latency").
 // So the pool is as deep as a CI run's burst where memory allows it.
 const (
 	maxAutoSpares = 24       // a burst's worth; deeper pools measured no better
-	sparePSS      = 12 << 20 // what a waiting page costs, measured
+	sparePSS      = 16 << 20 // what a waiting page costs, measured (15.6 MiB)
 	// A finished page waits frozen until idle (chromium/chromium_retire.go),
 	// at most as many as there are spares: a burst as long as the pool
 	// holds twice the pool, plus the browser's own ~200 MiB.
@@ -30,7 +31,7 @@ const (
 // 1/32 of the machine's memory and within 3/4 of the browser's memory
 // bound (maxRSS, convert.max_worker_rss, over which the browser is
 // replaced with every page it holds), and never fewer than tabs. At the
-// default bound (1 GiB): 5 on 4 GiB, 10 on 8 GiB, 23 from 18 GiB.
+// default bound (1 GiB): 4 on 4 GiB, 8 on 8 GiB, 17 from 17 GiB.
 func autoSpares(tabs int, maxRSS, total int64) int {
 	n := maxAutoSpares
 	if total > 0 {

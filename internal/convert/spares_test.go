@@ -13,11 +13,11 @@ func TestAutoSpares(t *testing.T) {
 		maxRSS, total int64
 		want          int
 	}{
-		{2, gib, 24 * gib, 23},     // the defaults on a large machine
+		{2, gib, 24 * gib, 17},     // the defaults on a large machine
 		{2, 4 * gib, 24 * gib, 24}, // capped at a burst's worth
 		{2, 0, 0, 24},              // no bound known
-		{2, gib, 4 * gib, 5},       // 1/32 of 4 GiB: 128 MiB
-		{2, gib, 8 * gib, 10},      // 1/32 of 8 GiB: 256 MiB
+		{2, gib, 4 * gib, 4},       // 1/32 of 4 GiB: 128 MiB
+		{2, gib, 8 * gib, 8},       // 1/32 of 8 GiB: 256 MiB
 		{2, gib, 1 * gib, 2},       // never fewer than tabs
 		{4, 300 << 20, 24 * gib, 4},
 	} {

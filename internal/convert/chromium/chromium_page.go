@@ -69,7 +69,7 @@ func (c *chromium) newPage(b *browser) (*jobPage, error) {
 			// Open the page's origin now, with an empty document: the job's
 			// navigation is then same-origin and reuses this renderer
 			// process, instead of starting one while the user waits.
-			if err := p.load(ctx, "/", []byte(warmDoc)); err != nil {
+			if err := p.load(ctx, "/", warmDoc()); err != nil {
 				return err
 			}
 			t2 = time.Now()
@@ -113,13 +113,6 @@ func quietDomains(ctx context.Context) error {
 	}
 	return nil
 }
-
-// warmDoc is what a spare page holds, on its own origin, until its job
-// writes over it. It lays out the default, sans-serif and monospace fonts
-// and holds no CJK text on purpose: the CJK fallback font (Noto CJK, a
-// ~20 MB collection) would cost every spare page, whether or not its job
-// needs it.
-const warmDoc = `<!DOCTYPE html><meta charset="utf-8"><p>Warm</p><p style="font-family:sans-serif">Warm</p><p style="font-family:monospace">Warm</p>`
 
 // load navigates p to path on its origin, serving body from memory.
 func (p *jobPage) load(ctx context.Context, path string, body []byte) error {
