@@ -79,9 +79,11 @@ func run() error {
 	rounds := flag.Int("rounds", 3, "with -http: interleaved rounds")
 	httpLog := flag.String("http-log", "", "with -http: keep reportd's debug log (JSON lines) in this file")
 	settle := flag.Duration("settle", 5*time.Second, "with -http: wait this long after the servers start, so their start-up (engines warming) is not measured")
+	gap := flag.Duration("gap", 0, "with -http: wait this long before each burst (after its uploads), so a burst does not find the pool the previous one used (0: back to back)")
+	types := flag.String("types", "html,md", "with -http: the document types measured, in this order")
 	flag.Parse()
 	if *httpBin != "" {
-		return overHTTP(*httpBin, *gotenbergBin, *httpLog, *rounds, *n, *settle)
+		return overHTTP(*httpBin, *gotenbergBin, *httpLog, *rounds, *n, *settle, *gap, strings.Split(*types, ","))
 	}
 	if *testdata == "" {
 		_, self, _, _ := runtime.Caller(0)

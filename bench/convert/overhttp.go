@@ -45,7 +45,7 @@ type server struct {
 	log  string // reportd's stderr (JSON lines), for the stages
 }
 
-func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle time.Duration) error {
+func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle, gap time.Duration, types []string) error {
 	work, done, err := benchkit.WorkDir("", "reportd-pdfhttp-")
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle ti
 			}
 		}
 		for _, s := range sides {
-			for _, typ := range []string{"html", "md"} {
+			for _, typ := range types {
 				docs := make([][]byte, warmups+n)
 				for i := range docs {
 					seq++
@@ -98,8 +98,9 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle ti
 				var lat []time.Duration
 				var off int64
 				if s == rd {
-					lat, off, err = reportdBatch(rd, project, typ, docs)
+					lat, off, err = reportdBatch(rd, project, typ, docs, gap)
 				} else {
+					time.Sleep(gap)
 					lat, err = gotenbergBatch(s, typ, docs)
 				}
 				if err != nil {
@@ -127,7 +128,7 @@ func overHTTP(reportdBin, gotenbergBin, keepLog string, rounds, n int, settle ti
 		}
 		rows = append(rows, row)
 	}
-	fmt.Printf("\nFirst GET /pdf of %d fresh small documents per type, one after another after %d warm-ups, the servers settled %s after start-up; p50 per round (1-min load at the round's end):\n\n", n, warmups, settle)
+	fmt.Printf("\nFirst GET /pdf of %d fresh small documents per type, one after another after %d warm-ups, the servers settled %s after start-up and %s before each burst; p50 per round (1-min load at the round's end):\n\n", n, warmups, settle, gap)
 	head := "| round (load) | reportd html | reportd md |"
 	sep := "|---|---|---|"
 	if gb != nil {
@@ -203,7 +204,7 @@ func stages(path string, off int64) (map[string][]time.Duration, error) {
 
 // reportdBatch uploads docs, then GETs each one's PDF in turn; it returns
 // the latencies after the warm-ups and the log offset where they start.
-func reportdBatch(s *server, project, typ string, docs [][]byte) ([]time.Duration, int64, error) {
+func reportdBatch(s *server, project, typ string, docs [][]byte, gap time.Duration) ([]time.Duration, int64, error) {
 	ids := make([]string, len(docs))
 	for i, d := range docs {
 		id, err := upload(s.url, project, typ, d)
@@ -212,6 +213,7 @@ func reportdBatch(s *server, project, typ string, docs [][]byte) ([]time.Duratio
 		}
 		ids[i] = id
 	}
+	time.Sleep(gap)
 	var lat []time.Duration
 	var off int64
 	for i, id := range ids {
