@@ -137,21 +137,28 @@ func leaderlessGroupOurs(pgid int) bool {
 
 // groupOf returns a process's process group and session, or zeros.
 func groupOf(pid int) (pgrp, sid int) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0
-	}
-	f := bytes.Fields(b[i+1:])
+	f := statFields(pid)
 	if len(f) < 4 {
 		return 0, 0
 	}
 	pgrp, _ = strconv.Atoi(string(f[2]))
 	sid, _ = strconv.Atoi(string(f[3]))
 	return pgrp, sid
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command
+// name (which may hold spaces and parentheses): state, ppid, pgrp,
+// session, ...; nil if the process is gone.
+func statFields(pid int) [][]byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(b[i+1:])
 }
 
 // ours reports whether pid is still a child of this process that has not
@@ -266,15 +273,7 @@ func procChildren() map[int][]int {
 
 // parentOf returns a process's parent PID, or 0.
 func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
+	f := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}
