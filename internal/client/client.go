@@ -17,6 +17,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/reportd/reportd/internal/report"
+	"github.com/reportd/reportd/internal/restylog"
 )
 
 // Options configure a Client. Zero durations and counts take the defaults below.
@@ -95,7 +96,7 @@ func New(opts Options) (*Client, error) {
 		ForceAttemptHTTP2:   true,
 	}
 	rc := resty.New().
-		SetLogger(quietResty{}). // errors are ours to tell, once (resty logs them too)
+		SetLogger(restylog.Silent{}). // errors are ours to tell, once (resty logs them too)
 		SetTransport(transport).
 		SetBaseURL(site+"/api").
 		// Retries are ours (do.go): resty's cannot re-open a streamed body.
@@ -160,11 +161,3 @@ func (c *Client) StaticURL(rel string) string {
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
-
-// quietResty is resty's logger, silenced: resty would print its own
-// "ERROR RESTY ..." lines on stderr beside the error reportctl reports.
-type quietResty struct{}
-
-func (quietResty) Errorf(string, ...any) {}
-func (quietResty) Warnf(string, ...any)  {}
-func (quietResty) Debugf(string, ...any) {}

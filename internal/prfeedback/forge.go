@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/reportd/reportd/internal/restylog"
 )
 
 // The forges are called with resty (already reportctl's HTTP client)
@@ -90,7 +92,7 @@ func newForge(t Target, r Retry) (forge, error) {
 func (r Retry) client() *resty.Client {
 	r = r.norm()
 	return resty.New().
-		SetLogger(quietResty{}). // reportctl tells the failure once; resty logged each attempt
+		SetLogger(restylog.Silent{}). // reportctl tells the failure once; resty logged each attempt
 		SetTimeout(30 * time.Second).
 		SetResponseBodyLimit(maxAnswerBytes).
 		SetRetryCount(r.Retries).
@@ -266,12 +268,3 @@ func (g *gitlabForge) status(ctx context.Context, sha string, s Status) error {
 	_, err := call(ctx, g.c.R().SetBody(in), "POST", g.project+"/statuses/"+url.PathEscape(sha), &struct{}{})
 	return err
 }
-
-// quietResty is resty's logger, silenced: resty would print its own
-// "WARN RESTY ..., Attempt n" and "ERROR RESTY ..." lines on stderr beside
-// the warning reportctl gives for the failed comment.
-type quietResty struct{}
-
-func (quietResty) Errorf(string, ...any) {}
-func (quietResty) Warnf(string, ...any)  {}
-func (quietResty) Debugf(string, ...any) {}
