@@ -14,7 +14,7 @@ import (
 // browser), each face's tables, CJK line breaking, the glyphs rastered at
 // each size, form controls, tables. Laid out and painted here, while the
 // page is made ahead of its job, those costs are gone from the job: with
-// this document a first Markdown PDF's load took 15-17 ms against 25-35 ms
+// this document a first Markdown PDF's load took 13.6-17 ms against 25-35 ms
 // with a three-line Latin one, HTML's 14-17 against 18-23 (BENCHMARKS.md,
 // "2026-11-29 (later)"). It costs each waiting page ~3.7 MiB more
 // (convert/spares.go counts it).
