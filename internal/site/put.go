@@ -92,16 +92,15 @@ func (p *putter) firstErr() error {
 	return p.err
 }
 
-// finish waits for the workers and commits the batch; scanErr is the
-// scan's error, which wins unless a worker's stopped the scan.
-func (p *putter) finish(scanErr error) error {
+// wait closes the queue and waits for the workers: it returns scanErr
+// (the scan's error), unless a worker's error stopped the scan.
+func (p *putter) wait(scanErr error) error {
 	close(p.jobs)
 	if scanErr != nil {
 		p.cancel()
 		p.cond.Broadcast()
 	}
 	p.wg.Wait()
-	defer p.cancel()
 	err := p.firstErr()
 	if err == nil {
 		err = scanErr
@@ -111,6 +110,13 @@ func (p *putter) finish(scanErr error) error {
 	if err == nil {
 		err = p.ctx.Err() // cancelled: workers dropped their jobs
 	}
+	return err
+}
+
+// finish waits for the workers and commits the batch; see wait.
+func (p *putter) finish(scanErr error) error {
+	defer p.cancel()
+	err := p.wait(scanErr)
 	if err == nil && p.batch != nil {
 		err = p.batch.Commit(p.ctx)
 	}
@@ -198,8 +204,8 @@ func (p *putter) put(name string, r io.Reader) (File, error) {
 	if err := p.firstErr(); err != nil {
 		return File{}, err
 	}
-	n, err := io.ReadFull(r, p.buf)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+	n, err := readUpTo(r, p.buf)
+	if err != nil {
 		return File{}, err
 	}
 	ct := ContentType(name)
@@ -228,11 +234,12 @@ func (p *putter) put(name string, r io.Reader) (File, error) {
 	if _, err := w.Write(p.buf[:n]); err != nil {
 		return fail(blob.StorageErr(err, "cannot store the site"))
 	}
-	size, err := io.Copy(w, r)
+	src := &readErr{r: r}
+	size, err := io.Copy(w, src)
 	if err != nil {
 		var re *report.Error
-		if errors.As(err, &re) || p.ctx.Err() != nil {
-			return fail(err)
+		if src.err != nil || errors.As(err, &re) || p.ctx.Err() != nil {
+			return fail(err) // the archive's fault (the walk says where), or a refusal
 		}
 		return fail(blob.StorageErr(err, "cannot store the site"))
 	}
@@ -257,4 +264,36 @@ func (p *putter) queue(j putJob) error {
 		}
 		return p.ctx.Err()
 	}
+}
+
+// readUpTo fills buf unless r ends first; unlike io.ReadFull, an
+// io.ErrUnexpectedEOF from r (a truncated archive) stays an error.
+func readUpTo(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// readErr remembers its reader's error, telling a damaged archive from a
+// failing disk when a copy fails.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.err = err
+	}
+	return n, err
 }

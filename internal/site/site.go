@@ -1,25 +1,34 @@
 // Package site ingests and stores HTML report sites (coverage.py,
 // istanbul/c8, Playwright, Allure, mochawesome output): a whole folder
-// uploaded as a .zip, .tar.gz or .tar archive or as named parts, stored
-// content-addressed through the blob.Store that holds single report files.
+// uploaded as a .zip, .tar.gz, .tar.zst or .tar archive or as named parts,
+// stored content-addressed through the blob.Store that holds single report
+// files.
 //
 // # Ingest
 //
-// Ingest reads the source twice. The first pass checks everything without
-// storing a byte: every name (CheckName: a clean relative UTF-8 slash
-// path), every entry type (symbolic and hard links, devices, named pipes
-// are refused; folders are skipped), duplicate names and names equal under
-// Unicode case folding, the number of entries (Options.MaxEntries), the
-// bytes actually expanded (Options.MaxBytes, counted while reading, never
-// taken from headers) and the compression ratio (Options.MaxRatio, per zip
-// entry against its compressed size and overall against the archive size,
-// enforced once more than Options.RatioFloor bytes came out). Damaged or
-// truncated archives fail here too, as the pass reads every entry to its
-// end (zip CRCs, the gzip checksum). Root and entry are settled from the
-// names. Only then does the second pass store the files, and the manifest
-// is written last: a refused upload stores nothing, and an upload that
-// fails during the second pass (a store error, a cancelled request)
-// leaves no manifest, only content objects for GC.
+// Every entry is checked: every name (CheckName: a clean relative UTF-8
+// slash path), every entry type (symbolic and hard links, devices, named
+// pipes are refused; folders are skipped), duplicate names and names equal
+// under Unicode case folding, the number of entries (Options.MaxEntries),
+// the bytes actually expanded (Options.MaxBytes, counted while reading,
+// never taken from headers) and the compression ratio (Options.MaxRatio,
+// per zip entry against its compressed size and overall against the
+// archive size, enforced once more than Options.RatioFloor bytes came
+// out). Damaged or truncated archives fail too, as every entry is read to
+// its end (zip CRCs, the gzip and zstd checksums). Root and entry are
+// settled from the names. A refused upload stores nothing, and the
+// manifest is written last.
+//
+// Where the store offers a blob.Batch (the local store), the source is
+// read once: each file is hashed and staged in the batch as it is read,
+// and the batch is committed (made durable, then visible) only after the
+// last entry passed and root and entry were settled; a refusal discards
+// it. Stage and Staged.Finish split that in two, so that a tar archive can
+// be read while it arrives (Stream) and committed once the rest of the
+// upload is known. Elsewhere (S3) the source is read twice: a first pass
+// checks everything without storing a byte, the second stores, and an
+// upload that fails during it (a store error, a cancelled request) leaves
+// no manifest, only content objects for GC.
 //
 // # Keys and format
 //
@@ -321,6 +330,21 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	if !isManifestKey(opt.ManifestKey) {
 		return Manifest{}, report.Errorf(report.Internal, "site manifest key %q is not %s….json", opt.ManifestKey, ManifestPrefix)
 	}
+	if _, err := store.Stat(ctx, opt.ManifestKey); err == nil {
+		return Manifest{}, blob.Exists(opt.ManifestKey)
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return Manifest{}, err
+	}
+	if _, ok := store.(blob.Batcher); ok {
+		st, err := Stage(ctx, store, src, opt)
+		if err != nil {
+			return Manifest{}, err
+		}
+		return st.Finish(ctx, opt)
+	}
+	var stored []File
+	var names []string
+	var prefix, entry string
 	checked, err := scan(ctx, src, opt, func(_ string, r io.Reader) (File, error) {
 		_, err := io.Copy(io.Discard, r)
 		return File{}, err
@@ -328,41 +352,112 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	if err != nil {
 		return Manifest{}, err
 	}
-	names := make([]string, len(checked))
-	for i, f := range checked {
-		names[i] = f.Path
-	}
-	prefix, err := rootPrefix(names, opt.Root)
-	if err != nil {
+	if prefix, names, entry, err = settle(checked, opt); err != nil {
 		return Manifest{}, err
 	}
-	for i := range names {
-		names[i] = strings.TrimPrefix(names[i], prefix)
-	}
-	entry, err := pickEntry(names, opt.Entry)
-	if err != nil {
-		return Manifest{}, err
-	}
-	if _, err := store.Stat(ctx, opt.ManifestKey); err == nil {
-		return Manifest{}, blob.Exists(opt.ManifestKey)
-	} else if !errors.Is(err, blob.ErrNotFound) {
-		return Manifest{}, err
-	}
-
 	p := newPutter(ctx, store, opt.TempDir)
-	stored, err := scan(p.ctx, src, opt, p.put)
+	stored, err = scan(p.ctx, src, opt, p.put)
 	if err = p.finish(err); err != nil {
 		return Manifest{}, err
 	}
 	if len(stored) != len(checked) {
 		return Manifest{}, report.Errorf(report.Internal, "the upload changed while it was stored")
 	}
-	m := Manifest{Version: Version, Entry: entry, Files: stored, Root: strings.TrimSuffix(prefix, "/")}
-	for i := range m.Files {
-		f := &m.Files[i]
+	for i, f := range stored {
 		if f.Path != checked[i].Path || f.Size != checked[i].Size {
 			return Manifest{}, report.Errorf(report.Internal, "the upload changed while it was stored")
 		}
+	}
+	return writeManifest(ctx, store, opt, stored, names, prefix, entry)
+}
+
+// Staged is a site read once, checked and staged in a blob.Batch of the
+// store: none of its files is visible yet. Finish stores it, Discard
+// drops it; one of them must be called.
+type Staged struct {
+	p     *putter
+	files []File
+}
+
+// Stage reads src once, checks every entry as Ingest does and stages its
+// files in a batch (stores that offer blob.Batcher only). Root and entry
+// are settled by Finish, which may run later (once the upload's other
+// fields are known) with the same ManifestKey-free checks repeated.
+func Stage(ctx context.Context, store blob.Store, src Source, opt Options) (*Staged, error) {
+	opt = opt.withDefaults()
+	if _, ok := store.(blob.Batcher); !ok {
+		return nil, report.Errorf(report.Internal, "site staging needs a store with batches")
+	}
+	if src.stream != nil && !Streamable(src.format) {
+		return nil, report.Errorf(report.Internal, "a %s archive cannot be read as it arrives", src.format)
+	}
+	p := newPutter(ctx, store, opt.TempDir)
+	files, err := scan(p.ctx, src, opt, p.put)
+	if err = p.wait(err); err != nil {
+		p.batch.Discard()
+		p.cancel()
+		return nil, err
+	}
+	return &Staged{p: p, files: files}, nil
+}
+
+// Finish settles root and entry (opt.Root, opt.Entry), makes the staged
+// files durable and visible, and writes the manifest at opt.ManifestKey,
+// last. A refusal (a root or entry that is not there) stores nothing.
+func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
+	opt = opt.withDefaults()
+	defer st.Discard()
+	prefix, names, entry, err := settle(st.files, opt)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := blob.CheckKey(opt.ManifestKey); err != nil {
+		return Manifest{}, err
+	}
+	if _, err := st.p.store.Stat(ctx, opt.ManifestKey); err == nil {
+		return Manifest{}, blob.Exists(opt.ManifestKey)
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return Manifest{}, err
+	}
+	if err := st.p.batch.Commit(ctx); err != nil {
+		return Manifest{}, err
+	}
+	return writeManifest(ctx, st.p.store, opt, st.files, names, prefix, entry)
+}
+
+// Discard drops what is staged and not yet stored; safe after Finish,
+// on nil and twice.
+func (st *Staged) Discard() {
+	if st != nil {
+		st.p.batch.Discard()
+		st.p.cancel()
+	}
+}
+
+// settle finds the site's root and entry from the files' names: names are
+// the paths below the root, in the files' order.
+func settle(files []File, opt Options) (prefix string, names []string, entry string, err error) {
+	names = make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Path
+	}
+	if prefix, err = rootPrefix(names, opt.Root); err != nil {
+		return "", nil, "", err
+	}
+	for i := range names {
+		names[i] = strings.TrimPrefix(names[i], prefix)
+	}
+	if entry, err = pickEntry(names, opt.Entry); err != nil {
+		return "", nil, "", err
+	}
+	return prefix, names, entry, nil
+}
+
+// writeManifest writes the manifest of the stored files, last.
+func writeManifest(ctx context.Context, store blob.Store, opt Options, stored []File, names []string, prefix, entry string) (Manifest, error) {
+	m := Manifest{Version: Version, Entry: entry, Files: stored, Root: strings.TrimSuffix(prefix, "/")}
+	for i := range m.Files {
+		f := &m.Files[i]
 		f.Path = names[i]
 		f.ContentType = ContentType(f.Path)
 		m.TotalBytes += f.Size

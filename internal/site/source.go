@@ -18,10 +18,11 @@ import (
 // once to store), so archives are given as io.ReaderAt (an *os.File of
 // the staged upload) and parts as openers that may be called twice.
 type Source struct {
-	format string // "zip", "tar.gz", "tar", "parts"
+	format string // "zip", "tar.gz", "tar.zst", "tar", "parts"
 	r      io.ReaderAt
 	size   int64
 	parts  []Part
+	stream io.Reader // a tar archive read once as it arrives (Stream)
 }
 
 // Part is one file of a multi-file upload: a relative name and an opener
@@ -37,8 +38,23 @@ func Zip(r io.ReaderAt, size int64) Source { return Source{format: "zip", r: r, 
 // TarGz is a gzip-compressed tar archive (.tar.gz, .tgz) of size bytes.
 func TarGz(r io.ReaderAt, size int64) Source { return Source{format: "tar.gz", r: r, size: size} }
 
+// TarZst is a zstd-compressed tar archive (.tar.zst, .tzst) of size bytes.
+func TarZst(r io.ReaderAt, size int64) Source { return Source{format: "tar.zst", r: r, size: size} }
+
 // Tar is an uncompressed tar archive of size bytes.
 func Tar(r io.ReaderAt, size int64) Source { return Source{format: "tar", r: r, size: size} }
+
+// Stream is a tar archive in format ("tar", "tar.gz", "tar.zst") read once,
+// as it arrives: only Stage takes it. Its compression ratio is checked
+// against the bytes read so far, which is stricter than against the whole
+// archive; a caller that also keeps the archive may retry a refusal from
+// the staged copy to get the whole archive's verdict.
+func Stream(r io.Reader, format string) Source { return Source{format: format, stream: r} }
+
+// Streamable tells whether an archive of format can be read as it arrives.
+func Streamable(format string) bool {
+	return format == "tar" || format == "tar.gz" || format == "tar.zst"
+}
 
 // Parts is a site given file by file.
 func Parts(parts ...Part) Source { return Source{format: "parts", parts: parts} }
@@ -85,7 +101,7 @@ func (s Source) walk(ctx context.Context, g *guard, fn func(h header, r io.Reade
 	switch s.format {
 	case "zip":
 		return s.walkZip(ctx, g, fn)
-	case "tar", "tar.gz":
+	case "tar", "tar.gz", "tar.zst":
 		return s.walkTar(ctx, g, fn)
 	case "parts":
 		for _, p := range s.parts {
@@ -159,11 +175,25 @@ func (s Source) walkZip(ctx context.Context, g *guard, fn func(h header, r io.Re
 }
 
 func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Reader) error) error {
-	var in io.Reader = io.NewSectionReader(s.r, 0, s.size)
-	if s.format == "tar.gz" {
+	var in io.Reader
+	if s.stream != nil {
+		// The ratio is checked against what arrived so far.
+		in = &arrivedReader{r: s.stream, g: g}
+	} else {
+		in = io.NewSectionReader(s.r, 0, s.size)
+	}
+	switch s.format {
+	case "tar.gz":
 		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return report.Wrap(report.Validation, err, fmt.Sprintf("not a readable gzip file: %v", err))
+		}
+		defer zr.Close()
+		in = &ratioReader{r: zr, g: g}
+	case "tar.zst":
+		zr, err := newZstd(in)
+		if err != nil {
+			return report.Wrap(report.Validation, err, fmt.Sprintf("not a readable zstd file: %v", err))
 		}
 		defer zr.Close()
 		in = &ratioReader{r: zr, g: g}
@@ -212,15 +242,15 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 			return damaged(s.format, th.Name, err)
 		}
 	}
-	if s.format == "tar.gz" {
-		// Read the end of the gzip stream so its checksum is verified,
-		// allowing the usual tar record padding and no more.
+	if s.format != "tar" {
+		// Read the end of the compressed stream so its checksum is
+		// verified, allowing the usual tar record padding and no more.
 		n, err := io.Copy(io.Discard, io.LimitReader(in, 1<<20+1))
 		if err != nil {
 			return damaged(s.format, "", err)
 		}
 		if n > 1<<20 {
-			return report.Errorf(report.Validation, "the tar.gz archive has more than 1 MiB of data after its end")
+			return report.Errorf(report.Validation, "the %s archive has more than 1 MiB of data after its end", s.format)
 		}
 	}
 	return nil
@@ -240,5 +270,20 @@ func (r *ratioReader) Read(p []byte) (int, error) {
 	if r.n > r.g.floor && r.n/r.g.ratio > r.g.archive {
 		return n, r.g.bomb("")
 	}
+	return n, err
+}
+
+// arrivedReader counts a streamed archive's bytes as they arrive: the
+// ratio guard compares what came out with them.
+type arrivedReader struct {
+	r io.Reader
+	g *guard
+	n int64
+}
+
+func (r *arrivedReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.n += int64(n)
+	r.g.archive = max(r.n, 1)
 	return n, err
 }

@@ -1,0 +1,145 @@
+package site
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/reportd/reportd/internal/report"
+)
+
+func zstdOf(t *testing.T, raw []byte, opts ...zstd.EOption) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := zstd.NewWriter(&b, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(raw)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+var streamSite = []ent{
+	{name: "htmlcov/"},
+	{name: "htmlcov/index.html", body: "<html>index</html>"},
+	{name: "htmlcov/style.css", body: strings.Repeat("body{}\n", 2000)},
+	{name: "htmlcov/big.js", body: bigBody(7, 600<<10)}, // staged in a temp file
+	{name: "htmlcov/d/" + strings.Repeat("long-name-", 15) + ".html", body: "<p>"},
+}
+
+// TestStreamedSitesMatch ingests the same site as a staged archive and as
+// a stream read once, in every streamable format: same manifest.
+func TestStreamedSitesMatch(t *testing.T) {
+	raw := tarBytes(t, false, streamSite)
+	want, err := newEnv(t).ingest(t, Tar(bytes.NewReader(raw), int64(len(raw))), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zst := zstdOf(t, raw)
+	formats := map[string][]byte{"tar": raw, "tar.gz": tarBytes(t, true, streamSite), "tar.zst": zst}
+	for format, b := range formats {
+		t.Run(format, func(t *testing.T) {
+			e := newEnv(t)
+			if format == "tar.zst" {
+				m, err := e.ingest(t, TarZst(bytes.NewReader(b), int64(len(b))), Options{})
+				if err != nil || !reflect.DeepEqual(m, want) {
+					t.Fatalf("TarZst ingest = %+v, %v; want %+v", m, err, want)
+				}
+				e = newEnv(t)
+			}
+			// Through a pipe, as the HTTP handler feeds it.
+			pr, pw := io.Pipe()
+			go func() {
+				for c := range slices.Chunk(b, 777) {
+					pw.Write(c)
+				}
+				pw.Close()
+			}()
+			st, err := Stage(ctx, e.store, Stream(pr, format), Options{TempDir: e.tmp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ks := e.keys(t, ObjectPrefix); len(ks) != 0 {
+				t.Fatalf("staged objects visible before Finish: %q", ks)
+			}
+			m, err := st.Finish(ctx, e.opt("sites/1.json"))
+			if err != nil || !reflect.DeepEqual(m, want) {
+				t.Fatalf("streamed = %+v, %v; want %+v", m, err, want)
+			}
+			if got, err := Load(ctx, e.store, "sites/1.json"); err != nil || !reflect.DeepEqual(got.Files, want.Files) {
+				t.Fatalf("Load = %+v, %v", got, err)
+			}
+		})
+	}
+	t.Run("discarded", func(t *testing.T) {
+		e := newEnv(t)
+		st, err := Stage(ctx, e.store, Stream(bytes.NewReader(zst), "tar.zst"), Options{TempDir: e.tmp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Discard()
+		st.Discard()
+		e.nothingStored(t)
+	})
+	t.Run("entry settled at Finish", func(t *testing.T) {
+		e := newEnv(t)
+		st, err := Stage(ctx, e.store, Stream(bytes.NewReader(zst), "tar.zst"), Options{TempDir: e.tmp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := e.opt("sites/1.json")
+		opt.Entry = "missing.html"
+		_, err = st.Finish(ctx, opt)
+		refused(t, err, report.Validation, "missing.html")
+		e.nothingStored(t)
+	})
+}
+
+// TestZstdRefusals: what a .tar.zst may not do.
+func TestZstdRefusals(t *testing.T) {
+	raw := tarBytes(t, false, streamSite)
+	zst := zstdOf(t, raw)
+	var bomb bytes.Buffer
+	tw := tar.NewWriter(&bomb)
+	tw.WriteHeader(&tar.Header{Name: "index.html", Typeflag: tar.TypeReg, Size: 2})
+	io.WriteString(tw, "hi")
+	tw.WriteHeader(&tar.Header{Name: "bomb.bin", Typeflag: tar.TypeReg, Size: 64 << 20})
+	z := zeros(64 << 20)
+	io.Copy(tw, &z)
+	tw.Close()
+	bombZst := zstdOf(t, bomb.Bytes(), zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	// A frame declaring a 64 MiB window (more than the decoder allows).
+	wide := zstdOf(t, tarBytes(t, false, []ent{{name: "index.html", body: bigBody(3, 1<<20)}}),
+		zstd.WithWindowSize(64<<20), zstd.WithSingleSegment(false))
+	for _, c := range []struct {
+		name string
+		b    []byte
+		kind report.Kind
+		want string
+	}{
+		{"cut in half", zst[:len(zst)/2], report.Validation, "the tar.zst archive is damaged or truncated"},
+		{"checksum cut off", zst[:len(zst)-4], report.Validation, "the tar.zst archive is damaged or truncated"},
+		{"ratio", bombZst, report.Validation, "expands more than 200 times its size"},
+		{"window too large", wide, report.Validation, "the tar.zst archive is damaged or truncated"},
+		{"trailing data", append(append([]byte{}, zst...), zstdOf(t, make([]byte, 2<<20))...), report.Validation, "more than 1 MiB of data after its end"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			_, err := e.ingest(t, TarZst(bytes.NewReader(c.b), int64(len(c.b))), Options{})
+			refused(t, err, c.kind, c.want)
+			e.nothingStored(t)
+			_, err = Stage(ctx, e.store, Stream(bytes.NewReader(c.b), "tar.zst"), Options{TempDir: e.tmp})
+			refused(t, err, c.kind, c.want)
+			e.nothingStored(t)
+		})
+	}
+}
