@@ -68,7 +68,8 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		switch part.FormName() {
 		case "file":
-			if err := s.stageFilePart(&up, part); err != nil {
+			html := typeRaw != nil && strings.TrimSpace(*typeRaw) == string(report.HTML)
+			if err := s.stageFilePart(r.Context(), &up, part, html); err != nil {
 				return err
 			}
 		case "projectId":
@@ -180,7 +181,8 @@ func (s *Server) commitUpload(r *http.Request, up *siteParts, req uploadRequest)
 			rep, err = s.svc.Commit(r.Context(), up.first, project, t, up.fileName, meta)
 		} else {
 			rep, err = s.svc.CommitSite(r.Context(), service.SiteUpload{ProjectID: project, FileType: t, FileName: up.fileName,
-				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format})
+				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format, Streamed: up.streamed})
+			up.streamed = nil // CommitSite finished or discarded it
 		}
 		if err != nil {
 			return 0, nil, err

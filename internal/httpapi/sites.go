@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"archive/zip"
+	"context"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -27,6 +28,7 @@ type siteParts struct {
 	parts    []service.SitePart    // every part, with the name as sent
 	staged   []*service.StagedPart // the parts after the first
 	bytes    int64                 // their bytes so far
+	streamed *site.Staged          // the first part's site, read as it arrived
 }
 
 func (u *siteParts) discard() {
@@ -34,6 +36,7 @@ func (u *siteParts) discard() {
 	for _, p := range u.staged {
 		p.Discard()
 	}
+	u.streamed.Discard()
 }
 
 // rawFileName is a part's file name as the client sent it: relative
@@ -47,13 +50,15 @@ func rawFileName(p *multipart.Part) string {
 }
 
 // stageFilePart stages one file part of an upload.
-func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
+// html tells whether fileType html came before the part: then a tar
+// archive is read as a site while it arrives (streamFirst).
+func (s *Server) stageFilePart(ctx context.Context, u *siteParts, part *multipart.Part, html bool) error {
 	raw := rawFileName(part)
 	if raw == "" {
 		return report.Errorf(report.Validation, "the file part has no file name")
 	}
 	if u.first == nil {
-		st, err := s.svc.Stage(part)
+		st, err := s.stageFirst(ctx, u, part, html)
 		if err != nil {
 			return multipartError(err)
 		}
@@ -61,6 +66,8 @@ func (s *Server) stageFilePart(u *siteParts, part *multipart.Part) error {
 		u.parts = append(u.parts, service.SitePart{Name: raw, Open: func() (io.ReadCloser, error) { return st.Open() }})
 		return nil
 	}
+	u.streamed.Discard() // several parts: a site of parts, not an archive
+	u.streamed = nil
 	lim := s.svc.SiteLimits()
 	if len(u.parts) >= lim.MaxEntries {
 		return report.Errorf(report.PayloadTooLarge, "the site has more than %d entries", lim.MaxEntries)

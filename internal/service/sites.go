@@ -74,17 +74,23 @@ type SiteUpload struct {
 	Archive  *files.Staged // or
 	Format   string        // the archive's format (ArchiveFormat)
 	Parts    []SitePart
+	// Streamed is the archive read and staged as it arrived
+	// (StageSiteStream), or nil: CommitSite then reads Archive.
+	Streamed *site.Staged
 }
 
 // ArchiveFormat recognises a site archive by its first bytes: "zip"
-// (PK\x03\x04, or PK\x05\x06 for an empty one), "tar.gz" (gzip), "tar"
-// ("ustar" at offset 257); "" for anything else.
+// (PK\x03\x04, or PK\x05\x06 for an empty one), "tar.gz" (gzip),
+// "tar.zst" (a zstd frame), "tar" ("ustar" at offset 257); "" for anything
+// else.
 func ArchiveFormat(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		return "zip"
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return "tar.gz"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "tar.zst"
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		return "tar"
 	}
@@ -211,10 +217,12 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 			src = site.Zip(f, in.Archive.Size)
 		case "tar.gz":
 			src = site.TarGz(f, in.Archive.Size)
+		case "tar.zst":
+			src = site.TarZst(f, in.Archive.Size)
 		case "tar":
 			src = site.Tar(f, in.Archive.Size)
 		default:
-			return report.Report{}, report.Errorf(report.Validation, "not a site archive (.zip, .tar.gz, .tgz or .tar)")
+			return report.Report{}, report.Errorf(report.Validation, "not a site archive (.zip, .tar.gz, .tgz, .tar.zst or .tar)")
 		}
 	case len(in.Parts) > 0:
 		parts := make([]site.Part, len(in.Parts))
@@ -237,18 +245,20 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	if err != nil {
 		return report.Report{}, err
 	}
-	lim := s.SiteLimits()
 	key := manifestKey(id)
 	// Background compression waits until the row is committed: its
 	// fsyncs and CPU would otherwise slow the batch's syncfs, detection
 	// and the commit the answer waits for.
 	ingested := s.variants.ingest()
 	defer ingested()
-	m, err := site.Ingest(ctx, s.blobs, src, site.Options{
-		ManifestKey: key, Entry: in.Entry, Root: in.Root,
-		MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio,
-		TempDir: s.tempDir(),
-	})
+	opt := s.siteOptions()
+	opt.ManifestKey, opt.Entry, opt.Root = key, in.Entry, in.Root
+	var m site.Manifest
+	if in.Streamed != nil {
+		m, err = in.Streamed.Finish(ctx, opt)
+	} else {
+		m, err = site.Ingest(ctx, s.blobs, src, opt)
+	}
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -278,6 +288,30 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
+}
+
+// siteOptions are the ingest options of the configured site limits.
+func (s *Service) siteOptions() site.Options {
+	lim := s.SiteLimits()
+	return site.Options{MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio, TempDir: s.tempDir()}
+}
+
+// CanStreamSites tells whether StageSiteStream works with the blob store:
+// it stages into a blob.Batch (the local store's), which makes nothing
+// visible before the commit.
+func (s *Service) CanStreamSites() bool {
+	_, ok := s.blobs.(blob.Batcher)
+	return ok
+}
+
+// StageSiteStream reads a site archive of format (site.Streamable) as it
+// arrives, checks it and stages its files, so that CommitSite, once the
+// whole upload is read, has only to commit them (SiteUpload.Streamed).
+// Its refusals are not final: the ratio is checked against the bytes
+// arrived so far, so the caller ingests the staged archive instead.
+func (s *Service) StageSiteStream(ctx context.Context, r io.Reader, format string) (*site.Staged, error) {
+	defer s.variants.ingest()() // background compression waits, as for CommitSite
+	return site.Stage(ctx, s.blobs, site.Stream(r, format), s.siteOptions())
 }
 
 // tempDir is where ingests, parts and compressed copies are staged: the
@@ -322,7 +356,7 @@ func siteReportName(fileName, root string) string {
 // siteStem is a site's file name without its archive extension.
 func siteStem(name string) string {
 	lower := strings.ToLower(name)
-	for _, ext := range []string{".tar.gz", ".tgz", ".tar", ".zip"} {
+	for _, ext := range []string{".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar", ".zip"} {
 		if strings.HasSuffix(lower, ext) && len(name) > len(ext) {
 			return name[:len(name)-len(ext)]
 		}

@@ -311,7 +311,7 @@ func TestUploadSiteArchive(t *testing.T) {
 	b.do(chromedp.Navigate(fmt.Sprintf("%s/#/projects/%d", e.URL, p.ID)))
 	b.waitFor("the upload area", `!!document.getElementById('upload-input')`, 30*time.Second)
 	b.do(chromedp.SetUploadFiles(chromedp.CSS("#upload-input"), []string{good, fake}))
-	b.waitText(".uploads", "Not sent: the content is not a zip, tar.gz or tar archive, whatever its name says.")
+	b.waitText(".uploads", "Not sent: the content is not a zip, tar.gz, tar.zst or tar archive, whatever its name says.")
 	b.waitText(".uploads", "Published")
 	b.waitFor("the site in the list", `document.querySelectorAll('.report').length === 1`, 30*time.Second)
 	if got := b.text(".report .report-site"); !strings.HasPrefix(got, fmt.Sprintf("HTML site · %d files · ", len(sizes))) {

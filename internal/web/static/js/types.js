@@ -12,10 +12,10 @@ export const TYPES = {
 
 // An archive of a whole HTML site (htmlcov/, playwright-report/, …) is
 // published as one site report of fileType html; the daemon recognises
-// it by content (zip, gzip, tar), the name only picks the check here.
-export const SITE_ARCHIVE = /\.(zip|tar\.gz|tgz|tar)$/i;
+// it by content (zip, gzip, zstd, tar), the name only picks the check here.
+export const SITE_ARCHIVE = /\.(zip|tar\.gz|tgz|tar\.zst|tzst|tar)$/i;
 
-export const ACCEPT = '.html,.md,.pdf,.ppt,.pptx,.zip,.tar.gz,.tgz,.tar';
+export const ACCEPT = '.html,.md,.pdf,.ppt,.pptx,.zip,.tar.gz,.tgz,.tar.zst,.tzst,.tar';
 
 // typeOf infers the fileType from the extension, as the daemon checks it:
 // case-insensitive, exactly one of the five.

@@ -16,7 +16,7 @@ const SIGNATURES = {
 };
 
 // siteArchive checks what the daemon takes as a site: a zip, a gzip
-// (a .tar.gz) or a tar ("ustar" at offset 257).
+// (a .tar.gz), a zstd frame (a .tar.zst) or a tar ("ustar" at offset 257).
 async function siteArchive(file) {
   let head;
   try {
@@ -25,8 +25,8 @@ async function siteArchive(file) {
     return 'the file could not be read.';
   }
   const at = (off, bytes) => bytes.every((b, i) => head[off + i] === b);
-  if (at(0, [0x50, 0x4b, 0x03, 0x04]) || at(0, [0x50, 0x4b, 0x05, 0x06]) || at(0, [0x1f, 0x8b]) || at(257, [0x75, 0x73, 0x74, 0x61, 0x72])) return null;
-  return 'the content is not a zip, tar.gz or tar archive, whatever its name says.';
+  if (at(0, [0x50, 0x4b, 0x03, 0x04]) || at(0, [0x50, 0x4b, 0x05, 0x06]) || at(0, [0x1f, 0x8b]) || at(0, [0x28, 0xb5, 0x2f, 0xfd]) || at(257, [0x75, 0x73, 0x74, 0x61, 0x72])) return null;
+  return 'the content is not a zip, tar.gz, tar.zst or tar archive, whatever its name says.';
 }
 
 async function sniff(file, type, site) {
@@ -67,7 +67,7 @@ export function uploader(projectId, onUploaded) {
   const finished = () => { clearDone.hidden = !list.querySelector('.upload-done, .upload-rejected'); };
   const zone = h('div', { class: 'dropzone', id: 'dropzone' },
     h('p', { class: 'dropzone-text' }, h('strong', {}, 'Drop report files here'), ' or ', pick),
-    h('p', { class: 'hint' }, 'HTML, Markdown, PDF, PPT and PPTX (.html, .md, .pdf, .ppt, .pptx), and whole HTML sites as .zip, .tar.gz or .tar. Several at once is fine.'),
+    h('p', { class: 'hint' }, 'HTML, Markdown, PDF, PPT and PPTX (.html, .md, .pdf, .ppt, .pptx), and whole HTML sites as .zip, .tar.gz, .tar.zst or .tar. Several at once is fine.'),
     input);
   const queue = [];
   let running = 0;
@@ -90,7 +90,7 @@ export function uploader(projectId, onUploaded) {
         status.textContent = 'Not sent: ' + why;
         finished();
       };
-      if (!type) { reject('only .html, .md, .pdf, .ppt and .pptx files can be published. HTML sites: .zip, .tar.gz or .tar.'); continue; }
+      if (!type) { reject('only .html, .md, .pdf, .ppt and .pptx files can be published. HTML sites: .zip, .tar.gz, .tar.zst or .tar.'); continue; }
       if (file.size === 0) { reject('the file is empty.'); continue; }
       status.textContent = `Checking · ${kind}`;
       sniff(file, type, site).then((problem) => {
