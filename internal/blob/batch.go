@@ -39,3 +39,10 @@ type Batch interface {
 	// Commit.
 	Discard()
 }
+
+// BatchOpener is a Batch that can read what it staged before Commit (the
+// local store's): Open returns key's staged object, or else the store's
+// (during or after Commit the staged file may have become it).
+type BatchOpener interface {
+	Open(ctx context.Context, key string) (Object, error)
+}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/service"
 	"github.com/reportd/reportd/internal/site"
+	"github.com/reportd/reportd/internal/sitegen"
 )
 
 func zst(t testing.TB, b []byte) []byte {
@@ -115,5 +119,52 @@ func TestStreamedRatioFallsBack(t *testing.T) {
 	rep := mustSite(t, uploadSite(t, e, p.ID, apitest.Part{Name: "file", FileName: "ratio.tar.gz", Data: tgz.Bytes()}))
 	if rep.Files != 3 {
 		t.Fatalf("files = %d", rep.Files)
+	}
+}
+
+// tarDir is the tar of dir's files, named below top/.
+func tarDir(t *testing.T, dir, top string) []byte {
+	t.Helper()
+	var es []entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		es = append(es, entry{top + "/" + filepath.ToSlash(rel), string(b)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tarOf(t, es...)
+}
+
+// TestStreamedSiteDetected: the generator, summary and results of a site
+// read as it arrived (detected from its staged files while they are
+// committed) are those of the same site read from the staged copy.
+func TestStreamedSiteDetected(t *testing.T) {
+	cov := sitegen.CoveragePy(t)
+	e := startSites(t, apitest.Options{})
+	p := e.CreateProject("detected")
+	project := apitest.Part{Name: "projectId", Data: []byte(fmt.Sprint(p.ID))}
+	html := apitest.Part{Name: "fileType", Data: []byte("html")}
+	file := apitest.Part{Name: "file", FileName: "htmlcov", Data: zst(t, tarDir(t, cov.Dir, "htmlcov"))}
+	streamed := mustSite(t, upload(e, project, html, file))
+	staged := mustSite(t, upload(e, file, project, html))
+	if streamed.Generator != "coverage.py" || streamed.Summary == nil || streamed.Summary.Lines == nil {
+		t.Fatalf("streamed site: generator %q, summary %+v", streamed.Generator, streamed.Summary)
+	}
+	a, err := e.Svc.ReportRecord(t.Context(), streamed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Svc.ReportRecord(t.Context(), staged.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Generator != b.Generator || !reflect.DeepEqual(a.Summary, b.Summary) || !reflect.DeepEqual(a.Results, b.Results) {
+		t.Fatalf("streamed %q %+v %+v, staged %q %+v %+v", a.Generator, a.Summary, a.Results, b.Generator, b.Summary, b.Results)
 	}
 }

@@ -86,7 +86,7 @@ func (s *Service) readResults(ctx context.Context, rec report.ReportRecord) (*re
 		if err != nil {
 			return nil, err
 		}
-		_, _, res := s.detectSite(ctx, rec.ID, m)
+		res := s.detectSite(ctx, rec.ID, m).results
 		return res, nil
 	}
 	// Checked once here so that a missing file counts as failed, not as a

@@ -254,10 +254,14 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	opt := s.siteOptions()
 	opt.ManifestKey, opt.Entry, opt.Root = key, in.Entry, in.Root
 	var m site.Manifest
+	var det detection
 	if in.Streamed != nil {
-		m, err = in.Streamed.Finish(ctx, opt)
+		m, det, err = s.finishStreamed(ctx, in.Streamed, opt)
 	} else {
 		m, err = site.Ingest(ctx, s.blobs, src, opt)
+		if err == nil {
+			det = s.detectSite(ctx, id, m)
+		}
 	}
 	if err != nil {
 		return report.Report{}, err
@@ -271,7 +275,7 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
 	}
 	rec.Name = siteReportName(name, m.Root)
-	rec.Generator, rec.Summary, rec.Results = s.detectSite(ctx, id, m)
+	rec.Generator, rec.Summary, rec.Results = det.generator, det.summary, det.results
 	if in.Meta.Name != nil && *in.Meta.Name != "" {
 		rec.Name = *in.Meta.Name
 	}
@@ -288,6 +292,22 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	}
 	s.variants.enqueue(variantJob{manifest: key})
 	return out.Report, nil
+}
+
+// finishStreamed stores a site read as it arrived while its generator and
+// summary are detected from the staged files: detection reads (CPU) while
+// the commit waits for the disk.
+func (s *Service) finishStreamed(ctx context.Context, st *site.Staged, opt site.Options) (site.Manifest, detection, error) {
+	m, err := st.Manifest(opt)
+	if err != nil {
+		st.Discard()
+		return site.Manifest{}, detection{}, err
+	}
+	detected := make(chan detection, 1)
+	go func() { detected <- detectFS(site.NewView(m, st.Open).FS(ctx)) }()
+	m, err = st.Finish(ctx, opt)
+	det := <-detected
+	return m, det, err
 }
 
 // siteOptions are the ingest options of the configured site limits.

@@ -401,13 +401,33 @@ func Stage(ctx context.Context, store blob.Store, src Source, opt Options) (*Sta
 	return &Staged{p: p, files: files}, nil
 }
 
-// Finish settles root and entry (opt.Root, opt.Entry), makes the staged
-// files durable and visible, and writes the manifest at opt.ManifestKey,
-// last. A refusal (a root or entry that is not there) stores nothing.
+// Manifest settles root and entry (opt.Root, opt.Entry) and returns the
+// manifest Finish would write; a root or entry that is not there is a
+// refusal. Its files can be read (Open) before Finish.
+func (st *Staged) Manifest(opt Options) (Manifest, error) {
+	prefix, names, entry, err := settle(st.files, opt)
+	if err != nil {
+		return Manifest{}, err
+	}
+	return newManifest(st.files, names, prefix, entry), nil
+}
+
+// Open reads one staged file (a View's OpenFunc): from the batch before
+// Finish, from the store after.
+func (st *Staged) Open(ctx context.Context, f File) (blob.Object, error) {
+	if o, ok := st.p.batch.(blob.BatchOpener); ok {
+		return o.Open(ctx, f.Key())
+	}
+	return st.p.store.Open(ctx, f.Key())
+}
+
+// Finish settles root and entry (Manifest), makes the staged files
+// durable and visible, and writes the manifest at opt.ManifestKey, last. A
+// refusal stores nothing.
 func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 	opt = opt.withDefaults()
 	defer st.Discard()
-	prefix, names, entry, err := settle(st.files, opt)
+	m, err := st.Manifest(opt)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -422,7 +442,10 @@ func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 	if err := st.p.batch.Commit(ctx); err != nil {
 		return Manifest{}, err
 	}
-	return writeManifest(ctx, st.p.store, opt, st.files, names, prefix, entry)
+	if err := putManifest(ctx, st.p.store, opt.ManifestKey, m); err != nil {
+		return Manifest{}, err
+	}
+	return m, nil
 }
 
 // Discard drops what is staged and not yet stored; safe after Finish,
@@ -455,7 +478,14 @@ func settle(files []File, opt Options) (prefix string, names []string, entry str
 
 // writeManifest writes the manifest of the stored files, last.
 func writeManifest(ctx context.Context, store blob.Store, opt Options, stored []File, names []string, prefix, entry string) (Manifest, error) {
-	m := Manifest{Version: Version, Entry: entry, Files: stored, Root: strings.TrimSuffix(prefix, "/")}
+	m := newManifest(stored, names, prefix, entry)
+	return m, putManifest(ctx, store, opt.ManifestKey, m)
+}
+
+// newManifest is the manifest of files renamed to names (below the root
+// prefix), sorted by path.
+func newManifest(files []File, names []string, prefix, entry string) Manifest {
+	m := Manifest{Version: Version, Entry: entry, Files: slices.Clone(files), Root: strings.TrimSuffix(prefix, "/")}
 	for i := range m.Files {
 		f := &m.Files[i]
 		f.Path = names[i]
@@ -463,14 +493,16 @@ func writeManifest(ctx context.Context, store blob.Store, opt Options, stored []
 		m.TotalBytes += f.Size
 	}
 	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return m
+}
+
+func putManifest(ctx context.Context, store blob.Store, key string, m Manifest) error {
 	b, err := json.Marshal(m)
 	if err != nil {
-		return Manifest{}, err
+		return err
 	}
-	if _, err := store.Put(ctx, opt.ManifestKey, bytes.NewReader(b), blob.PutOptions{IfNoneMatch: true, Size: int64(len(b)), ContentType: "application/json"}); err != nil {
-		return Manifest{}, err
-	}
-	return m, nil
+	_, err = store.Put(ctx, key, bytes.NewReader(b), blob.PutOptions{IfNoneMatch: true, Size: int64(len(b)), ContentType: "application/json"})
+	return err
 }
 
 // rootPrefix is the folder prefix ("a/" or "") stripped from every name.

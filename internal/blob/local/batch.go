@@ -38,10 +38,31 @@ func (s *Store) NewBatch() blob.Batch { return &batch{s: s} }
 type staged struct{ key, tmp string }
 
 type batch struct {
-	s    *Store
-	mu   sync.Mutex
-	objs []staged
-	done bool
+	s     *Store
+	mu    sync.Mutex
+	objs  []staged
+	byKey map[string]string // key -> a temp file staged for it
+	done  bool
+}
+
+var _ blob.BatchOpener = (*batch)(nil)
+
+// Open reads key's staged temp file, or else the store's object: once
+// Commit moved the temp file into place, or found the key there already.
+func (b *batch) Open(ctx context.Context, key string) (blob.Object, error) {
+	b.mu.Lock()
+	tmp, ok := b.byKey[key]
+	b.mu.Unlock()
+	if ok {
+		if f, err := os.Open(tmp); err == nil {
+			fi, err := f.Stat()
+			if err == nil {
+				return &object{f: f, info: infoOf(key, fi)}, nil
+			}
+			f.Close()
+		}
+	}
+	return b.s.Open(ctx, key)
 }
 
 func (b *batch) add(key, tmp string) error {
@@ -52,6 +73,10 @@ func (b *batch) add(key, tmp string) error {
 		return report.Errorf(report.Internal, "blob batch used after Commit or Discard")
 	}
 	b.objs = append(b.objs, staged{key, tmp})
+	if b.byKey == nil {
+		b.byKey = map[string]string{}
+	}
+	b.byKey[key] = tmp
 	return nil
 }
 
