@@ -45,8 +45,8 @@ download and PDF addresses.
 A folder (DIR) is uploaded as one site: a multi-file HTML report such as
 coverage.py's htmlcov/, Playwright's playwright-report/ or an Allure
 report, served with its scripts running from the content origin. reportctl
-streams a zip of the folder's files while sending it (no temporary file),
-named after the folder (htmlcov.zip), with the folder as the site's root;
+streams a tar.zst of the folder's files while sending it (no temporary
+file), named after the folder (htmlcov), with the folder as the site's root;
 the site's URL is printed. Every regular file goes in, hidden ones too; a
 symbolic link is followed only when it names a file inside the folder, and
 any other link or special file is refused with its path. --entry names the

@@ -18,7 +18,7 @@ type localFile struct {
 	name string // base name sent to the server
 	typ  report.FileType
 	size int64        // of the file, or of the folder's files together
-	tree *dirzip.Tree // a folder: sent as a zip made on the fly
+	tree *dirzip.Tree // a folder: sent as a tar.zst made on the fly
 	// pattern is the glob that picked the file, "" for a literal argument.
 	pattern string
 }

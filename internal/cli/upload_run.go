@@ -20,7 +20,7 @@ import (
 type uploadResult struct {
 	*report.Report
 	LocalPath   string `json:"localPath"`
-	Size        int64  `json:"size,omitempty"` // bytes sent (of a folder: its zip)
+	Size        int64  `json:"size,omitempty"` // bytes sent (of a folder: its tar.zst)
 	PreviewURL  string `json:"previewUrl,omitempty"`
 	DownloadURL string `json:"downloadUrl,omitempty"`
 	PDFURL      string `json:"pdfUrl,omitempty"`
@@ -119,16 +119,16 @@ func uploadOne(ctx context.Context, c *client.Client, pr *progress, lf localFile
 			},
 		},
 	}
-	var zipSize func() int64
+	var archiveSize func() int64
 	if lf.tree != nil {
-		// A folder: a zip made on the fly, rooted at the folder itself.
-		in.File, zipSize = siteUpload(lf, b)
+		// A folder: a tar.zst made on the fly, rooted at the folder itself.
+		in.File, archiveSize = siteUpload(lf, b)
 		in.Entry, in.Root = entry, "."
 	}
 	r, err := c.UploadReport(ctx, in)
 	b.done(err == nil)
-	if zipSize != nil {
-		res.Size = zipSize()
+	if archiveSize != nil {
+		res.Size = archiveSize()
 	}
 	if err != nil {
 		if ctx.Err() != nil && context.Cause(ctx) != ctx.Err() {

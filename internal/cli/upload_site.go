@@ -11,13 +11,14 @@ import (
 )
 
 // siteOf scans a folder named on the command line: it is uploaded as one
-// site, a zip made on the fly of the files below it (see internal/dirzip for
-// what goes in and what is refused). The folder is the site's root: the zip
-// names are relative to it and the upload says root=".", so the server keeps
-// them as they are instead of stripping a shared top folder. The file part
-// is named after the folder ("htmlcov", no made-up "htmlcov.zip": the
-// server knows a zip by its bytes), which becomes the report's file name
-// and, unless --name says otherwise, its name.
+// site, a tar.zst made on the fly of the files below it (see internal/dirzip
+// for what goes in and what is refused). The folder is the site's root: the
+// archive's names are relative to it and the upload says root=".", so the
+// server keeps them as they are instead of stripping a shared top folder.
+// The file part is named after the folder ("htmlcov", no made-up
+// extension: the server knows the format by its first bytes), which
+// becomes the report's file name and, unless --name says otherwise, its
+// name.
 func siteOf(dir string, override report.FileType) (localFile, error) {
 	if override != "" && override != report.HTML {
 		return localFile{}, usageErrorf("%s is a directory, uploaded as an html site: --type %s does not apply", dir, override)
@@ -76,19 +77,19 @@ func hasFile(t *dirzip.Tree, name string) bool {
 }
 
 // siteUpload is the upload of a folder: every attempt (Open) writes the
-// zip again from the start; the bytes are the same each time.
+// archive again from the start; the bytes are the same each time.
 func siteUpload(lf localFile, b *bar) (report.Upload, func() int64) {
 	var mu sync.Mutex
 	var sent int64
 	return report.Upload{
 			FileName:    lf.name,
-			ContentType: "application/zip",
+			ContentType: "application/zstd",
 			Open: func() (io.ReadCloser, error) {
 				b.restart()
 				return lf.tree.Open(b.reader, func(r dirzip.Result, err error) {
 					if err == nil {
 						mu.Lock()
-						sent = r.ZipBytes
+						sent = r.ArchiveBytes
 						mu.Unlock()
 					}
 				}), nil

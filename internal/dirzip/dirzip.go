@@ -1,18 +1,21 @@
-// Package dirzip turns a folder into a deterministic zip stream: the same
-// files give the same bytes, whoever runs it and whenever. It is how
-// reportctl uploads a folder as one site (`reportctl upload DIR`, `watch
-// --sites`) without a temporary file: the zip is written into a pipe while
-// the request body is sent, and written again from the start for a retry.
+// Package dirzip turns a folder into a deterministic archive stream: a tar
+// inside one zstd frame (tar.zst), where the same files give the same
+// bytes, whoever runs it and whenever. It is how reportctl uploads a folder
+// as one site (`reportctl upload DIR`, `watch --sites`) without a temporary
+// file: the archive is written into a pipe while the request body is sent,
+// and written again from the start for a retry. (The package kept its name
+// from when it wrote a zip; the server tells the formats apart by their
+// first bytes, and a tar lets it store files while the stream arrives,
+// where a zip's directory comes last.)
 //
 // Determinism: entries are the folder's files only (no folder entries),
-// named by their slash path relative to the folder and sorted bytewise; every
-// entry has the same modification time (Epoch) and mode (0644); files are
-// deflated at BestSpeed (klauspost/compress), except types that are
-// compressed already (images, fonts, archives, video) and files deflating
-// does not make smaller, which are stored. Entries are compressed by a few
-// workers in parallel and written in order, so the bytes depend on the
-// files only: they can differ between releases of the compressor, never
-// between runs.
+// regular-file entries named by their slash path relative to the folder and
+// sorted bytewise; every entry has the same modification time (Epoch), mode
+// (0644) and owner (0, no user or group name), and no access or change
+// time. The tar is compressed as a whole by zstd (klauspost/compress) at
+// its fastest level with settings fixed in this package (write.go), so the
+// bytes depend on the files only: they can differ between releases of the
+// compressor, never between runs or machines.
 //
 // Safety: the folder is read through os.Root, so nothing outside it is ever
 // read. A symbolic link is followed only when it names a regular file inside
@@ -38,8 +41,10 @@ import (
 	"time"
 )
 
-// Epoch is the modification time of every entry: the earliest a zip's DOS
-// date can hold.
+// Epoch is the modification time of every entry. It is the date the zips
+// of earlier versions carried (the earliest an MS-DOS date holds), kept
+// rather than the Unix epoch so that sites read the same through either
+// format, and because some tools take a zero time for "unset".
 var Epoch = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // File is one file of the tree.
@@ -50,7 +55,7 @@ type File struct {
 	Link  bool // reached through a symbolic link inside the folder
 }
 
-// Tree is a scanned folder, ready to be zipped any number of times.
+// Tree is a scanned folder, ready to be archived any number of times.
 type Tree struct {
 	Dir   string
 	Files []File // sorted by Name
@@ -150,25 +155,17 @@ func kindOf(m fs.FileMode) string {
 	return "type " + m.Type().String()
 }
 
-// stored are extensions whose content is compressed already: deflating
-// them again costs time and saves nothing.
-var stored = map[string]bool{
-	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".avif": true,
-	".woff": true, ".woff2": true, ".zip": true, ".gz": true, ".tgz": true, ".br": true,
-	".zst": true, ".xz": true, ".bz2": true, ".7z": true, ".mp4": true, ".webm": true,
-	".mp3": true, ".ogg": true, ".pdf": true, ".jar": true,
-}
-
-// Result describes one complete zip written by WriteTo.
+// Result describes one complete archive written by WriteTo.
 type Result struct {
-	ZipBytes int64  // bytes of the zip
-	Bytes    int64  // bytes of the files, as read
-	SHA256   string // TreeHash of the files as read
+	ArchiveBytes int64  // bytes of the tar.zst
+	Bytes        int64  // bytes of the files, as read
+	SHA256       string // TreeHash of the files as read
 }
 
-// Open returns the zip of t as a stream, written by a goroutine into a pipe
-// as it is read. Closing the stream early stops the goroutine. done, when
-// set, is called with the outcome once the zip is complete or failed.
+// Open returns the tar.zst of t as a stream, written by a goroutine into a
+// pipe as it is read. Closing the stream early stops the goroutine. done,
+// when set, is called with the outcome once the archive is complete or
+// failed.
 func (t *Tree) Open(wrap func(io.Reader) io.Reader, done func(Result, error)) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
@@ -181,7 +178,7 @@ func (t *Tree) Open(wrap func(io.Reader) io.Reader, done func(Result, error)) io
 	return pr
 }
 
-// Hash is the TreeHash of the files as they are now, read without zipping.
+// Hash is the TreeHash of the files as they are now, read without archiving.
 func (t *Tree) Hash() (string, error) {
 	root, err := os.OpenRoot(t.Dir)
 	if err != nil {

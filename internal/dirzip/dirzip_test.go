@@ -1,7 +1,7 @@
 package dirzip
 
 import (
-	"archive/zip"
+	"archive/tar"
 	"bytes"
 	"errors"
 	"io"
@@ -12,9 +12,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
-func write(t *testing.T, dir, name, content string) {
+func write(t testing.TB, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -38,17 +40,99 @@ func site(t *testing.T) string {
 	return dir
 }
 
-func zipOf(t *testing.T, tr *Tree) ([]byte, Result) {
+func archiveOf(t *testing.T, tr *Tree) ([]byte, Result) {
 	t.Helper()
 	var b bytes.Buffer
 	res, err := tr.WriteTo(&b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ZipBytes != int64(b.Len()) {
-		t.Fatalf("ZipBytes %d, wrote %d", res.ZipBytes, b.Len())
+	if res.ArchiveBytes != int64(b.Len()) {
+		t.Fatalf("ArchiveBytes %d, wrote %d", res.ArchiveBytes, b.Len())
 	}
 	return b.Bytes(), res
+}
+
+// entry is one entry of an archive read back.
+type entry struct {
+	h    *tar.Header
+	body []byte
+}
+
+// readBack decodes a tar.zst as the server does (a window of at most
+// 32 MiB), checking on the way that it is one zstd frame with a checksum.
+func readBack(t *testing.T, b []byte) []entry {
+	t.Helper()
+	oneFrame(t, b)
+	zr, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderMaxWindow(32<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	var out []entry
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after %d entries: %v", len(out), err)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatalf("%s: %v", h.Name, err)
+		}
+		out = append(out, entry{h, body})
+	}
+	// Nothing after the tar's end but its zero blocks.
+	if rest, err := io.ReadAll(zr); err != nil || len(bytes.Trim(rest, "\x00")) != 0 {
+		t.Fatalf("after the tar: %d bytes, %v", len(rest), err)
+	}
+	return out
+}
+
+// oneFrame walks the zstd frame's blocks (RFC 8878, 3.1.1.2): the last one
+// and the 4-byte checksum must end the stream exactly.
+func oneFrame(t *testing.T, b []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+		t.Fatalf("no zstd magic: % x", b[:min(4, len(b))])
+	}
+	var h zstd.Header
+	rest, err := h.DecodeAndStrip(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An archive smaller than one block is written as a single segment,
+	// whose window is its size.
+	win := h.WindowSize
+	if h.SingleSegment {
+		win = h.FrameContentSize
+	}
+	if !h.HasCheckSum || win == 0 || win > 8<<20 || h.DictionaryID != 0 {
+		t.Fatalf("frame header %+v; want a checksum and a window of 8 MiB at most", h)
+	}
+	for blocks := 1; ; blocks++ {
+		if len(rest) < 3 {
+			t.Fatalf("block %d: stream cut", blocks)
+		}
+		bh := uint32(rest[0]) | uint32(rest[1])<<8 | uint32(rest[2])<<16
+		last, typ, size := bh&1 == 1, (bh>>1)&3, int(bh>>3)
+		if typ == 1 { // RLE: one byte stands for size bytes
+			size = 1
+		}
+		if typ == 3 || len(rest) < 3+size {
+			t.Fatalf("block %d: type %d, %d bytes, %d left", blocks, typ, size, len(rest)-3)
+		}
+		rest = rest[3+size:]
+		if last {
+			break
+		}
+	}
+	if len(rest) != 4 {
+		t.Fatalf("%d bytes after the frame's last block, want its 4-byte checksum only", len(rest))
+	}
 }
 
 func TestSameBytesSortedFixedTimes(t *testing.T) {
@@ -65,7 +149,7 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("files %q, want %q (hidden files included, sorted bytewise)", names, want)
 	}
-	one, res1 := zipOf(t, tr)
+	one, res1 := archiveOf(t, tr)
 
 	// Different mtimes and a fresh scan: the very same bytes.
 	later := time.Now().Add(time.Hour)
@@ -78,11 +162,11 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, res2 := zipOf(t, tr2)
+	two, res2 := archiveOf(t, tr2)
 	if !bytes.Equal(one, two) || res1 != res2 {
-		t.Fatal("two zips of the same files differ")
+		t.Fatal("two archives of the same files differ")
 	}
-	// The same files copied into another folder zip the same too.
+	// The same files copied into another folder give the same bytes too.
 	other := t.TempDir()
 	for _, n := range want {
 		b, _ := os.ReadFile(filepath.Join(dir, n))
@@ -92,51 +176,34 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if three, _ := zipOf(t, tr3); !bytes.Equal(one, three) {
-		t.Fatal("a copy of the folder zips differently")
+	if three, _ := archiveOf(t, tr3); !bytes.Equal(one, three) {
+		t.Fatal("a copy of the folder gives other bytes")
 	}
 
-	zr, err := zip.NewReader(bytes.NewReader(one), int64(len(one)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := readBack(t, one)
 	var total int64
-	for i, f := range zr.File {
-		if f.Name != want[i] {
-			t.Errorf("entry %d is %q, want %q", i, f.Name, want[i])
+	for i, e := range entries {
+		h := e.h
+		if i < len(want) && h.Name != want[i] {
+			t.Errorf("entry %d is %q, want %q", i, h.Name, want[i])
 		}
-		if !f.Modified.Equal(Epoch) {
-			t.Errorf("%s: modified %v, want %v", f.Name, f.Modified, Epoch)
+		if h.Typeflag != tar.TypeReg || h.Mode != 0o644 || !h.ModTime.Equal(Epoch) {
+			t.Errorf("%s: type %q, mode %o, modified %v; want a regular file, 0644, %v", h.Name, h.Typeflag, h.Mode, h.ModTime, Epoch)
 		}
-		if f.Mode() != 0o644 {
-			t.Errorf("%s: mode %v", f.Name, f.Mode())
+		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" || !h.AccessTime.IsZero() || !h.ChangeTime.IsZero() || len(h.PAXRecords) != 0 {
+			t.Errorf("%s: owner %d/%d %q/%q, times %v %v, PAX %v; want none", h.Name, h.Uid, h.Gid, h.Uname, h.Gname, h.AccessTime, h.ChangeTime, h.PAXRecords)
 		}
-		// Deflated when that makes the entry smaller and the type is not
-		// compressed already; stored otherwise.
-		wantMethod := zip.Store
-		if f.Name == "a/z.html" {
-			wantMethod = zip.Deflate
+		disk, _ := os.ReadFile(filepath.Join(dir, h.Name))
+		if !bytes.Equal(e.body, disk) || h.Size != int64(len(disk)) {
+			t.Errorf("%s: content differs (size %d, on disk %d)", h.Name, h.Size, len(disk))
 		}
-		if f.Method != wantMethod {
-			t.Errorf("%s: method %d, want %d", f.Name, f.Method, wantMethod)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(rc)
-		rc.Close()
-		disk, _ := os.ReadFile(filepath.Join(dir, f.Name))
-		if !bytes.Equal(got, disk) {
-			t.Errorf("%s: content differs", f.Name)
-		}
-		total += int64(len(got))
+		total += int64(len(e.body))
 	}
-	if len(zr.File) != len(want) || total != tr.Bytes || res1.Bytes != tr.Bytes {
-		t.Errorf("%d entries, %d bytes (tree %d, result %d)", len(zr.File), total, tr.Bytes, res1.Bytes)
+	if len(entries) != len(want) || total != tr.Bytes || res1.Bytes != tr.Bytes {
+		t.Errorf("%d entries, %d bytes (tree %d, result %d)", len(entries), total, tr.Bytes, res1.Bytes)
 	}
 	if h, err := tr.Hash(); err != nil || h != res1.SHA256 {
-		t.Errorf("Hash %s %v, zip's tree hash %s", h, err, res1.SHA256)
+		t.Errorf("Hash %s %v, the archive's tree hash %s", h, err, res1.SHA256)
 	}
 
 	// Changed content: another hash.
@@ -152,7 +219,7 @@ func TestOpenStreamsAndStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := zipOf(t, tr)
+	want, _ := archiveOf(t, tr)
 	var read int64
 	var done Result
 	rc := tr.Open(func(r io.Reader) io.Reader { return countingReader{r, &read} }, func(r Result, err error) { done = r })
@@ -161,7 +228,7 @@ func TestOpenStreamsAndStopsEarly(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("Open: %v, %d bytes, want %d", err, len(got), len(want))
 	}
-	if atomic.LoadInt64(&read) != tr.Bytes || done.ZipBytes != int64(len(want)) {
+	if atomic.LoadInt64(&read) != tr.Bytes || done.ArchiveBytes != int64(len(want)) {
 		t.Fatalf("wrap saw %d bytes (want %d); done %+v", read, tr.Bytes, done)
 	}
 	// A reader that gives up: the writer ends with an error, not a leak.
@@ -204,12 +271,15 @@ func TestSymlinks(t *testing.T) {
 	if found == nil || !found.Link || found.Size != int64(len("<h1>index</h1>")) {
 		t.Fatalf("link inside: %+v", found)
 	}
-	b, _ := zipOf(t, tr)
-	zr, _ := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	for _, f := range zr.File {
-		if f.Name == "css/copy.html" && f.Mode()&os.ModeSymlink != 0 {
-			t.Error("the link went into the zip as a link")
+	b, _ := archiveOf(t, tr)
+	copied := false
+	for _, e := range readBack(t, b) {
+		if e.h.Name == "css/copy.html" {
+			copied = e.h.Typeflag == tar.TypeReg && string(e.body) == "<h1>index</h1>"
 		}
+	}
+	if !copied {
+		t.Error("the link did not go into the archive as a copy of its file")
 	}
 
 	outside := filepath.Join(t.TempDir(), "secret.txt")

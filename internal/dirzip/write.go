@@ -1,78 +1,73 @@
 package dirzip
 
 import (
-	"archive/zip"
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
-	"path"
 	"runtime"
-	"strings"
-	"sync"
 
-	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
 )
 
-// How WriteTo works: files up to smallFile bytes are read, hashed and
-// compressed by a few workers into memory, ahead of the writer, and written
-// in name order as raw entries; larger files are streamed by the writer
-// itself when their turn comes. What an entry holds depends on its bytes
-// only (deflated at BestSpeed, stored when deflating does not make it
-// smaller or its type is compressed already), so the archive is the same
-// whatever the number of workers or their timing.
+// How WriteTo works: files up to smallFile bytes are read and hashed by a
+// few workers into memory, ahead of the writer, and written in name order
+// as tar entries; larger files are streamed by the writer itself when their
+// turn comes. The tar stream goes through one zstd encoder whose settings
+// are all fixed here, so the archive is the same whatever the number of
+// workers, their timing or the machine's GOMAXPROCS.
 const (
-	smallFile = 1 << 20 // files prepared in memory by the workers
+	smallFile = 1 << 20 // files read into memory by the workers
 	window    = 64      // files prepared ahead of the writer at most
 	bufSize   = 1 << 20 // buffer between the archive and w
 )
 
-// dosEpochDate is Epoch as an MS-DOS date (1980-01-01; its time is 0).
-const dosEpochDate = 1<<5 | 1
+// Fixed zstd settings. The encoder's default concurrency is GOMAXPROCS;
+// it is pinned so that nothing about the machine reaches the encoder (the
+// bytes do not depend on it today, TestEncoderSettingsFixBytes checks, but
+// they are not promised to). Two means one block is compressed while the
+// next is filled: the tar writer and the compressor overlap. The window is
+// the SpeedFastest default, written out: the server refuses windows above
+// 32 MiB, and a decoder needs about a window of memory. The checksum
+// (xxhash64 of the tar, in the frame) lets the server tell a damaged
+// stream from a short one.
+const (
+	zstdConcurrency = 2
+	zstdWindow      = 4 << 20
+)
 
-// flates keeps deflate writers for reuse: each holds about 1 MiB of state,
-// and a site has thousands of files.
-var flates sync.Pool
-
-func getFlate(w io.Writer) *flate.Writer {
-	if fw, ok := flates.Get().(*flate.Writer); ok {
-		fw.Reset(w)
-		return fw
-	}
-	fw, _ := flate.NewWriter(w, flate.BestSpeed) // BestSpeed is a valid level
-	return fw
+func newEncoder(w io.Writer, concurrency int) (*zstd.Encoder, error) {
+	return zstd.NewWriter(w,
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithWindowSize(zstdWindow),
+		zstd.WithEncoderConcurrency(concurrency),
+		zstd.WithEncoderCRC(true),
+	)
 }
 
-// pooledFlate returns its writer to the pool when closed.
-type pooledFlate struct{ *flate.Writer }
-
-func (p pooledFlate) Close() error {
-	err := p.Writer.Close()
-	flates.Put(p.Writer)
-	return err
-}
-
-// prepared is one file read and compressed by a worker.
+// prepared is one file read and hashed by a worker.
 type prepared struct {
 	n      int64  // bytes read
 	sum    []byte // sha256 of the bytes read
-	crc    uint32
-	method uint16
-	data   []byte // the entry's bytes (deflated or stored)
+	data   []byte // the file's bytes
 	stream bool   // too large: the writer streams it itself
 	err    error
 }
 
-// WriteTo writes the zip of t to w. wrap, when set, wraps every file's
+// WriteTo writes the tar.zst of t to w. wrap, when set, wraps every file's
 // reader (a progress bar counts the bytes read); it may be called from
-// several goroutines. A file that cannot be read, or that became something
-// else than a regular file inside the folder since the scan, fails the
-// write.
+// several goroutines. A file that cannot be read, that became something
+// else than a regular file inside the folder since the scan, or that a
+// large file changed size while it was read, fails the write.
 func (t *Tree) WriteTo(w io.Writer, wrap func(io.Reader) io.Reader) (Result, error) {
+	return t.writeTo(w, wrap, zstdConcurrency)
+}
+
+func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency int) (res Result, err error) {
 	root, err := os.OpenRoot(t.Dir)
 	if err != nil {
 		return Result{}, err
@@ -80,24 +75,31 @@ func (t *Tree) WriteTo(w io.Writer, wrap func(io.Reader) io.Reader) (Result, err
 	defer root.Close()
 	bw := bufio.NewWriterSize(w, bufSize)
 	cw := &countWriter{w: bw}
-	zw := zip.NewWriter(cw)
-	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
-		return pooledFlate{getFlate(w)}, nil
-	})
+	enc, err := newEncoder(cw, concurrency)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if err != nil {
+			// Wait for the block being compressed, if any, so that
+			// nothing writes into bw once WriteTo has returned.
+			enc.Reset(io.Discard)
+		}
+	}()
+	tw := tar.NewWriter(enc)
 
 	stop := make(chan struct{})
 	defer close(stop)
 	ordered := t.prepareAhead(root, wrap, stop)
 
 	th := newTreeHash()
-	var res Result
 	for _, f := range t.Files {
 		p := <-<-ordered
 		if p.err == nil {
 			if p.stream {
-				p.n, p.sum, p.err = streamFile(zw, root, f, wrap)
+				p.n, p.sum, p.err = streamFile(tw, root, f, wrap)
 			} else {
-				p.err = writeRaw(zw, f, p)
+				p.err = writeEntry(tw, f, p.data)
 			}
 		}
 		if p.err != nil {
@@ -106,13 +108,16 @@ func (t *Tree) WriteTo(w io.Writer, wrap func(io.Reader) io.Reader) (Result, err
 		res.Bytes += p.n
 		th.add(f.Name, p.n, p.sum)
 	}
-	if err := zw.Close(); err != nil {
+	if err := tw.Close(); err != nil {
+		return res, err
+	}
+	if err := enc.Close(); err != nil {
 		return res, err
 	}
 	if err := bw.Flush(); err != nil {
 		return res, err
 	}
-	res.ZipBytes, res.SHA256 = cw.n, th.sum()
+	res.ArchiveBytes, res.SHA256 = cw.n, th.sum()
 	return res, nil
 }
 
@@ -153,10 +158,10 @@ func (t *Tree) prepareAhead(root *os.Root, wrap func(io.Reader) io.Reader, stop 
 }
 
 // open opens a file of the tree, refusing what is no longer a regular file.
-func open(root *os.Root, f File) (*os.File, error) {
+func open(root *os.Root, f File) (*os.File, os.FileInfo, error) {
 	in, err := root.Open(f.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := in.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -164,18 +169,17 @@ func open(root *os.Root, f File) (*os.File, error) {
 	}
 	if err != nil {
 		in.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return in, nil
+	return in, fi, nil
 }
 
-// prepare reads one file and makes its entry's bytes, or leaves a large one
-// to be streamed.
+// prepare reads one file into memory, or leaves a large one to be streamed.
 func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader) prepared {
 	if f.Size > smallFile {
 		return prepared{stream: true}
 	}
-	in, err := open(root, f)
+	in, _, err := open(root, f)
 	if err != nil {
 		return prepared{err: err}
 	}
@@ -184,73 +188,52 @@ func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader) prepared {
 	if wrap != nil {
 		r = wrap(r)
 	}
-	// Read at most one byte past the limit: a file that grew since the scan
-	// is streamed instead.
-	raw, err := io.ReadAll(io.LimitReader(r, smallFile+1))
-	if err != nil {
+	// Room for the size at scan time and the read that finds the end, so
+	// that a file that did not change is read without growing the buffer.
+	// Read at most one byte past the limit: a file that grew past it since
+	// the scan fails rather than being held in memory whole.
+	var b bytes.Buffer
+	b.Grow(int(f.Size) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(r, smallFile+1)); err != nil {
 		return prepared{err: err}
 	}
-	if len(raw) > smallFile {
+	if b.Len() > smallFile {
 		return prepared{err: errors.New("grew past its size at scan time while being read; try again")}
 	}
-	s := sha256.Sum256(raw)
-	p := prepared{n: int64(len(raw)), sum: s[:], crc: crc32.ChecksumIEEE(raw), method: zip.Store, data: raw}
-	if stored[strings.ToLower(path.Ext(f.Name))] || len(raw) == 0 {
-		return p
-	}
-	var b bytes.Buffer
-	b.Grow(len(raw) / 2)
-	fw := getFlate(&b)
-	_, err = fw.Write(raw)
-	if err == nil {
-		err = fw.Close()
-	}
-	flates.Put(fw)
-	if err != nil {
-		return prepared{err: err}
-	}
-	if b.Len() < len(raw) {
-		p.method, p.data = zip.Deflate, b.Bytes()
-	}
-	return p
+	s := sha256.Sum256(b.Bytes())
+	return prepared{n: int64(b.Len()), sum: s[:], data: b.Bytes()}
 }
 
-// header is an entry's header: raw and streamed entries alike carry Epoch
-// as their MS-DOS time only (CreateRaw does not convert Modified, so
-// neither path sets it).
-func header(f File, method uint16) *zip.FileHeader {
-	h := &zip.FileHeader{Name: f.Name, Method: method, ModifiedDate: dosEpochDate}
-	h.SetMode(0o644)
-	return h
+// header is an entry's tar header: everything but the name and size is
+// fixed (mode 0644, Epoch, owner 0 with no names, no access or change
+// time). archive/tar picks the format: ustar when the name fits (100 bytes,
+// or 255 split at a slash) and is ASCII, else PAX records; both depend on
+// the name only.
+func header(name string, size int64) *tar.Header {
+	return &tar.Header{Typeflag: tar.TypeReg, Name: name, Size: size, Mode: 0o644, ModTime: Epoch}
 }
 
-// writeRaw writes a prepared entry.
-func writeRaw(zw *zip.Writer, f File, p prepared) error {
-	h := header(f, p.method)
-	h.CRC32 = p.crc
-	h.CompressedSize64 = uint64(len(p.data))
-	h.UncompressedSize64 = uint64(p.n)
-	out, err := zw.CreateRaw(h)
-	if err != nil {
+// writeEntry writes a file read into memory.
+func writeEntry(tw *tar.Writer, f File, data []byte) error {
+	if err := tw.WriteHeader(header(f.Name, int64(len(data)))); err != nil {
 		return err
 	}
-	_, err = out.Write(p.data)
+	_, err := tw.Write(data)
 	return err
 }
 
-// streamFile writes a large file's entry as it reads it.
-func streamFile(zw *zip.Writer, root *os.Root, f File, wrap func(io.Reader) io.Reader) (int64, []byte, error) {
-	in, err := open(root, f)
+// streamFile writes a large file's entry as it reads it. A tar header
+// carries the size before the content, so the size is the one the open
+// file has now, and a file that is written to meanwhile fails instead of
+// being sent cut or padded.
+func streamFile(tw *tar.Writer, root *os.Root, f File, wrap func(io.Reader) io.Reader) (int64, []byte, error) {
+	in, fi, err := open(root, f)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer in.Close()
-	method := uint16(zip.Deflate)
-	if stored[strings.ToLower(path.Ext(f.Name))] {
-		method = zip.Store
-	}
-	out, err := zw.CreateHeader(header(f, method))
-	if err != nil {
+	size := fi.Size()
+	if err := tw.WriteHeader(header(f.Name, size)); err != nil {
 		return 0, nil, err
 	}
 	var r io.Reader = in
@@ -258,6 +241,17 @@ func streamFile(zw *zip.Writer, root *os.Root, f File, wrap func(io.Reader) io.R
 		r = wrap(r)
 	}
 	sum := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, sum), r)
-	return n, sum.Sum(nil), err
+	n, err := io.CopyBuffer(io.MultiWriter(tw, sum), io.LimitReader(r, size), make([]byte, 256<<10))
+	if err != nil {
+		return n, nil, err
+	}
+	if n < size {
+		return n, nil, errors.New("shrank while being read; try again")
+	}
+	// Past the size: read directly, so that the progress hook counts the
+	// file's bytes only once.
+	if m, _ := in.Read(make([]byte, 1)); m > 0 {
+		return n, nil, errors.New("grew while being read; try again")
+	}
+	return n, sum.Sum(nil), nil
 }

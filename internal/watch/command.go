@@ -83,7 +83,7 @@ folder with --project-from-dir) is published as ONE site report, a
 multi-file HTML report such as coverage.py's htmlcov/ or a Playwright
 report: once nothing in it has changed for --settle, or, with --marker NAME,
 as soon as a file NAME appears in it (never before; the marker is not
-uploaded). The folder is sent as a zip of all its files, hidden ones too,
+uploaded). The folder is sent as a tar.zst of all its files, hidden ones too,
 with the folder as the site's root; a symbolic link is followed only to a
 file inside the folder, any other link or special file refuses the folder
 (set aside like a rejected file after --max-attempts). Published folders

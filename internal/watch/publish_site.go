@@ -56,9 +56,9 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if ok {
 		return res
 	}
-	// Named after the folder, no made-up ".zip": the server knows a zip by
-	// its bytes, and the folder's name becomes the report's file name and
-	// name ("playwright-report").
+	// Named after the folder, no made-up extension: the server knows the
+	// format by its first bytes, and the folder's name becomes the report's
+	// file name and name ("playwright-report").
 	name := filepath.Base(dir)
 	if q, ok := p.store.queuedRec(dir); ok && q.Uploading != nil {
 		rep, found, err := p.reconcileSite(ctx, name, *q.Uploading)
@@ -73,11 +73,11 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if err := p.markUploading(dir, sum, projectID, st, k); err != nil {
 		return p.failed(dir, st, transient, err)
 	}
-	src := &zipSource{tree: tree}
+	src := &archiveSource{tree: tree}
 	rep, err := p.svc.UploadReport(ctx, report.ReportUpload{
 		ProjectID:      projectID,
 		FileType:       report.HTML,
-		File:           report.Upload{FileName: name, ContentType: "application/zip", Open: src.open},
+		File:           report.Upload{FileName: name, ContentType: "application/zstd", Open: src.open},
 		Root:           ".",
 		Meta:           p.opts.meta,
 		IdempotencyKey: idempotencyKey(projectID, dir, sum, p.opts.meta),
@@ -138,9 +138,10 @@ func (p *publisher) reconcileSite(ctx context.Context, name string, u uploading)
 	return report.Report{}, false, nil
 }
 
-// zipSource is the upload's Open for a site: each attempt zips the folder
-// again (the same bytes), and the outcome of the last complete zip is kept.
-type zipSource struct {
+// archiveSource is the upload's Open for a site: each attempt archives the
+// folder again (the same bytes), and the outcome of the last complete
+// archive is kept.
+type archiveSource struct {
 	tree *dirzip.Tree
 	mu   sync.Mutex
 	res  dirzip.Result
@@ -148,7 +149,7 @@ type zipSource struct {
 	lerr error
 }
 
-func (s *zipSource) open() (io.ReadCloser, error) {
+func (s *archiveSource) open() (io.ReadCloser, error) {
 	s.mu.Lock()
 	s.done, s.lerr = false, nil
 	s.mu.Unlock()
@@ -164,13 +165,13 @@ func (s *zipSource) open() (io.ReadCloser, error) {
 	}), nil
 }
 
-func (s *zipSource) sent() (dirzip.Result, bool) {
+func (s *archiveSource) sent() (dirzip.Result, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.res, s.done
 }
 
-func (s *zipSource) localErr() error {
+func (s *archiveSource) localErr() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lerr

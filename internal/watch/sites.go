@@ -12,7 +12,7 @@ import (
 // watched folder (DIR/SITE, or DIR/PROJECT/SITE with --project-from-dir) is
 // one unit of the pipeline instead of each file: it settles as a whole
 // (its fingerprint, below, unchanged for --settle), is published once as a
-// site (a deterministic zip of its files, internal/dirzip) and is recorded in
+// site (a deterministic tar.zst of its files, internal/dirzip) and is recorded in
 // the state file under its own path, so a restart publishes it no second
 // time. With --marker NAME a folder is published only once NAME exists in
 // it, right away; the marker itself is not uploaded.
@@ -50,7 +50,7 @@ func (o *options) hasMarker(site string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// excludeMarker leaves the marker file out of the zip.
+// excludeMarker leaves the marker file out of the archive.
 func (o *options) excludeMarker(name string) bool { return o.marker != "" && name == o.marker }
 
 // siteInfo is a site folder's fingerprint, as a FileInfo for the tracker:
