@@ -28,15 +28,17 @@ const (
 
 // Fixed zstd settings. The encoder's default concurrency is GOMAXPROCS;
 // it is pinned so that nothing about the machine reaches the encoder (the
-// bytes do not depend on it today, TestEncoderSettingsFixBytes checks, but
-// they are not promised to). Two means one block is compressed while the
-// next is filled: the tar writer and the compressor overlap. The window is
-// the SpeedFastest default, written out: the server refuses windows above
-// 32 MiB, and a decoder needs about a window of memory. The checksum
-// (xxhash64 of the tar, in the frame) lets the server tell a damaged
-// stream from a short one.
+// bytes do not depend on it today, TestSameBytesWhateverGOMAXPROCSAndConcurrency
+// checks, but they are not promised to). One means the writer's goroutine
+// compresses each block itself: on 2 cores, with the workers reading and
+// hashing beside it, handing blocks to another goroutine (2) cost more CPU
+// and was no faster (BenchmarkWriteTree, 2026-11-29: 196-225 vs 200-246
+// CPU ms a run). The window is the SpeedFastest default, written out: the
+// server refuses windows above 32 MiB, and a decoder needs about a window
+// of memory. The checksum (xxhash64 of the tar, at the frame's end) lets
+// the server tell a damaged stream from a sound one.
 const (
-	zstdConcurrency = 2
+	zstdConcurrency = 1
 	zstdWindow      = 4 << 20
 )
 
@@ -81,8 +83,9 @@ func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency 
 	}
 	defer func() {
 		if err != nil {
-			// Wait for the block being compressed, if any, so that
-			// nothing writes into bw once WriteTo has returned.
+			// With a concurrency above one, wait for the block being
+			// compressed so that nothing writes into bw once WriteTo has
+			// returned.
 			enc.Reset(io.Discard)
 		}
 	}()
