@@ -62,9 +62,10 @@ type prepared struct {
 
 // WriteTo writes the tar.zst of t to w. wrap, when set, wraps every file's
 // reader (a progress bar counts the bytes read); it may be called from
-// several goroutines. A file that cannot be read, that became something
-// else than a regular file inside the folder since the scan, or that a
-// large file changed size while it was read, fails the write.
+// several goroutines. A file that cannot be read or that became something
+// else than a regular file inside the folder since the scan fails the
+// write, and so does a file streamed (over smallFile) whose size changed
+// while it was read.
 func (t *Tree) WriteTo(w io.Writer, wrap func(io.Reader) io.Reader) (Result, error) {
 	return t.writeTo(w, wrap, zstdConcurrency)
 }
