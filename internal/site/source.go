@@ -45,10 +45,12 @@ func TarZst(r io.ReaderAt, size int64) Source { return Source{format: "tar.zst",
 func Tar(r io.ReaderAt, size int64) Source { return Source{format: "tar", r: r, size: size} }
 
 // Stream is a tar archive in format ("tar", "tar.gz", "tar.zst") read once,
-// as it arrives: only Stage takes it. Its compression ratio is checked
-// against the bytes read so far, which is stricter than against the whole
-// archive; a caller that also keeps the archive may retry a refusal from
-// the staged copy to get the whole archive's verdict.
+// as it arrives: only Stage takes it. While it arrives its compression
+// ratio is held to streamSlack times the limit against the bytes so far,
+// and once it ended to the limit against the bytes read, as a staged
+// archive is against its size. The read stops at the archive's end, so
+// trailing bytes do not count: a caller that also keeps the archive may
+// retry a refusal from the staged copy to get the whole archive's verdict.
 func Stream(r io.Reader, format string) Source { return Source{format: format, stream: r} }
 
 // Streamable tells whether an archive of format can be read as it arrives.
@@ -176,12 +178,14 @@ func (s Source) walkZip(ctx context.Context, g *guard, fn func(h header, r io.Re
 
 func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Reader) error) error {
 	var in io.Reader
+	var arrived *arrivedReader
 	if s.stream != nil {
-		// The ratio is checked against what arrived so far.
-		in = &arrivedReader{r: s.stream, g: g}
+		arrived = &arrivedReader{r: s.stream, g: g}
+		in = arrived
 	} else {
 		in = io.NewSectionReader(s.r, 0, s.size)
 	}
+	var expanded *ratioReader
 	switch s.format {
 	case "tar.gz":
 		zr, err := gzip.NewReader(in)
@@ -189,14 +193,16 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 			return report.Wrap(report.Validation, err, fmt.Sprintf("not a readable gzip file: %v", err))
 		}
 		defer zr.Close()
-		in = &ratioReader{r: zr, g: g}
+		expanded = &ratioReader{r: zr, g: g}
+		in = expanded
 	case "tar.zst":
 		zr, err := newZstd(in)
 		if err != nil {
 			return report.Wrap(report.Validation, err, fmt.Sprintf("not a readable zstd file: %v", err))
 		}
 		defer zr.Close()
-		in = &ratioReader{r: zr, g: g}
+		expanded = &ratioReader{r: zr, g: g}
+		in = expanded
 	}
 	tr := tar.NewReader(in)
 	last := ""
@@ -253,6 +259,18 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 			return report.Errorf(report.Validation, "the %s archive has more than 1 MiB of data after its end", s.format)
 		}
 	}
+	if arrived != nil {
+		// Now that the archive's size is known, the ratio the whole
+		// archive would have been held to.
+		g.archive = max(arrived.n, 1)
+		out := g.total
+		if expanded != nil {
+			out = max(out, expanded.n)
+		}
+		if out > g.floor && out/g.ratio > g.archive {
+			return g.bomb("")
+		}
+	}
 	return nil
 }
 
@@ -273,8 +291,15 @@ func (r *ratioReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// streamSlack is how much further than the ratio limit a stream may get
+// ahead of its bytes so far, while it arrives: a site's first megabytes
+// can be far more compressible than the whole (a coverage site's pages
+// deflate 115 times, runs of them more than 200). A bomb still stops
+// early; the exact ratio is checked once the archive ended.
+const streamSlack = 8
+
 // arrivedReader counts a streamed archive's bytes as they arrive: the
-// ratio guard compares what came out with them.
+// ratio guard compares what came out with them (streamSlack times).
 type arrivedReader struct {
 	r io.Reader
 	g *guard
@@ -284,6 +309,6 @@ type arrivedReader struct {
 func (r *arrivedReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.n += int64(n)
-	r.g.archive = max(r.n, 1)
+	r.g.archive = max(r.n, 1) * streamSlack
 	return n, err
 }

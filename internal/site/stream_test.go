@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -142,4 +143,39 @@ func TestZstdRefusals(t *testing.T) {
 			e.nothingStored(t)
 		})
 	}
+}
+
+// TestStreamRatio: a stream may run ahead of the ratio limit while it
+// arrives (its first megabytes can compress far better than the whole),
+// up to streamSlack times; once it ended, the whole archive is held to
+// the limit.
+func TestStreamRatio(t *testing.T) {
+	const ratio = 10
+	rnd := rand.New(rand.NewPCG(3, 4))
+	noise := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		return string(b)
+	}
+	// About 30 times compressible: 1 KiB of noise in every 30 KiB.
+	var mixed strings.Builder
+	for mixed.Len() < 4<<20 {
+		mixed.WriteString(noise(1 << 10))
+		mixed.WriteString(strings.Repeat("\x00", 29<<10))
+	}
+	stage := func(es []ent) error {
+		e := newEnv(t)
+		b := tarBytes(t, true, es)
+		st, err := Stage(ctx, e.store, Stream(bytes.NewReader(b), "tar.gz"), Options{MaxRatio: ratio, TempDir: e.tmp})
+		st.Discard()
+		e.nothingStored(t)
+		return err
+	}
+	if err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}, {name: "noise.bin", body: noise(1536 << 10)}}); err != nil {
+		t.Errorf("a site 30x compressible at first, 3x overall: %v", err)
+	}
+	err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}})
+	refused(t, err, report.Validation, "expands more than 10 times its size")
 }
