@@ -23,7 +23,11 @@ import (
 const (
 	smallFile = 1 << 20 // files read into memory by the workers
 	window    = 64      // files prepared ahead of the writer at most
-	bufSize   = 1 << 20 // buffer between the archive and w
+	// bufSize is the buffer between the archive and w: small, because the
+	// server reads a tar site as it arrives, and a site compresses 100
+	// times or more, so 1 MiB held back a whole 68 MB site's archive
+	// until its end (32 KiB is about 3 MB of files).
+	bufSize = 32 << 10
 )
 
 // Fixed zstd settings. The encoder's default concurrency is GOMAXPROCS;
