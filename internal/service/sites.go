@@ -255,9 +255,11 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	opt.ManifestKey, opt.Entry, opt.Root = key, in.Entry, in.Root
 	var m site.Manifest
 	var det detection
+	err = site.ErrGone
 	if in.Streamed != nil {
 		m, det, err = s.finishStreamed(ctx, in.Streamed, opt)
-	} else {
+	}
+	if errors.Is(err, site.ErrGone) { // not streamed, or GC took a file it found stored
 		m, err = site.Ingest(ctx, s.blobs, src, opt)
 		if err == nil {
 			det = s.detectSite(ctx, id, m)

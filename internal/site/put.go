@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/report"
@@ -43,10 +44,11 @@ type putter struct {
 	jobs    chan putJob
 	wg      sync.WaitGroup
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	budget int64 // bytes of small files that may still be queued
-	err    error // the first worker error
+	mu      sync.Mutex
+	cond    *sync.Cond
+	budget  int64    // bytes of small files that may still be queued
+	err     error    // the first worker error
+	assumed []string // keys found stored already, not staged (batch)
 }
 
 type putJob struct {
@@ -155,14 +157,22 @@ func (p *putter) drop(j putJob) {
 // store1 writes one object (unless it is there already).
 func (p *putter) store1(j putJob) error {
 	ctx := p.ctx
-	// A batch refuses existing keys itself when it commits; a Put is
-	// costlier than asking first (S3: a HEAD, not an upload).
-	if p.batch == nil {
-		if _, err := p.store.Stat(ctx, j.key); err == nil {
-			return nil
-		} else if !errors.Is(err, blob.ErrNotFound) {
-			return err
+	// Asking first is cheaper than writing: S3, a HEAD instead of an
+	// upload; the local store, a stat instead of a file created, written,
+	// flushed and removed at the commit (a batch leaves existing keys
+	// alone). Sites repeat most of their files from one build to the next.
+	// In a batch, the object is assumed to stay until the commit:
+	// Staged.Finish checks that when the staging was not under the site
+	// lock that keeps GC away.
+	if _, err := p.store.Stat(ctx, j.key); err == nil {
+		if p.batch != nil {
+			p.mu.Lock()
+			p.assumed = append(p.assumed, j.key)
+			p.mu.Unlock()
 		}
+		return nil
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return err
 	}
 	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct}
 	var err error
@@ -296,4 +306,30 @@ func (r *readErr) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
+}
+
+// stillThere checks that every object the staging assumed stored is still
+// there (ErrGone if not), a few stats at a time.
+func (p *putter) stillThere(ctx context.Context) error {
+	keys := p.assumed
+	var gone atomic.Bool
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	n := min(putWorkers, len(keys))
+	for w := range n {
+		wg.Go(func() {
+			for i := w; i < len(keys) && !gone.Load(); i += n {
+				if _, err := p.store.Stat(ctx, keys[i]); err != nil {
+					if errors.Is(err, blob.ErrNotFound) {
+						err = ErrGone
+					}
+					once.Do(func() { first = err })
+					gone.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }

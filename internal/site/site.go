@@ -340,6 +340,7 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 		if err != nil {
 			return Manifest{}, err
 		}
+		st.locked = true // the caller keeps GC away during Ingest
 		return st.Finish(ctx, opt)
 	}
 	var stored []File
@@ -375,9 +376,15 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 // store: none of its files is visible yet. Finish stores it, Discard
 // drops it; one of them must be called.
 type Staged struct {
-	p     *putter
-	files []File
+	p      *putter
+	files  []File
+	locked bool // staged under the caller's site lock (Ingest)
 }
+
+// ErrGone is Finish's error when an object the staging found stored
+// already (and so did not stage) is gone since: GC removed it. The caller
+// ingests the upload again (from its staged copy).
+var ErrGone = errors.New("site: a content object found at staging is gone")
 
 // Stage reads src once, checks every entry as Ingest does and stages its
 // files in a batch (stores that offer blob.Batcher only). Root and entry
@@ -438,6 +445,11 @@ func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 		return Manifest{}, blob.Exists(opt.ManifestKey)
 	} else if !errors.Is(err, blob.ErrNotFound) {
 		return Manifest{}, err
+	}
+	if !st.locked {
+		if err := st.p.stillThere(ctx); err != nil {
+			return Manifest{}, err
+		}
 	}
 	if err := st.p.batch.Commit(ctx); err != nil {
 		return Manifest{}, err

@@ -3,8 +3,10 @@ package site
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -178,4 +180,43 @@ func TestStreamRatio(t *testing.T) {
 	}
 	err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}})
 	refused(t, err, report.Validation, "expands more than 10 times its size")
+}
+
+// TestStagedSkipsStoredFiles: files stored already are not staged again;
+// if one of them is gone by Finish (GC), Finish says so (ErrGone) and
+// stores nothing.
+func TestStagedSkipsStoredFiles(t *testing.T) {
+	raw := tarBytes(t, false, streamSite)
+	e := newEnv(t)
+	if _, err := e.ingest(t, Tar(bytes.NewReader(raw), int64(len(raw))), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	objects := e.keys(t, ObjectPrefix)
+	stage := func() *Staged {
+		t.Helper()
+		st, err := Stage(ctx, e.store, Stream(bytes.NewReader(raw), "tar"), Options{TempDir: e.tmp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.p.assumed) != len(objects) {
+			t.Fatalf("assumed %q, want every stored object %q", st.p.assumed, objects)
+		}
+		if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+			t.Fatalf("staged files for stored objects: %v", ents)
+		}
+		return st
+	}
+	if _, err := stage().Finish(ctx, e.opt("sites/2.json")); err != nil {
+		t.Fatal(err)
+	}
+	st := stage()
+	if err := e.store.Delete(ctx, objects[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Finish(ctx, e.opt("sites/3.json")); !errors.Is(err, ErrGone) {
+		t.Fatalf("Finish after GC = %v, want ErrGone", err)
+	}
+	if ks := e.keys(t, ManifestPrefix); len(ks) != 2 {
+		t.Fatalf("manifests %q, want sites/1 and sites/2 only", ks)
+	}
 }
