@@ -78,10 +78,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/reportd/reportd/internal/blob"
@@ -225,8 +227,24 @@ type guard struct {
 	ratio      int64
 	floor      int64
 	archive    int64 // the archive's size; 0: parts, no ratio
-	entries    int
-	total      int64
+	// arrived counts a streamed archive's bytes so far (written by the
+	// goroutine that reads the stream: the zstd decoder reads ahead on its
+	// own); while set, it stands for archive (archiveSize).
+	arrived *atomic.Int64
+	entries int
+	total   int64
+}
+
+// archiveSize is what the ratio is held to: the archive's size, or while
+// a stream arrives streamSlack times its bytes so far; MaxInt64 for parts.
+func (g *guard) archiveSize() int64 {
+	switch {
+	case g.arrived != nil:
+		return max(g.arrived.Load(), 1) * streamSlack
+	case g.archive > 0:
+		return g.archive
+	}
+	return math.MaxInt64
 }
 
 func tooManyEntries(max int) error {
@@ -263,7 +281,7 @@ func (c *counter) Read(p []byte) (int, error) {
 		return n, report.Errorf(report.PayloadTooLarge, "the site expands to more than %d bytes (at %q)", g.maxBytes, c.name)
 	case c.csize > 0 && c.n > g.floor && c.n/g.ratio > c.csize:
 		return n, report.Errorf(report.Validation, "entry %q expands more than %d times its compressed size, as compression bombs do", c.name, g.ratio)
-	case g.archive > 0 && g.total > g.floor && g.total/g.ratio > g.archive:
+	case g.total > g.floor && g.total/g.ratio > g.archiveSize():
 		return n, g.bomb(c.name)
 	}
 	return n, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync/atomic"
 
 	"github.com/reportd/reportd/internal/report"
 )
@@ -180,7 +181,8 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 	var in io.Reader
 	var arrived *arrivedReader
 	if s.stream != nil {
-		arrived = &arrivedReader{r: s.stream, g: g}
+		arrived = &arrivedReader{r: s.stream}
+		g.arrived = &arrived.n
 		in = arrived
 	} else {
 		in = io.NewSectionReader(s.r, 0, s.size)
@@ -262,7 +264,7 @@ func (s Source) walkTar(ctx context.Context, g *guard, fn func(h header, r io.Re
 	if arrived != nil {
 		// Now that the archive's size is known, the ratio the whole
 		// archive would have been held to.
-		g.archive = max(arrived.n, 1)
+		g.arrived, g.archive = nil, max(arrived.n.Load(), 1)
 		out := g.total
 		if expanded != nil {
 			out = max(out, expanded.n)
@@ -285,7 +287,7 @@ type ratioReader struct {
 func (r *ratioReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.n += int64(n)
-	if r.n > r.g.floor && r.n/r.g.ratio > r.g.archive {
+	if r.n > r.g.floor && r.n/r.g.ratio > r.g.archiveSize() {
 		return n, r.g.bomb("")
 	}
 	return n, err
@@ -302,13 +304,11 @@ const streamSlack = 8
 // ratio guard compares what came out with them (streamSlack times).
 type arrivedReader struct {
 	r io.Reader
-	g *guard
-	n int64
+	n atomic.Int64 // the guard's arrived
 }
 
 func (r *arrivedReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	r.n += int64(n)
-	r.g.archive = max(r.n, 1) * streamSlack
+	r.n.Add(int64(n))
 	return n, err
 }
