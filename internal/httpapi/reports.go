@@ -68,7 +68,11 @@ func (s *Server) uploadReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		switch part.FormName() {
 		case "file":
-			html := typeRaw != nil && strings.TrimSpace(*typeRaw) == string(report.HTML)
+			var html bool
+			if typeRaw != nil {
+				t, err := report.ParseFileType(strings.TrimSpace(*typeRaw))
+				html = err == nil && t == report.HTML
+			}
 			if err := s.stageFilePart(r.Context(), &up, part, html); err != nil {
 				return err
 			}

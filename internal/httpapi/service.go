@@ -23,7 +23,7 @@ type Service interface {
 	StagePart(r io.Reader, room int64) (*service.StagedPart, error)
 	Commit(ctx context.Context, st *files.Staged, projectID int64, t report.FileType, clientName string, meta report.BuildMeta) (report.Report, error)
 	CommitSite(ctx context.Context, in service.SiteUpload) (report.Report, error)
-	CanStreamSites() bool
+	TryStreamSite() (release func(), ok bool)
 	StageSiteStream(ctx context.Context, r io.Reader, format string) (*site.Staged, error)
 	Limits() (upload, cover int64)
 	SiteLimits() service.SiteLimits

@@ -81,6 +81,16 @@ func TestTarSitesReadAsTheyArrive(t *testing.T) {
 	if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "escape.html") {
 		t.Fatalf("refusals differ by field order: %q", msgs)
 	}
+	// A streamed site refused after its arrival (no such project) leaves
+	// nothing staged behind (files no upload stored before).
+	fresh := zst(t, tarOf(t, entry{"new/index.html", "<p>new</p>"}, entry{"new/app.js", "let fresh = 1"}))
+	r := upload(e, apitest.Part{Name: "projectId", Data: []byte("9999")}, html, apitest.Part{Name: "file", FileName: "new", Data: fresh})
+	if r.StatusCode == http.StatusCreated || !strings.Contains(string(r.Body), "NotFoundError") {
+		t.Fatalf("missing project: %d %s", r.StatusCode, r.Body)
+	}
+	if left, _ := os.ReadDir(filepath.Join(e.DataDir, "tmp")); len(left) != 0 {
+		t.Fatalf("left in tmp/: %v", left)
+	}
 	if cas, _ := storedObjects(t, e.DataDir); len(cas) != 5 {
 		t.Fatalf("content objects = %q, want the 5 of htmlcov (refusals store nothing)", cas)
 	}
@@ -92,7 +102,8 @@ func TestTarSitesReadAsTheyArrive(t *testing.T) {
 // ingested from the staged copy, whose whole-archive ratio passes.
 func TestStreamedRatioFallsBack(t *testing.T) {
 	const ratio = 10
-	e := startSites(t, apitest.Options{Service: func(c *service.Config) { c.Sites.MaxRatio = ratio }})
+	// 16 MiB: 512 KiB allowed past the ratio while the archive arrives.
+	e := startSites(t, apitest.Options{Service: func(c *service.Config) { c.Sites.MaxRatio, c.Sites.MaxBytes = ratio, 16<<20 }})
 	p := e.CreateProject("ratio")
 	noise := make([]byte, 600<<10)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -111,7 +122,7 @@ func TestStreamedRatioFallsBack(t *testing.T) {
 	}
 	defer st.Close()
 	_, err = site.Stage(t.Context(), st, site.Stream(bytes.NewReader(tgz.Bytes()), "tar.gz"),
-		site.Options{MaxRatio: ratio, TempDir: filepath.Join(dir, "tmp")})
+		site.Options{MaxRatio: ratio, MaxBytes: 16 << 20, TempDir: filepath.Join(dir, "tmp")})
 	if err == nil || !strings.Contains(err.Error(), "times its size") {
 		t.Fatalf("streamed read: %v, want the ratio refusal", err)
 	}

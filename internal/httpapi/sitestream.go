@@ -26,7 +26,7 @@ import (
 // whole archive gets, whichever way it was read.
 func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.Part, html bool) (*files.Staged, error) {
 	ext := strings.ToLower(path.Ext(part.FileName()))
-	if !html || ext == ".html" || ext == ".htm" || !s.svc.CanStreamSites() {
+	if !html || ext == ".html" || ext == ".htm" {
 		return s.svc.Stage(part)
 	}
 	br := bufio.NewReaderSize(part, 64<<10)
@@ -34,6 +34,10 @@ func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.P
 	format := service.ArchiveFormat(head)
 	if !site.Streamable(format) {
 		return s.svc.Stage(br)
+	}
+	release, ok := s.svc.TryStreamSite()
+	if !ok {
+		return s.svc.Stage(br) // the store cannot, or enough are read so already
 	}
 	pr, pw := io.Pipe()
 	type result struct {
@@ -43,6 +47,7 @@ func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.P
 	done := make(chan result, 1)
 	go func() {
 		st, err := s.svc.StageSiteStream(ctx, pr, format)
+		release()
 		io.Copy(io.Discard, pr) // the rest of the part, if the read stopped early
 		done <- result{st, err}
 	}()
@@ -51,6 +56,9 @@ func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.P
 	res := <-done
 	if err != nil || res.err != nil {
 		res.st.Discard()
+		if err == nil {
+			s.log.Debug("a site read as it arrived was refused; the staged copy is ingested instead", "err", res.err)
+		}
 		return st, err
 	}
 	u.streamed = res.st

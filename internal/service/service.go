@@ -92,11 +92,12 @@ type Service struct {
 	pdfs        PDFCache
 	coverClient *http.Client
 	log         *slog.Logger
-	pruneMu     sync.Mutex   // held by the one prune that deletes
-	siteMu      sync.RWMutex // ingests share it, site GC holds it alone
-	gcMu        sync.Mutex   // one site GC at a time
-	gcWanted    atomic.Int64 // site GCs asked for since the last one started
-	variants    variants     // background precompression of site files
+	pruneMu     sync.Mutex    // held by the one prune that deletes
+	siteMu      sync.RWMutex  // ingests share it, site GC holds it alone
+	siteStreams chan struct{} // a slot per site read as it arrives (TryStreamSite)
+	gcMu        sync.Mutex    // one site GC at a time
+	gcWanted    atomic.Int64  // site GCs asked for since the last one started
+	variants    variants      // background precompression of site files
 }
 
 var _ report.Service = (*Service)(nil)
@@ -130,6 +131,7 @@ func New(cfg Config, meta report.MetaStore, dir *files.Dir, conv Converter) *Ser
 	s := &Service{
 		cfg: cfg, meta: meta, files: dir, conv: conv, log: cfg.Logger,
 		coverClient: newCoverClient(allowed, cfg.CoverFetchTimeout),
+		siteStreams: make(chan struct{}, maxSiteStreams),
 	}
 	if cfg.Blobs != nil {
 		s.blobs = cfg.Blobs

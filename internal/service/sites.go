@@ -190,6 +190,7 @@ func (s *Service) lockSites(ctx context.Context, exclusive bool) (func(), error)
 // manifest removes it, leaving content objects to GC: nothing is visible
 // and nothing half-stored is referenced.
 func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report, error) {
+	defer in.Streamed.Discard() // whatever returns first; nothing once Finish stored it
 	if in.FileType != report.HTML {
 		return report.Report{}, report.Errorf(report.Validation, "a site report takes fileType html, not %q", in.FileType)
 	}
@@ -260,6 +261,9 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		m, det, err = s.finishStreamed(ctx, in.Streamed, opt)
 	}
 	if errors.Is(err, site.ErrGone) { // not streamed, or GC took a file it found stored
+		if in.Streamed != nil {
+			s.log.Info("site read as it arrived counted on a file GC removed since; ingesting the staged copy", "report", id)
+		}
 		m, err = site.Ingest(ctx, s.blobs, src, opt)
 		if err == nil {
 			det = s.detectSite(ctx, id, m)
@@ -307,9 +311,9 @@ func (s *Service) finishStreamed(ctx context.Context, st *site.Staged, opt site.
 	}
 	detected := make(chan detection, 1)
 	go func() { detected <- detectFS(site.NewView(m, st.Open).FS(ctx)) }()
-	m, err = st.Finish(ctx, opt)
+	stored, err := st.Finish(ctx, opt)
 	det := <-detected
-	return m, det, err
+	return stored, det, err
 }
 
 // siteOptions are the ingest options of the configured site limits.
@@ -318,12 +322,26 @@ func (s *Service) siteOptions() site.Options {
 	return site.Options{MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio, TempDir: s.tempDir()}
 }
 
-// CanStreamSites tells whether StageSiteStream works with the blob store:
-// it stages into a blob.Batch (the local store's), which makes nothing
-// visible before the commit.
-func (s *Service) CanStreamSites() bool {
-	_, ok := s.blobs.(blob.Batcher)
-	return ok
+// maxSiteStreams bounds the sites read as they arrive at once: each holds
+// a zstd window (up to 8 MiB) and up to 16 MiB of small files in flight
+// for as long as its upload lasts. Past it, uploads are staged first, as
+// zips always are.
+const maxSiteStreams = 4
+
+// TryStreamSite tells whether a site may be read as it arrives now
+// (StageSiteStream), and if so returns the release to call once that read
+// returned. It needs a store with batches (the local store's), which make
+// nothing visible before the commit, and a free slot.
+func (s *Service) TryStreamSite() (release func(), ok bool) {
+	if _, ok := s.blobs.(blob.Batcher); !ok {
+		return nil, false
+	}
+	select {
+	case s.siteStreams <- struct{}{}:
+		return func() { <-s.siteStreams }, true
+	default:
+		return nil, false
+	}
 }
 
 // StageSiteStream reads a site archive of format (site.Streamable) as it
@@ -331,8 +349,10 @@ func (s *Service) CanStreamSites() bool {
 // whole upload is read, has only to commit them (SiteUpload.Streamed).
 // Its refusals are not final: the ratio is checked against the bytes
 // arrived so far, so the caller ingests the staged archive instead.
+//
+// Background compression goes on meanwhile (the arrival is the network's
+// pace); CommitSite holds it off for the commit.
 func (s *Service) StageSiteStream(ctx context.Context, r io.Reader, format string) (*site.Staged, error) {
-	defer s.variants.ingest()() // background compression waits, as for CommitSite
 	return site.Stage(ctx, s.blobs, site.Stream(r, format), s.siteOptions())
 }
 

@@ -236,11 +236,12 @@ type guard struct {
 }
 
 // archiveSize is what the ratio is held to: the archive's size, or while
-// a stream arrives streamSlack times its bytes so far; MaxInt64 for parts.
+// a stream arrives its bytes so far plus the allowance (streamAllowance);
+// MaxInt64 for parts.
 func (g *guard) archiveSize() int64 {
 	switch {
 	case g.arrived != nil:
-		return max(g.arrived.Load(), 1) * streamSlack
+		return max(g.arrived.Load(), 1) + g.maxBytes/streamAllowance/g.ratio
 	case g.archive > 0:
 		return g.archive
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/reportd/reportd/internal/report"
 )
 
-// Source is what a site is made of: an archive in a staged file, or a
-// list of named parts. Ingest reads it twice (once to check everything,
-// once to store), so archives are given as io.ReaderAt (an *os.File of
-// the staged upload) and parts as openers that may be called twice.
+// Source is what a site is made of: an archive in a staged file, a tar
+// archive as it arrives (Stream), or a list of named parts. Ingest may
+// read it twice (once to check everything, once to store: stores without
+// batches), so archives are given as io.ReaderAt (an *os.File of the
+// staged upload) and parts as openers that may be called twice; a stream
+// is read once, by Stage.
 type Source struct {
 	format string // "zip", "tar.gz", "tar.zst", "tar", "parts"
 	r      io.ReaderAt
@@ -47,8 +49,8 @@ func Tar(r io.ReaderAt, size int64) Source { return Source{format: "tar", r: r, 
 
 // Stream is a tar archive in format ("tar", "tar.gz", "tar.zst") read once,
 // as it arrives: only Stage takes it. While it arrives its compression
-// ratio is held to streamSlack times the limit against the bytes so far,
-// and once it ended to the limit against the bytes read, as a staged
+// ratio is held to the limit against the bytes so far plus an allowance
+// (streamAllowance), and once it ended to the limit against the bytes read, as a staged
 // archive is against its size. The read stops at the archive's end, so
 // trailing bytes do not count: a caller that also keeps the archive may
 // retry a refusal from the staged copy to get the whole archive's verdict.
@@ -293,15 +295,17 @@ func (r *ratioReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// streamSlack is how much further than the ratio limit a stream may get
-// ahead of its bytes so far, while it arrives: a site's first megabytes
-// can be far more compressible than the whole (a coverage site's pages
-// deflate 115 times, runs of them more than 200). A bomb still stops
-// early; the exact ratio is checked once the archive ended.
-const streamSlack = 8
+// streamAllowance is how many bytes past the ratio limit a stream may
+// expand to while it arrives, in 32nds of Options.MaxBytes (64 MiB at the
+// default 2 GiB): a site's first megabytes can be far more compressible
+// than the whole (reportctl's tar.zst of a coverage site is 115 times
+// smaller, runs of it more than 200). It is an absolute allowance, not a
+// factor, so that a bomb stops after writing at most that much; the exact
+// ratio is checked once the archive ended.
+const streamAllowance = 32
 
 // arrivedReader counts a streamed archive's bytes as they arrive: the
-// ratio guard compares what came out with them (streamSlack times).
+// ratio guard compares what came out with them (guard.archiveSize).
 type arrivedReader struct {
 	r io.Reader
 	n atomic.Int64 // the guard's arrived

@@ -149,8 +149,8 @@ func TestZstdRefusals(t *testing.T) {
 
 // TestStreamRatio: a stream may run ahead of the ratio limit while it
 // arrives (its first megabytes can compress far better than the whole),
-// up to streamSlack times; once it ended, the whole archive is held to
-// the limit.
+// by MaxBytes/streamAllowance bytes at most, so a bomb stops early; once
+// it ended, the whole archive is held to the limit.
 func TestStreamRatio(t *testing.T) {
 	const ratio = 10
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -167,12 +167,18 @@ func TestStreamRatio(t *testing.T) {
 		mixed.WriteString(noise(1 << 10))
 		mixed.WriteString(strings.Repeat("\x00", 29<<10))
 	}
+	// 256 MiB: an allowance of 8 MiB past 10 times the bytes arrived.
+	opt := Options{MaxRatio: ratio, MaxBytes: 256 << 20}
+	var read int64 // of the last stage's archive
 	stage := func(es []ent) error {
 		e := newEnv(t)
 		b := tarBytes(t, true, es)
-		st, err := Stage(ctx, e.store, Stream(bytes.NewReader(b), "tar.gz"), Options{MaxRatio: ratio, TempDir: e.tmp})
+		r := &countingReader{r: bytes.NewReader(b)}
+		opt.TempDir = e.tmp
+		st, err := Stage(ctx, e.store, Stream(r, "tar.gz"), opt)
 		st.Discard()
 		e.nothingStored(t)
+		read = r.n
 		return err
 	}
 	if err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}, {name: "noise.bin", body: noise(1536 << 10)}}); err != nil {
@@ -180,6 +186,23 @@ func TestStreamRatio(t *testing.T) {
 	}
 	err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}})
 	refused(t, err, report.Validation, "expands more than 10 times its size")
+	// 64 MiB of zeros, then noise: refused some 8 MiB into the zeros.
+	err = stage([]ent{{name: "index.html", body: "<p>"}, {name: "zeros.bin", body: string(make([]byte, 64<<20))}, {name: "noise.bin", body: noise(1 << 20)}})
+	refused(t, err, report.Validation, "expands more than 10 times its size")
+	if read > 256<<10 {
+		t.Errorf("the bomb was read for %d bytes before its refusal", read)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // TestStagedSkipsStoredFiles: files stored already are not staged again;

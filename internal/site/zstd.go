@@ -8,9 +8,10 @@ import (
 
 // maxZstdWindow bounds the window a .tar.zst may ask the decoder to hold:
 // the frame header names it, so without a bound a few bytes could make the
-// daemon allocate gigabytes. zstd's levels up to 19 use at most 8 MiB
-// (reportctl's stream uses less); 32 MiB leaves room for `zstd --long=25`.
-const maxZstdWindow = 32 << 20
+// daemon allocate gigabytes, and a site read as it arrives holds it for as
+// long as its upload lasts. The zstd tool's levels up to 19 use at most
+// 8 MiB (without --long), reportctl's stream 4 MiB.
+const maxZstdWindow = 8 << 20
 
 // zstdReader is a streaming zstd decoder whose Close releases it.
 type zstdReader struct{ d *zstd.Decoder }
