@@ -173,12 +173,12 @@ func TestStreamRatio(t *testing.T) {
 	stage := func(es []ent) error {
 		e := newEnv(t)
 		b := tarBytes(t, true, es)
-		r := &countingReader{r: bytes.NewReader(b)}
+		r := &arrivedReader{r: bytes.NewReader(b)} // counts what was read
 		opt.TempDir = e.tmp
 		st, err := Stage(ctx, e.store, Stream(r, "tar.gz"), opt)
 		st.Discard()
 		e.nothingStored(t)
-		read = r.n
+		read = r.n.Load()
 		return err
 	}
 	if err := stage([]ent{{name: "index.html", body: "<p>"}, {name: "mixed.bin", body: mixed.String()}, {name: "noise.bin", body: noise(1536 << 10)}}); err != nil {
@@ -194,16 +194,6 @@ func TestStreamRatio(t *testing.T) {
 	}
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // TestStagedSkipsStoredFiles: files stored already are not staged again;
 // if one of them is gone by Finish (GC), Finish says so (ErrGone) and
