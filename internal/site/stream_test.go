@@ -194,7 +194,6 @@ func TestStreamRatio(t *testing.T) {
 	}
 }
 
-
 // TestStagedSkipsStoredFiles: files stored already are not staged again;
 // if one of them is gone by Finish (GC), Finish says so (ErrGone) and
 // stores nothing.
