@@ -256,14 +256,13 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	opt.ManifestKey, opt.Entry, opt.Root = key, in.Entry, in.Root
 	var m site.Manifest
 	var det detection
-	err = site.ErrGone
 	if in.Streamed != nil {
 		m, det, err = s.finishStreamed(ctx, in.Streamed, opt)
-	}
-	if errors.Is(err, site.ErrGone) { // not streamed, or GC took a file it found stored
-		if in.Streamed != nil {
+		if errors.Is(err, site.ErrGone) {
 			s.log.Info("site read as it arrived counted on a file GC removed since; ingesting the staged copy", "report", id)
 		}
+	}
+	if in.Streamed == nil || errors.Is(err, site.ErrGone) {
 		m, err = site.Ingest(ctx, s.blobs, src, opt)
 		if err == nil {
 			det = s.detectSite(ctx, id, m)

@@ -115,19 +115,6 @@ func (p *putter) wait(scanErr error) error {
 	return err
 }
 
-// finish waits for the workers and commits the batch; see wait.
-func (p *putter) finish(scanErr error) error {
-	defer p.cancel()
-	err := p.wait(scanErr)
-	if err == nil && p.batch != nil {
-		err = p.batch.Commit(p.ctx)
-	}
-	if p.batch != nil {
-		p.batch.Discard()
-	}
-	return err
-}
-
 func (p *putter) work() {
 	for j := range p.jobs {
 		if p.ctx.Err() != nil {

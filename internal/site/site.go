@@ -377,7 +377,9 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 	}
 	p := newPutter(ctx, store, opt.TempDir)
 	stored, err = scan(p.ctx, src, opt, p.put)
-	if err = p.finish(err); err != nil {
+	err = p.wait(err)
+	p.cancel()
+	if err != nil {
 		return Manifest{}, err
 	}
 	if len(stored) != len(checked) {
