@@ -57,6 +57,7 @@ type chromium struct {
 	reaper   reaper        // frozen pages of finished jobs, disposed once idle (chromium_retire.go)
 	quit     chan struct{}
 	wg       sync.WaitGroup // browser shutdowns in flight
+	quitMu   sync.Mutex     // orders a shutdown's wg.Add before close's Wait
 
 	sup *engine.Supervisor[*browser] // starts, checks and replaces the browser
 
@@ -166,7 +167,13 @@ func (c *chromium) close() {
 	// No idle check or job starts a browser from now on; the current one
 	// stops, in use or not (its pages die with it).
 	c.sup.Close()
-	close(c.quit)
+	c.quitMu.Lock()
+	select {
+	case <-c.quit:
+	default:
+		close(c.quit)
+	}
+	c.quitMu.Unlock()
 	c.wg.Wait() // shutdowns that started before
 }
 

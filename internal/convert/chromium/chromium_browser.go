@@ -175,6 +175,8 @@ func (c *chromium) retire(b *browser, reason string, err error) bool {
 // shutdown kills b: in the background, or at once while closing (close
 // waits for it right here).
 func (c *chromium) shutdown(b *browser) {
+	c.quitMu.Lock()
+	defer c.quitMu.Unlock()
 	select {
 	case <-c.quit:
 		b.cancel()
