@@ -66,7 +66,11 @@ var detectors = []detector{
 // summary; ("", nil) when the generator is not recognised. A recognised
 // report whose figures cannot be read gives the generator and nil.
 func Detect(text []byte) (generator string, s *report.Summary) {
-	t := string(text)
+	return detectText(string(text))
+}
+
+// detectText is Detect of text held as a string already.
+func detectText(t string) (generator string, s *report.Summary) {
 	for _, d := range detectors {
 		if d.is(t) {
 			s := d.parse(t)

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"io"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -57,7 +58,7 @@ func Site(files []string, open Opener) (generator string, s *report.Summary) {
 		case isGoCover(t):
 			return GoCover, nonEmpty(goCoverSite(t, files, open))
 		}
-		if g, s := Detect([]byte(t)); g != "" {
+		if g, s := detectText(t); g != "" {
 			return g, s
 		}
 	}
@@ -116,11 +117,19 @@ func readHead(open Opener, name string, n int64) (string, bool) {
 		return "", false
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, n))
-	if err != nil {
+	// A page of a large site's index is megabytes: read it into one
+	// buffer of its size (where the opener tells it) rather than one
+	// doubled and copied a dozen times.
+	var b strings.Builder
+	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Size() > 0 {
+			b.Grow(int(min(fi.Size(), n)) + 1)
+		}
+	}
+	if _, err := io.Copy(&b, io.LimitReader(rc, n)); err != nil {
 		return "", false
 	}
-	return string(b), true
+	return b.String(), true
 }
 
 func nonEmpty(s *report.Summary) *report.Summary {
