@@ -137,7 +137,7 @@ func oneFrame(t *testing.T, b []byte) {
 
 func TestSameBytesSortedFixedTimes(t *testing.T) {
 	dir := site(t)
-	tr, err := Scan(dir, Options{})
+	tr, err := Scan(dir, Options{Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tr2, err := Scan(dir, Options{})
+	tr2, err := Scan(dir, Options{Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, n))
 		write(t, other, n, string(b))
 	}
-	tr3, err := Scan(other, Options{})
+	tr3, err := Scan(other, Options{Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +204,15 @@ func TestSameBytesSortedFixedTimes(t *testing.T) {
 	}
 	if h, err := tr.Hash(); err != nil || h != res1.SHA256 {
 		t.Errorf("Hash %s %v, the archive's tree hash %s", h, err, res1.SHA256)
+	}
+	// Without Options.Hash: the same archive, and no tree hash.
+	plain, err := Scan(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pb bytes.Buffer
+	if res, err := plain.WriteTo(&pb, nil); err != nil || res.SHA256 != "" || !bytes.Equal(pb.Bytes(), one) {
+		t.Errorf("unhashed tree: %+v %v", res, err)
 	}
 
 	// Changed content: another hash.

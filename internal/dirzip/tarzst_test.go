@@ -129,7 +129,7 @@ func TestLongAndUnicodeNames(t *testing.T) {
 
 func TestLargeFileStreamed(t *testing.T) {
 	dir := bigSite(t)
-	tr, err := Scan(dir, Options{})
+	tr, err := Scan(dir, Options{Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}

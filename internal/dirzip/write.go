@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"runtime"
@@ -58,7 +59,7 @@ func newEncoder(w io.Writer, concurrency int) (*zstd.Encoder, error) {
 // prepared is one file read and hashed by a worker.
 type prepared struct {
 	n      int64  // bytes read
-	sum    []byte // sha256 of the bytes read
+	sum    []byte // sha256 of the bytes read (Tree.Hash)
 	data   []byte // the file's bytes
 	stream bool   // too large: the writer streams it itself
 	err    error
@@ -105,7 +106,7 @@ func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency 
 		p := <-<-ordered
 		if p.err == nil {
 			if p.stream {
-				p.n, p.sum, p.err = streamFile(tw, root, f, wrap)
+				p.n, p.sum, p.err = streamFile(tw, root, f, wrap, t.Hashed)
 			} else {
 				p.err = writeEntry(tw, f, p.data)
 			}
@@ -114,7 +115,9 @@ func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency 
 			return res, fmt.Errorf("%s: %w", t.show(f.Name), unwrapPath(p.err))
 		}
 		res.Bytes += p.n
-		th.add(f.Name, p.n, p.sum)
+		if t.Hashed {
+			th.add(f.Name, p.n, p.sum)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return res, err
@@ -125,7 +128,10 @@ func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency 
 	if err := bw.Flush(); err != nil {
 		return res, err
 	}
-	res.ArchiveBytes, res.SHA256 = cw.n, th.sum()
+	res.ArchiveBytes = cw.n
+	if t.Hashed {
+		res.SHA256 = th.sum()
+	}
 	return res, nil
 }
 
@@ -158,7 +164,7 @@ func (t *Tree) prepareAhead(root *os.Root, wrap func(io.Reader) io.Reader, stop 
 	for range min(runtime.GOMAXPROCS(0), 4) {
 		go func() {
 			for j := range jobs {
-				j.out <- prepare(root, j.f, wrap)
+				j.out <- prepare(root, j.f, wrap, t.Hashed)
 			}
 		}()
 	}
@@ -183,7 +189,7 @@ func open(root *os.Root, f File) (*os.File, os.FileInfo, error) {
 }
 
 // prepare reads one file into memory, or leaves a large one to be streamed.
-func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader) prepared {
+func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader, hash bool) prepared {
 	if f.Size > smallFile {
 		return prepared{stream: true}
 	}
@@ -208,8 +214,12 @@ func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader) prepared {
 	if b.Len() > smallFile {
 		return prepared{err: errors.New("grew past its size at scan time while being read; try again")}
 	}
-	s := sha256.Sum256(b.Bytes())
-	return prepared{n: int64(b.Len()), sum: s[:], data: b.Bytes()}
+	p := prepared{n: int64(b.Len()), data: b.Bytes()}
+	if hash {
+		s := sha256.Sum256(p.data)
+		p.sum = s[:]
+	}
+	return p
 }
 
 // header is an entry's tar header: everything but the name and size is
@@ -234,7 +244,7 @@ func writeEntry(tw *tar.Writer, f File, data []byte) error {
 // carries the size before the content, so the size is the one the open
 // file has now, and a file that is written to meanwhile fails instead of
 // being sent cut or padded.
-func streamFile(tw *tar.Writer, root *os.Root, f File, wrap func(io.Reader) io.Reader) (int64, []byte, error) {
+func streamFile(tw *tar.Writer, root *os.Root, f File, wrap func(io.Reader) io.Reader, hashed bool) (int64, []byte, error) {
 	in, fi, err := open(root, f)
 	if err != nil {
 		return 0, nil, err
@@ -248,8 +258,13 @@ func streamFile(tw *tar.Writer, root *os.Root, f File, wrap func(io.Reader) io.R
 	if wrap != nil {
 		r = wrap(r)
 	}
-	sum := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(tw, sum), io.LimitReader(r, size), make([]byte, 256<<10))
+	var w io.Writer = tw
+	var sum hash.Hash
+	if hashed {
+		sum = sha256.New()
+		w = io.MultiWriter(tw, sum)
+	}
+	n, err := io.CopyBuffer(w, io.LimitReader(r, size), make([]byte, 256<<10))
 	if err != nil {
 		return n, nil, err
 	}
@@ -260,6 +275,9 @@ func streamFile(tw *tar.Writer, root *os.Root, f File, wrap func(io.Reader) io.R
 	// file's bytes only once.
 	if m, _ := in.Read(make([]byte, 1)); m > 0 {
 		return n, nil, errors.New("grew while being read; try again")
+	}
+	if sum == nil {
+		return n, nil, nil
 	}
 	return n, sum.Sum(nil), nil
 }

@@ -36,7 +36,7 @@ func (p *publisher) publishSite(ctx context.Context, j job) result {
 	if ok {
 		return res
 	}
-	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: report.CheckSiteName})
+	tree, err := dirzip.Scan(dir, dirzip.Options{Exclude: p.opts.excludeMarker, CheckName: report.CheckSiteName, Hash: true})
 	if err != nil {
 		// A link leading outside, a named pipe, a name the server would
 		// refuse: the folder's own problem, counted like a rejection.
