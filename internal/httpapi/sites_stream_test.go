@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -88,7 +89,14 @@ func TestTarSitesReadAsTheyArrive(t *testing.T) {
 	if r.StatusCode == http.StatusCreated || !strings.Contains(string(r.Body), "NotFoundError") {
 		t.Fatalf("missing project: %d %s", r.StatusCode, r.Body)
 	}
-	if left, _ := os.ReadDir(filepath.Join(e.DataDir, "tmp")); len(left) != 0 {
+	// The staging folders of the sites stored before go in the background.
+	var left []os.DirEntry
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if left, _ = os.ReadDir(filepath.Join(e.DataDir, "tmp")); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) != 0 {
 		t.Fatalf("left in tmp/: %v", left)
 	}
 	if cas, _ := storedObjects(t, e.DataDir); len(cas) != 5 {

@@ -71,10 +71,18 @@ func (e *env) keys(t *testing.T, prefix string) []string {
 	return ks
 }
 
+// tmpEntries lists the temp directory, once the store removed the staging
+// folders of its committed batches (in the background).
+func (e *env) tmpEntries() ([]os.DirEntry, error) {
+	e.store.Settle()
+	return os.ReadDir(e.tmp)
+}
+
 // files lists every non-directory below the test's parent directory (so
 // anything an entry name could have escaped to), relative to base.
 func (e *env) files(t *testing.T) []string {
 	t.Helper()
+	e.store.Settle()
 	var out []string
 	filepath.WalkDir(filepath.Dir(e.base), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -418,7 +426,7 @@ func TestDedup(t *testing.T) {
 	if i1, _ := m1.Lookup("index.html"); read(t, e.store, i1.Key()) != "<html>run 1</html>" {
 		t.Error("first index changed")
 	}
-	if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+	if ents, _ := e.tmpEntries(); len(ents) != 0 {
 		t.Errorf("temp files left: %v", ents)
 	}
 	// The same upload again under a taken key stores nothing new.
@@ -949,7 +957,7 @@ func TestStreamsLargeFiles(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
 		t.Errorf("ingest of a %d MiB file allocated %d MiB", size>>20, alloc>>20)
 	}
-	if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+	if ents, _ := e.tmpEntries(); len(ents) != 0 {
 		t.Errorf("temp files left: %v", ents)
 	}
 }
@@ -1044,7 +1052,7 @@ func TestWithoutFastPaths(t *testing.T) {
 	if f, _ := m.Lookup("big.js"); read(t, e.store, f.Key()) != big {
 		t.Error("large file differs")
 	}
-	if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+	if ents, _ := e.tmpEntries(); len(ents) != 0 {
 		t.Errorf("temp files left: %v", ents)
 	}
 }
@@ -1069,7 +1077,7 @@ func TestFailedIngestLeavesNoManifest(t *testing.T) {
 		if st, err := GC(ctx, e.store, GCOptions{Now: later}); err != nil || st.Removed != 2 {
 			t.Fatalf("GC = %+v, %v", st, err)
 		}
-		if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+		if ents, _ := e.tmpEntries(); len(ents) != 0 {
 			t.Errorf("temp files left: %v", ents)
 		}
 	})
@@ -1099,7 +1107,7 @@ func TestFailedIngestLeavesNoManifest(t *testing.T) {
 		if ks := e.keys(t, ObjectPrefix); len(ks) > 1 {
 			t.Errorf("objects = %q, want at most the one queued before the cancel", ks)
 		}
-		if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+		if ents, _ := e.tmpEntries(); len(ents) != 0 {
 			t.Errorf("temp files left: %v", ents)
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -213,7 +212,7 @@ func TestStagedSkipsStoredFiles(t *testing.T) {
 		if len(st.p.assumed) != len(objects) {
 			t.Fatalf("assumed %q, want every stored object %q", st.p.assumed, objects)
 		}
-		if ents, _ := os.ReadDir(e.tmp); len(ents) != 0 {
+		if ents, _ := e.tmpEntries(); len(ents) != 0 {
 			t.Fatalf("staged files for stored objects: %v", ents)
 		}
 		return st

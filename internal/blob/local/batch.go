@@ -3,13 +3,15 @@ package local
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -19,36 +21,48 @@ import (
 
 var _ blob.Batcher = (*Store)(nil)
 
-// NewBatch starts a batch staged in the store's temp directory: every
-// staged file must be on the store's file system for syncfs and rename to
-// cover it.
+// NewBatch starts a batch staged in its own folder below the store's temp
+// directory: every staged file must be on the store's file system for
+// syncfs and links to cover it. The folder is split in stageShards
+// subfolders by key, so that the putter's workers do not all wait for
+// one directory's lock to create their files.
 //
 // Commit runs syncfs(2) on the store's file system, so every staged file's
-// bytes are durable; only then moves each into place with
-// renameat2(RENAME_NOREPLACE) (or a hard link where that is missing;
-// EEXIST: the object is there already, same content, and the temp file
-// goes); then
-// one more syncfs makes the new directory entries durable. Nothing becomes
-// visible under a key before its bytes are on disk, so a crash at any
-// point leaves whole objects or none, plus temp files the start-up sweep
-// removes. On a file system where syncfs does not apply (EINVAL, ENOSYS)
-// each file and directory is fsynced instead.
+// bytes are durable; only then gives each its key with a hard link, a few
+// at a time (link(2) takes no file-system-wide lock, unlike a rename
+// across directories, and EEXIST means the object is there already, same
+// content); where the file system has no hard links, a
+// renameat2(RENAME_NOREPLACE) instead. One more syncfs then makes the new
+// directory entries durable, and the staging folder, whose names are no
+// longer needed, is removed in the background (Close waits for that).
+// Nothing becomes visible under a key before its bytes are on disk, so a
+// crash at any point leaves whole objects or none, plus temp files the
+// start-up sweep removes. On a file system where syncfs does not apply
+// (EINVAL, ENOSYS) each file and directory is fsynced instead.
 func (s *Store) NewBatch() blob.Batch { return &batch{s: s} }
+
+// stageShards is how many subfolders a batch stages its files in.
+const stageShards = 16
+
+// placeWorkers is how many objects Commit links at once.
+const placeWorkers = 8
 
 type staged struct{ key, tmp string }
 
 type batch struct {
-	s     *Store
-	mu    sync.Mutex
-	objs  []staged
-	byKey map[string]string // key -> a temp file staged for it
-	done  bool
+	s      *Store
+	mu     sync.Mutex
+	dir    string // the batch's staging folder, made at the first Put or Adopt
+	shards [stageShards]bool
+	objs   []staged
+	byKey  map[string]string // key -> a temp file staged for it
+	done   bool
 }
 
 var _ blob.BatchOpener = (*batch)(nil)
 
 // Open reads key's staged temp file, or else the store's object: once
-// Commit moved the temp file into place, or found the key there already.
+// Commit linked the temp file into place, or found the key there already.
 func (b *batch) Open(ctx context.Context, key string) (blob.Object, error) {
 	b.mu.Lock()
 	tmp, ok := b.byKey[key]
@@ -63,6 +77,38 @@ func (b *batch) Open(ctx context.Context, key string) (blob.Object, error) {
 		}
 	}
 	return b.s.Open(ctx, key)
+}
+
+// createTemp creates a temp file for key in its shard of the batch's
+// staging folder.
+func (b *batch) createTemp(key string) (*os.File, error) {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	shard := h.Sum32() % stageShards
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return nil, report.Errorf(report.Internal, "blob batch used after Commit or Discard")
+	}
+	var err error
+	if b.dir == "" {
+		b.dir, err = os.MkdirTemp(b.s.tmp, "batch-*")
+	}
+	d := filepath.Join(b.dir, strconv.Itoa(int(shard)))
+	if err == nil && !b.shards[shard] {
+		if err = os.Mkdir(d, 0o700); err == nil {
+			b.shards[shard] = true
+		}
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return nil, blob.StorageErr(err, "cannot store the file")
+	}
+	f, err := os.CreateTemp(d, TempPattern)
+	if err != nil {
+		return nil, blob.StorageErr(err, "cannot store the file")
+	}
+	return f, nil
 }
 
 func (b *batch) add(key, tmp string) error {
@@ -87,9 +133,9 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(b.s.tmp, TempPattern)
+	f, err := b.createTemp(key)
 	if err != nil {
-		return blob.StorageErr(err, "cannot store the file")
+		return err
 	}
 	tmp := f.Name()
 	src := blob.ContextReader(ctx, r)
@@ -133,12 +179,12 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 			return report.Errorf(report.Validation, "object is %d bytes, not the %d announced", fi.Size(), opt.Size)
 		}
 	}
-	// Move it into the store's temp directory, so syncfs of the store's
+	// Move it into the batch's staging folder, so syncfs of the store's
 	// file system covers it; from another file system, copy it there.
-	f, err := os.CreateTemp(b.s.tmp, TempPattern)
+	f, err := b.createTemp(key)
 	if err != nil {
 		os.Remove(p)
-		return blob.StorageErr(err, "cannot store the file")
+		return err
 	}
 	tmp := f.Name()
 	f.Close()
@@ -161,23 +207,24 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 	return err
 }
 
-func (b *batch) take() []staged {
+// take ends the batch: no Put or Adopt is taken after it.
+func (b *batch) take() ([]staged, string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	objs := b.objs
-	b.objs, b.done = nil, true
-	return objs
+	objs, dir := b.objs, b.dir
+	b.objs, b.dir, b.done = nil, "", true
+	return objs, dir
 }
 
 func (b *batch) Commit(ctx context.Context) error {
-	objs := b.take()
-	defer func() {
-		for _, o := range objs {
-			if o.tmp != "" {
-				os.Remove(o.tmp) // linked ones: their temp name only
-			}
-		}
-	}()
+	objs, dir := b.take()
+	if dir == "" {
+		return nil
+	}
+	// The temp names go once the objects have theirs: in the background,
+	// as nothing depends on it (the start-up sweep removes what a crash
+	// leaves).
+	defer b.s.cleanups.Go(func() { os.RemoveAll(dir) })
 	if len(objs) == 0 {
 		return nil
 	}
@@ -195,34 +242,17 @@ func (b *batch) Commit(ctx context.Context) error {
 			}
 		}
 	}
-	slices.SortFunc(objs, func(a, c staged) int {
-		switch {
-		case a.key < c.key:
-			return -1
-		case a.key > c.key:
-			return 1
-		}
-		return 0
-	})
 	dirs := map[string]bool{}
-	for i, o := range objs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		d := path.Dir(o.key)
-		if d != "." && !dirs[d] {
+	for _, o := range objs {
+		if d := path.Dir(o.key); d != "." && !dirs[d] {
 			if err := b.s.root.MkdirAll(filepath.FromSlash(d), 0o750); err != nil {
 				return blob.StorageErr(err, "cannot store the files")
 			}
 			dirs[d] = true
 		}
-		renamed, err := placeNew(o.tmp, b.s.abs(o.key))
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return blob.StorageErr(err, "cannot store the files")
-		}
-		if renamed {
-			objs[i].tmp = "" // nothing left to remove
-		}
+	}
+	if err := b.s.placeAll(ctx, objs); err != nil {
+		return err
 	}
 	if _, err := b.s.syncFS(); err != nil {
 		return blob.StorageErr(err, "cannot store the files")
@@ -242,9 +272,37 @@ func (b *batch) Commit(ctx context.Context) error {
 	return nil
 }
 
+// placeAll gives every staged object its key, placeWorkers at a time.
+func (s *Store) placeAll(ctx context.Context, objs []staged) error {
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	n := min(placeWorkers, len(objs))
+	for w := range n {
+		wg.Go(func() {
+			for i := w; i < len(objs) && failed.Load() == nil; i += n {
+				err := ctx.Err()
+				if err == nil {
+					err = placeNew(objs[i].tmp, s.abs(objs[i].key))
+				}
+				if err != nil && !errors.Is(err, fs.ErrExist) {
+					if ctx.Err() == nil {
+						err = blob.StorageErr(err, "cannot store the files")
+					}
+					failed.CompareAndSwap(nil, &err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
 func (b *batch) Discard() {
-	for _, o := range b.take() {
-		os.Remove(o.tmp)
+	if _, dir := b.take(); dir != "" {
+		os.RemoveAll(dir)
 	}
 }
 
@@ -274,20 +332,23 @@ func syncFile(p string) error {
 	return f.Sync()
 }
 
-// placeNew moves tmp to dst unless dst exists (fs.ErrExist): one
-// renameat2(RENAME_NOREPLACE) where the file system has it, else a hard
-// link (the caller removes tmp).
-func placeNew(tmp, dst string) (renamed bool, err error) {
-	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+// placeNew gives tmp's file the name dst unless dst exists (fs.ErrExist):
+// a hard link, or where the file system has none, a
+// renameat2(RENAME_NOREPLACE). The caller removes tmp's name.
+func placeNew(tmp, dst string) error {
+	err := unix.Link(tmp, dst)
 	switch {
 	case err == nil:
-		return true, nil
+		return nil
 	case errors.Is(err, unix.EEXIST):
-		return false, fs.ErrExist
-	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
-		return false, os.Link(tmp, dst)
+		return fs.ErrExist
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EMLINK):
+		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+		if errors.Is(err, unix.EEXIST) {
+			return fs.ErrExist
+		}
 	}
-	return false, err
+	return err
 }
 
 // copyBufs are the batch's copy buffers: a site's many small files would

@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/reportd/reportd/internal/blob"
@@ -28,6 +29,9 @@ type Store struct {
 	tmp  string     // absolute, same file system as dir, outside it
 	root *os.Root   // dir: opens through it cannot leave it
 	dirs *dirSyncer // directory fsyncs shared by concurrent uploads
+
+	cleanups sync.WaitGroup // committed batches' staging folders being removed
+	open     openDirs       // folders kept open for Stat (statdir.go)
 }
 
 var (
@@ -68,8 +72,17 @@ func Open(dir, tmp string) (*Store, error) {
 	return &Store{dir: dir, tmp: tmp, root: root, dirs: newDirSyncer()}, nil
 }
 
-// Close releases the directory.
-func (s *Store) Close() error { return s.root.Close() }
+// Settle waits until the staging folders of the batches committed so far
+// are removed (done in the background).
+func (s *Store) Settle() { s.cleanups.Wait() }
+
+// Close waits for the staging folders of committed batches to be removed
+// and releases the directory.
+func (s *Store) Close() error {
+	s.cleanups.Wait()
+	s.open.close()
+	return s.root.Close()
+}
 
 // Dir is the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -224,6 +237,12 @@ func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
 func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return blob.Info{}, err
+	}
+	if info, found, ok := s.statFast(key); ok {
+		if !found {
+			return blob.Info{}, blob.NotFound(key)
+		}
+		return info, nil
 	}
 	fi, err := s.root.Stat(filepath.FromSlash(key))
 	if err != nil || !fi.Mode().IsRegular() {

@@ -25,7 +25,9 @@ func newStore(t *testing.T) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// No failed or finished Put leaves a temp file behind.
+		// No failed or finished Put leaves a temp file behind (once the
+		// committed batches' folders are removed).
+		s.Settle()
 		if left, _ := os.ReadDir(s.tmp); len(left) != 0 {
 			t.Errorf("temp files left: %v", left)
 		}
@@ -37,6 +39,7 @@ func newStore(t *testing.T) *Store {
 // Incomplete lists the store's temp files (its unfinished writes).
 func Incomplete(t *testing.T, s blob.Store) []string {
 	var names []string
+	s.(*Store).Settle()
 	entries, err := os.ReadDir(s.(*Store).tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -209,5 +212,39 @@ func TestTempInsideRefused(t *testing.T) {
 	d := t.TempDir()
 	if _, err := Open(d, filepath.Join(d, "tmp")); err == nil {
 		t.Error("a temp directory inside the store was accepted")
+	}
+}
+
+// TestStatThroughAFolderMadeAgain: Stat keeps folders open (statdir.go); a
+// folder removed and made again is looked at afresh, both ways.
+func TestStatThroughAFolderMadeAgain(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Put(ctx, "covers/4/a.png", strings.NewReader("a"), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := s.Stat(ctx, "covers/4/a.png"); err != nil || in.Size != 1 {
+		t.Fatalf("Stat: %+v %v", in, err)
+	}
+	if _, err := s.Stat(ctx, "covers/4/b.png"); !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("Stat of a missing key: %v", err)
+	}
+	if err := s.DeletePrefix(ctx, "covers/4/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Stat(ctx, "covers/4/a.png"); !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("Stat after the folder went: %v", err)
+	}
+	if _, err := s.Put(ctx, "covers/4/b.png", strings.NewReader("bb"), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := s.Stat(ctx, "covers/4/b.png"); err != nil || in.Size != 2 {
+		t.Fatalf("Stat in the folder made again: %+v %v", in, err)
+	}
+	// A link in place of an object is not followed.
+	if err := os.Symlink(filepath.Join(s.Dir(), "covers", "4", "b.png"), filepath.Join(s.Dir(), "covers", "4", "c.png")); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := s.Stat(ctx, "covers/4/c.png"); err != nil && !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("Stat of a link inside the store: %+v %v", in, err)
 	}
 }
