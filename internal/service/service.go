@@ -96,6 +96,7 @@ type Service struct {
 	siteMu      sync.RWMutex  // ingests share it, site GC holds it alone
 	siteStreams chan struct{} // a slot per site read as it arrives (TryStreamSite)
 	gcMu        sync.Mutex    // one site GC at a time
+	gcRuns      atomic.Uint64 // site GC generation: odd while one runs (site.Options.GCRuns)
 	gcWanted    atomic.Int64  // site GCs asked for since the last one started
 	variants    variants      // background precompression of site files
 }

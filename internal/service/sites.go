@@ -318,7 +318,11 @@ func (s *Service) finishStreamed(ctx context.Context, st *site.Staged, opt site.
 // siteOptions are the ingest options of the configured site limits.
 func (s *Service) siteOptions() site.Options {
 	lim := s.SiteLimits()
-	return site.Options{MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio, TempDir: s.tempDir()}
+	opt := site.Options{MaxEntries: lim.MaxEntries, MaxBytes: lim.MaxBytes, MaxRatio: lim.MaxRatio, TempDir: s.tempDir()}
+	if _, shared := s.meta.(SiteLocker); !shared {
+		opt.GCRuns = s.gcRuns.Load // only this daemon's GC removes site objects
+	}
+	return opt
 }
 
 // maxSiteStreams bounds the sites read as they arrive at once: each holds
@@ -564,6 +568,8 @@ func (s *Service) gcSites(ctx context.Context) (site.GCStats, error) {
 		return site.GCStats{}, err
 	}
 	defer unlock()
+	s.gcRuns.Add(1)
+	defer s.gcRuns.Add(1)
 	return site.GC(ctx, s.blobs, s.gcOptions())
 }
 

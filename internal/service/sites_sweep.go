@@ -27,6 +27,8 @@ func (s *Service) SweepSites(ctx context.Context, grace time.Duration) ([]string
 		return nil, site.GCStats{}, err
 	}
 	defer unlock()
+	s.gcRuns.Add(1)
+	defer s.gcRuns.Add(1)
 	refs := map[string]bool{}
 	if err := s.meta.FilePaths(ctx, func(p string) error { refs[p] = true; return nil }); err != nil {
 		return nil, site.GCStats{}, err

@@ -22,8 +22,10 @@
 // Where the store offers a blob.Batch (the local store), the source is
 // read once: each file is hashed and staged in the batch as it is read,
 // and the batch is committed (made durable, then visible) only after the
-// last entry passed and root and entry were settled; a refusal discards
-// it. Stage and Staged.Finish split that in two, so that a tar archive can
+// last entry passed and root and entry were settled, with the manifest
+// in it (the batch makes every object durable before it gives any its
+// key, and a manifest is read only once the caller's row names it); a
+// refusal discards it. Stage and Staged.Finish split that in two, so that a tar archive can
 // be read while it arrives (Stream) and committed once the rest of the
 // upload is known. Elsewhere (S3) the source is read twice: a first pass
 // checks everything without storing a byte, the second stores, and an
@@ -136,6 +138,12 @@ type Options struct {
 	// os.TempDir()); on the local store's file system, they are stored by
 	// rename. Nothing is left there.
 	TempDir string
+	// GCRuns, if set, is the store's GC generation: a count that is odd
+	// while a GC removes objects and grows with each one. Stage (not under
+	// the caller's site lock) records it, and Finish takes the objects the
+	// staging found stored as still there when no GC began or ran since;
+	// without it, Finish stats each of them again.
+	GCRuns func() uint64
 }
 
 func (o Options) withDefaults() Options {
@@ -399,7 +407,8 @@ func Ingest(ctx context.Context, store blob.Store, src Source, opt Options) (Man
 type Staged struct {
 	p      *putter
 	files  []File
-	locked bool // staged under the caller's site lock (Ingest)
+	locked bool   // staged under the caller's site lock (Ingest)
+	gcRun  uint64 // opt.GCRuns when the staging began (MaxUint64: unknown)
 }
 
 // ErrGone is Finish's error when an object the staging found stored
@@ -419,6 +428,10 @@ func Stage(ctx context.Context, store blob.Store, src Source, opt Options) (*Sta
 	if src.stream != nil && !Streamable(src.format) {
 		return nil, report.Errorf(report.Internal, "a %s archive cannot be read as it arrives", src.format)
 	}
+	st := &Staged{gcRun: math.MaxUint64}
+	if opt.GCRuns != nil {
+		st.gcRun = opt.GCRuns()
+	}
 	p := newPutter(ctx, store, opt.TempDir)
 	files, err := scan(p.ctx, src, opt, p.put)
 	if err = p.wait(err); err != nil {
@@ -426,7 +439,14 @@ func Stage(ctx context.Context, store blob.Store, src Source, opt Options) (*Sta
 		p.cancel()
 		return nil, err
 	}
-	return &Staged{p: p, files: files}, nil
+	st.p, st.files = p, files
+	return st, nil
+}
+
+// gcSince tells whether a GC may have removed objects since the staging
+// began (opt.GCRuns).
+func (st *Staged) gcSince(opt Options) bool {
+	return opt.GCRuns == nil || st.gcRun%2 == 1 || opt.GCRuns() != st.gcRun
 }
 
 // Manifest settles root and entry (opt.Root, opt.Entry) and returns the
@@ -449,8 +469,8 @@ func (st *Staged) Open(ctx context.Context, f File) (blob.Object, error) {
 	return st.p.store.Open(ctx, f.Key())
 }
 
-// Finish settles root and entry (Manifest), makes the staged files
-// durable and visible, and writes the manifest at opt.ManifestKey, last. A
+// Finish settles root and entry (Manifest) and commits the staged files
+// with the manifest at opt.ManifestKey: all durable, then visible. A
 // refusal stores nothing.
 func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 	opt = opt.withDefaults()
@@ -467,15 +487,23 @@ func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 	} else if !errors.Is(err, blob.ErrNotFound) {
 		return Manifest{}, err
 	}
-	if !st.locked {
+	if !st.locked && st.gcSince(opt) {
 		if err := st.p.stillThere(ctx); err != nil {
 			return Manifest{}, err
 		}
 	}
-	if err := st.p.batch.Commit(ctx); err != nil {
+	// The manifest is committed with the files: the batch makes every
+	// object durable before it links any, and the manifest is not read
+	// before the caller's row names it.
+	b, err := json.Marshal(m)
+	if err != nil {
 		return Manifest{}, err
 	}
-	if err := putManifest(ctx, st.p.store, opt.ManifestKey, m); err != nil {
+	mopt := blob.PutOptions{Size: int64(len(b)), ContentType: "application/json"}
+	if err := st.p.batch.Put(ctx, opt.ManifestKey, bytes.NewReader(b), mopt); err != nil {
+		return Manifest{}, err
+	}
+	if err := st.p.batch.Commit(ctx); err != nil {
 		return Manifest{}, err
 	}
 	return m, nil
