@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -193,11 +194,17 @@ func tarX(ctx context.Context, archive, dst string) (x, xSync time.Duration, err
 }
 
 func treeSize(dir string) (files int, size int64, err error) {
-	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p != dir {
+			return nil // removed by the daemon meanwhile (a batch's staging folder)
+		}
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		fi, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
