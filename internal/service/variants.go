@@ -126,34 +126,54 @@ func (v *variants) site(ctx context.Context, key string) {
 		return // deleted meanwhile, or unreadable: made on request
 	}
 	seen := map[string]bool{}
+	var shas []string
 	for _, f := range m.Files {
-		if ctx.Err() != nil {
-			return
-		}
 		if site.Wants(f) && !seen[f.SHA256] {
 			seen[f.SHA256] = true
-			v.make(ctx, f.SHA256)
+			shas = append(shas, f.SHA256)
 		}
+	}
+	// In chunks: each is flushed to disk once (site.MakeVariantsOf), and
+	// a crash or a stop loses at most one chunk's work.
+	for len(shas) > 0 && ctx.Err() == nil {
+		n := min(len(shas), variantChunk)
+		before := func() error { return v.waitIngests(ctx) }
+		if err := site.MakeVariantsOf(ctx, v.s.blobs, shas[:n], v.s.tempDir(), before); err != nil && ctx.Err() == nil {
+			v.s.log.Warn("site: cannot make precompressed variants", "manifest", key, "err", err)
+			return
+		}
+		shas = shas[n:]
 	}
 }
 
+// variantChunk is how many files' variants are made between two flushes.
+const variantChunk = 256
+
 // make compresses one object, after waiting for running ingests.
 func (v *variants) make(ctx context.Context, sha string) {
+	if v.waitIngests(ctx) != nil {
+		return
+	}
+	if _, err := site.MakeVariants(ctx, v.s.blobs, sha, v.s.tempDir()); err != nil && ctx.Err() == nil {
+		v.s.log.Warn("site: cannot make precompressed variants", "sha256", sha, "err", err)
+	}
+}
+
+// waitIngests returns once no ingest runs (the worker yields the cores to
+// publishing), or with ctx's error.
+func (v *variants) waitIngests(ctx context.Context) error {
 	for {
 		v.mu.Lock()
 		busy := v.active > 0
 		v.mu.Unlock()
 		if !busy {
-			break
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
-	}
-	if _, err := site.MakeVariants(ctx, v.s.blobs, sha, v.s.tempDir()); err != nil && ctx.Err() == nil {
-		v.s.log.Warn("site: cannot make precompressed variants", "sha256", sha, "err", err)
 	}
 }
 

@@ -219,7 +219,7 @@ func MakeVariants(ctx context.Context, store blob.Store, sha, tempDir string) (V
 		if v.Size(e.Name) > 0 {
 			continue // made before a crash
 		}
-		n, err := variant(ctx, store, ObjectKey(sha)+e.Suffix, tempDir, src(), size, e.New)
+		n, err := compressed(ctx, ObjectKey(sha)+e.Suffix, tempDir, src(), size, e.New, storePut{store})
 		if err != nil {
 			return v, err
 		}
@@ -234,10 +234,41 @@ func MakeVariants(ctx context.Context, store blob.Store, sha, tempDir string) (V
 	return v, nil
 }
 
-// variant compresses src into memory (small files) or a temp file and
-// stores it at key unless it saves less than a tenth; it returns the
-// stored size (0: not worth it).
-func variant(ctx context.Context, store blob.Store, key, tempDir string, src io.Reader, size int64, enc func(io.Writer) io.WriteCloser) (int64, error) {
+// variantSink stores a compressed copy, from memory or from a temp file
+// it takes.
+type variantSink interface {
+	put(ctx context.Context, key string, data []byte, opt blob.PutOptions) error
+	putFile(ctx context.Context, key, path string, opt blob.PutOptions) error
+}
+
+// storePut stores each copy durably on its own.
+type storePut struct{ s blob.Store }
+
+func (p storePut) put(ctx context.Context, key string, data []byte, opt blob.PutOptions) error {
+	_, err := p.s.Put(ctx, key, bytes.NewReader(data), opt)
+	return err
+}
+
+func (p storePut) putFile(ctx context.Context, key, path string, opt blob.PutOptions) error {
+	_, err := blob.PutFile(ctx, p.s, key, path, opt)
+	return err
+}
+
+// batchPut stages each copy in a batch (MakeVariantsOf).
+type batchPut struct{ b blob.Batch }
+
+func (p batchPut) put(ctx context.Context, key string, data []byte, opt blob.PutOptions) error {
+	return p.b.Put(ctx, key, bytes.NewReader(data), opt)
+}
+
+func (p batchPut) putFile(ctx context.Context, key, path string, opt blob.PutOptions) error {
+	return p.b.Adopt(ctx, key, path, opt)
+}
+
+// compressed compresses src into memory (small files) or a temp file and
+// stores it at key through dst unless it saves less than a tenth; it
+// returns the stored size (0: not worth it).
+func compressed(ctx context.Context, key, tempDir string, src io.Reader, size int64, enc func(io.Writer) io.WriteCloser, dst variantSink) (int64, error) {
 	limit := size - size/10 // larger than this: not worth it
 	var out io.Writer
 	var mem *bytes.Buffer
@@ -275,12 +306,12 @@ func variant(ctx context.Context, store blob.Store, key, tempDir string, src io.
 	opt := blob.PutOptions{IfNoneMatch: true, Size: cw.n}
 	var err error
 	if mem != nil {
-		_, err = store.Put(ctx, key, bytes.NewReader(mem.Bytes()), opt)
+		err = dst.put(ctx, key, mem.Bytes(), opt)
 	} else {
 		if err := tf.Close(); err != nil {
 			return 0, blob.StorageErr(err, "cannot compress the file")
 		}
-		_, err = blob.PutFile(ctx, store, key, tf.Name(), opt)
+		err = dst.putFile(ctx, key, tf.Name(), opt)
 	}
 	if err != nil && !errors.Is(err, blob.ErrExists) {
 		return 0, err

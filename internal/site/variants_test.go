@@ -152,3 +152,64 @@ func TestAppendKey(t *testing.T) {
 		t.Errorf("Key %q of a variant", f.Key())
 	}
 }
+
+// TestVariantsOfMany: MakeVariantsOf gives the objects the copies
+// MakeVariants gives each (same sizes, decoding to the file: in memory and
+// through a temp file, paying or not), in two batches on the local store;
+// the objects already done are left as they are, and a stop asked for
+// before an object commits what was made and returns its error.
+func TestVariantsOfMany(t *testing.T) {
+	html := strings.Repeat("<tr><td>covered line</td><td>42</td></tr>\n", 100)
+	bigJS := strings.Repeat("function f(a){return a+1}\n", 20000)
+	src := files("index.html", html, "app.js", bigJS, "noise.txt", bigBody(7, 4096), "a.css", strings.Repeat("a{color:red}\n", 200))
+	one, many := newEnv(t), newEnv(t)
+	m, err := one.ingest(t, zipOf(t, src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := many.ingest(t, zipOf(t, src), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var shas []string
+	for _, f := range m.Files {
+		shas = append(shas, f.SHA256)
+		if _, err := MakeVariants(ctx, one.store, f.SHA256, one.tmp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One object done first, on its own: left as it is.
+	if _, err := MakeVariants(ctx, many.store, m.Files[0].SHA256, many.tmp); err != nil {
+		t.Fatal(err)
+	}
+	errStop := errors.New("stop")
+	calls := 0
+	stopAt := func() error {
+		if calls++; calls == 2 {
+			return errStop
+		}
+		return nil
+	}
+	if err := MakeVariantsOf(ctx, many.store, shas, many.tmp, stopAt); !errors.Is(err, errStop) {
+		t.Fatalf("stopped MakeVariantsOf: %v", err)
+	}
+	if err := MakeVariantsOf(ctx, many.store, shas, many.tmp, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Files {
+		want, _ := LookupVariants(ctx, one.store, f.SHA256)
+		got, err := LookupVariants(ctx, many.store, f.SHA256)
+		if err != nil || !got.Done || !maps.Equal(got.Sizes, want.Sizes) {
+			t.Errorf("%s: variants %+v (%v), one by one %+v", f.Path, got, err, want)
+		}
+		for enc := range want.Sizes {
+			vf := f
+			vf.Encoding = enc
+			if read(t, many.store, vf.Key()) != read(t, one.store, vf.Key()) {
+				t.Errorf("%s: %s copy differs", f.Path, enc)
+			}
+		}
+	}
+	if ents, _ := many.tmpEntries(); len(ents) != 0 {
+		t.Errorf("temp files left: %v", ents)
+	}
+}
