@@ -13,8 +13,12 @@ import (
 // finds, in byte order of their paths (a manifest's order); a folder that
 // cannot be listed or a file that cannot be opened counts as not there.
 func SiteFS(fsys fs.FS) (generator string, s *report.Summary, r *report.Results) {
-	files := walkFiles(fsys)
-	open := func(name string) (io.ReadCloser, error) { return fsys.Open(name) }
+	return SiteFiles(walkFiles(fsys), func(name string) (io.ReadCloser, error) { return fsys.Open(name) })
+}
+
+// SiteFiles is SiteFS of a site whose files are known already (a
+// manifest's paths, in byte order): no folder is listed.
+func SiteFiles(files []string, open Opener) (generator string, s *report.Summary, r *report.Results) {
 	generator, s = Site(files, open)
 	return generator, s, Results(generator, files, open)
 }

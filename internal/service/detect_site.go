@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/reportd/reportd/internal/detect"
 	"github.com/reportd/reportd/internal/report"
@@ -25,10 +27,19 @@ type detection struct {
 // It also reads the site's per-test results (detect.Results), nil when
 // it lists none.
 func (s *Service) detectSite(ctx context.Context, id int64, m site.Manifest) detection {
-	return detectFS(s.SiteView(id, m).FS(ctx))
+	return detectManifest(m, s.SiteView(id, m).FS(ctx))
 }
 
-func detectFS(fsys fs.FS) detection {
-	g, sum, res := detect.SiteFS(fsys)
+// detectManifest runs detect on the files m lists, read from fsys (m's
+// view): the manifest's paths, sorted, are the list a walk of fsys finds.
+func detectManifest(m site.Manifest, fsys fs.FS) detection {
+	files := make([]string, len(m.Files))
+	for i, f := range m.Files {
+		files[i] = f.Path
+	}
+	if !slices.IsSorted(files) {
+		slices.Sort(files)
+	}
+	g, sum, res := detect.SiteFiles(files, func(name string) (io.ReadCloser, error) { return fsys.Open(name) })
 	return detection{g, sum, res}
 }

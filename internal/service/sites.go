@@ -309,7 +309,7 @@ func (s *Service) finishStreamed(ctx context.Context, st *site.Staged, opt site.
 		return site.Manifest{}, detection{}, err
 	}
 	detected := make(chan detection, 1)
-	go func() { detected <- detectFS(site.NewView(m, st.Open).FS(ctx)) }()
+	go func() { detected <- detectManifest(m, site.NewView(m, st.Open).FS(ctx)) }()
 	stored, err := st.Finish(ctx, opt)
 	det := <-detected
 	return stored, det, err
