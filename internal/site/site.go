@@ -504,6 +504,9 @@ func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 		return Manifest{}, err
 	}
 	if err := st.p.batch.Commit(ctx); err != nil {
+		// A commit cut short may have linked the manifest already: no row
+		// will name it (the start-up sweep would remove it otherwise).
+		st.p.store.Delete(context.WithoutCancel(ctx), opt.ManifestKey)
 		return Manifest{}, err
 	}
 	return m, nil

@@ -243,25 +243,9 @@ func MakeVariants(ctx context.Context, store blob.Store, sha, tempDir string) (V
 	if err != nil || v.Done || !isSHA256(sha) {
 		return v, err
 	}
-	o, err := store.Open(ctx, ObjectKey(sha))
-	if errors.Is(err, blob.ErrNotFound) {
-		return v, nil
-	}
-	if err != nil {
+	ok, err := variantsInto(ctx, store, storePut{store}, sha, &v, Encoders, tempDir)
+	if err != nil || !ok {
 		return v, err
-	}
-	defer o.Close()
-	size := o.Info().Size
-	src := func() io.Reader { return io.NewSectionReader(o, 0, size) }
-	for _, e := range Encoders {
-		if v.Size(e.Name) > 0 {
-			continue // made before a crash
-		}
-		n, err := compressed(ctx, ObjectKey(sha)+e.Suffix, tempDir, src(), size, e.New, storePut{store})
-		if err != nil {
-			return v, err
-		}
-		v.set(e.Name, n)
 	}
 	if v.Size(Encoders[len(Encoders)-1].Name) == 0 {
 		if _, err := store.Put(ctx, noneKey(sha), bytes.NewReader(nil), blob.PutOptions{IfNoneMatch: true}); err != nil && !errors.Is(err, blob.ErrExists) {

@@ -60,7 +60,7 @@ func MakeVariantsOf(ctx context.Context, store blob.Store, shas []string, tempDi
 				}
 			}
 			w := &work[i]
-			ok, err := variantsInto(ctx, store, b, w.sha, &w.v, encs, tempDir)
+			ok, err := variantsInto(ctx, store, batchPut{b}, w.sha, &w.v, encs, tempDir)
 			if err != nil {
 				b.Discard()
 				return err
@@ -82,9 +82,10 @@ func MakeVariantsOf(ctx context.Context, store blob.Store, shas []string, tempDi
 	return nil
 }
 
-// variantsInto stages the copies of sha in encs that v lacks into b; ok
-// is false when the original is gone (nothing to compress).
-func variantsInto(ctx context.Context, store blob.Store, b blob.Batch, sha string, v *Variants, encs []Encoder, tempDir string) (ok bool, err error) {
+// variantsInto makes the copies of sha in encs that v lacks, stored
+// through dst; ok is false when the original is gone (nothing to
+// compress).
+func variantsInto(ctx context.Context, store blob.Store, dst variantSink, sha string, v *Variants, encs []Encoder, tempDir string) (ok bool, err error) {
 	o, err := store.Open(ctx, ObjectKey(sha))
 	if errors.Is(err, blob.ErrNotFound) {
 		return false, nil
@@ -98,7 +99,7 @@ func variantsInto(ctx context.Context, store blob.Store, b blob.Batch, sha strin
 		if v.Size(e.Name) > 0 {
 			continue // made before a crash
 		}
-		n, err := compressed(ctx, ObjectKey(sha)+e.Suffix, tempDir, io.NewSectionReader(o, 0, size), size, e.New, batchPut{b})
+		n, err := compressed(ctx, ObjectKey(sha)+e.Suffix, tempDir, io.NewSectionReader(o, 0, size), size, e.New, dst)
 		if err != nil {
 			return false, err
 		}
