@@ -50,9 +50,14 @@ const placeWorkers = 8
 type staged struct{ key, tmp string }
 
 type batch struct {
-	s      *Store
-	mu     sync.Mutex
-	dir    string // the batch's staging folder, made at the first Put or Adopt
+	s   *Store
+	mu  sync.Mutex
+	dir string // the batch's staging folder, made at the first Put or Adopt
+	// fsFD is the store's folder, opened with dir, before any file is
+	// staged: syncfs(2) reports the write-back errors that happened since
+	// its file was opened, so one opened at the commit could miss an
+	// error another flush (a concurrent batch's) reported first.
+	fsFD   *os.File
 	shards [stageShards]bool
 	objs   []staged
 	byKey  map[string]string // key -> a temp file staged for it
@@ -92,7 +97,12 @@ func (b *batch) createTemp(key string) (*os.File, error) {
 	}
 	var err error
 	if b.dir == "" {
-		b.dir, err = os.MkdirTemp(b.s.tmp, "batch-*")
+		if b.fsFD, err = os.Open(b.s.dir); err == nil {
+			if b.dir, err = os.MkdirTemp(b.s.tmp, "batch-*"); err != nil {
+				b.fsFD.Close()
+				b.fsFD = nil
+			}
+		}
 	}
 	d := filepath.Join(b.dir, strconv.Itoa(int(shard)))
 	if err == nil && !b.shards[shard] {
@@ -208,30 +218,31 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 }
 
 // take ends the batch: no Put or Adopt is taken after it.
-func (b *batch) take() ([]staged, string) {
+func (b *batch) take() ([]staged, string, *os.File) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	objs, dir := b.objs, b.dir
-	b.objs, b.dir, b.done = nil, "", true
-	return objs, dir
+	objs, dir, fd := b.objs, b.dir, b.fsFD
+	b.objs, b.dir, b.fsFD, b.done = nil, "", nil, true
+	return objs, dir, fd
 }
 
 func (b *batch) Commit(ctx context.Context) error {
-	objs, dir := b.take()
+	objs, dir, fd := b.take()
 	if dir == "" {
 		return nil
 	}
+	defer fd.Close()
 	// The temp names go once the objects have theirs: in the background,
 	// as nothing depends on it (the start-up sweep removes what a crash
 	// leaves).
-	defer b.s.cleanups.Go(func() { os.RemoveAll(dir) })
+	defer b.s.removeLater(dir)
 	if len(objs) == 0 {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	perFile, err := b.s.syncFS()
+	perFile, err := syncFS(fd)
 	if err != nil {
 		return blob.StorageErr(err, "cannot store the files")
 	}
@@ -254,7 +265,7 @@ func (b *batch) Commit(ctx context.Context) error {
 	if err := b.s.placeAll(ctx, objs); err != nil {
 		return err
 	}
-	if _, err := b.s.syncFS(); err != nil {
+	if _, err := syncFS(fd); err != nil {
 		return blob.StorageErr(err, "cannot store the files")
 	}
 	if perFile {
@@ -301,19 +312,15 @@ func (s *Store) placeAll(ctx context.Context, objs []staged) error {
 }
 
 func (b *batch) Discard() {
-	if _, dir := b.take(); dir != "" {
+	if _, dir, fd := b.take(); dir != "" {
+		fd.Close()
 		os.RemoveAll(dir)
 	}
 }
 
-// syncFS flushes the store's whole file system with syncfs(2); perFile is
-// true when the kernel cannot (the caller then fsyncs file by file).
-func (s *Store) syncFS() (perFile bool, err error) {
-	f, err := os.Open(s.dir)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
+// syncFS flushes the file system f is on with syncfs(2); perFile is true
+// when the kernel cannot (the caller then fsyncs file by file).
+func syncFS(f *os.File) (perFile bool, err error) {
 	if err := unix.Syncfs(int(f.Fd())); err != nil {
 		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
 			return true, nil
@@ -321,6 +328,18 @@ func (s *Store) syncFS() (perFile bool, err error) {
 		return false, err
 	}
 	return false, nil
+}
+
+// removeLater removes a committed batch's staging folder in the
+// background, or now once the store is closing.
+func (s *Store) removeLater(dir string) {
+	s.cleanMu.Lock()
+	defer s.cleanMu.Unlock()
+	if s.closing {
+		os.RemoveAll(dir)
+		return
+	}
+	s.cleanups.Go(func() { os.RemoveAll(dir) })
 }
 
 func syncFile(p string) error {

@@ -30,6 +30,8 @@ type Store struct {
 	root *os.Root   // dir: opens through it cannot leave it
 	dirs *dirSyncer // directory fsyncs shared by concurrent uploads
 
+	cleanMu  sync.Mutex     // orders removeLater's Go before Close's Wait
+	closing  bool           // Close began: staging folders are removed at once
 	cleanups sync.WaitGroup // committed batches' staging folders being removed
 	open     openDirs       // folders kept open for Stat (statdir.go)
 }
@@ -73,12 +75,16 @@ func Open(dir, tmp string) (*Store, error) {
 }
 
 // Settle waits until the staging folders of the batches committed so far
-// are removed (done in the background).
+// are removed (done in the background). Not while batches commit: tests
+// call it once their uploads returned.
 func (s *Store) Settle() { s.cleanups.Wait() }
 
 // Close waits for the staging folders of committed batches to be removed
 // and releases the directory.
 func (s *Store) Close() error {
+	s.cleanMu.Lock()
+	s.closing = true
+	s.cleanMu.Unlock()
 	s.cleanups.Wait()
 	s.open.close()
 	return s.root.Close()

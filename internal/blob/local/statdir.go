@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -43,16 +44,19 @@ func (s *Store) statFast(key string) (info blob.Info, found, ok bool) {
 	if d == nil {
 		return blob.Info{}, false, false
 	}
-	var st unix.Stat_t
+	var st, ds unix.Stat_t
 	err := unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	live := errors.Is(err, unix.ENOENT) && unix.Fstat(int(d.Fd()), &ds) == nil && ds.Nlink > 0
+	// d stays reachable until its descriptor is used no more: a drop by
+	// another Stat leaves it to the garbage collector, which would close
+	// it (and the number be reused) under these calls.
+	runtime.KeepAlive(d)
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG:
 		return blob.Info{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, true, true
+	case live:
+		return blob.Info{}, false, true
 	case errors.Is(err, unix.ENOENT):
-		var ds unix.Stat_t
-		if unix.Fstat(int(d.Fd()), &ds) == nil && ds.Nlink > 0 {
-			return blob.Info{}, false, true
-		}
 		s.open.drop(dir, d)
 	}
 	return blob.Info{}, false, false
@@ -97,8 +101,9 @@ func (o *openDirs) drop(dir string, d *os.File) {
 	defer o.mu.Unlock()
 	if o.dirs[dir] == d {
 		delete(o.dirs, dir)
-		// Not closed: a concurrent statFast may still use it; the next
-		// get opens the folder afresh, and Close closes what is left.
+		// Not closed: a concurrent statFast may still use it (it keeps it
+		// reachable meanwhile); the garbage collector closes it after,
+		// and the next get opens the folder afresh.
 	}
 }
 
