@@ -66,8 +66,8 @@ type resetWriter interface {
 // hundreds of KiB to MiBs of tables, and a site's thousands of small
 // files otherwise spend more CPU allocating and collecting them than
 // compressing (a 10,011-file site: ~25 s of the worker's CPU).
-func pooled(make func() resetWriter) func(w io.Writer) io.WriteCloser {
-	pool := &sync.Pool{New: func() any { return make() }}
+func pooled(newWriter func() resetWriter) func(w io.Writer) io.WriteCloser {
+	pool := &sync.Pool{New: func() any { return newWriter() }}
 	return func(w io.Writer) io.WriteCloser {
 		zw := pool.Get().(resetWriter)
 		zw.Reset(w)
@@ -311,6 +311,7 @@ func compressed(ctx context.Context, key, tempDir string, src io.Reader, size in
 	cw := &capWriter{w: out, limit: limit}
 	zw := enc(cw)
 	if _, err := io.Copy(zw, blob.ContextReader(ctx, src)); err != nil {
+		zw.Close() // back to its pool; what it writes is refused
 		if errors.Is(err, errNotWorth) {
 			return 0, nil
 		}

@@ -19,7 +19,7 @@ import (
 // site). Elsewhere (S3) each object is made with MakeVariants. before,
 // when set, is called before each object (the caller waits there while
 // uploads run, or stops by returning an error, which MakeVariantsOf
-// returns after committing what it made).
+// returns once it committed what it made, if its context allows).
 func MakeVariantsOf(ctx context.Context, store blob.Store, shas []string, tempDir string, before func() error) error {
 	bs, ok := store.(blob.Batcher)
 	if !ok {
