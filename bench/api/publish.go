@@ -55,20 +55,10 @@ func (b *bench) publishCLI(ctx context.Context, ctl, tree, archive string, proje
 	}
 	res := &cliResult{Files: files, SmallFiles: n}
 	for round := range cliRounds {
-		if _, err := settled(filepath.Join(b.dataDir, "uploads")); err != nil {
-			return nil, err
-		}
-		x, _, err := tarX(ctx, archive, filepath.Join(b.work, "untar"))
+		r, err := b.pairedRound(ctx, ctl, archive, tree, project, fmt.Sprintf("round %d", round+1))
 		if err != nil {
 			return nil, err
 		}
-		r, err := b.reportctlUpload(ctx, ctl, tree, project)
-		if err != nil {
-			return nil, err
-		}
-		r.TarX = x
-		logf("reportctl upload DIR round %d: tar xzf %v, publish %v (client CPU %v): %.2fx", round+1,
-			x.Round(time.Millisecond), r.Publish.Round(time.Millisecond), r.ClientCPU.Round(time.Millisecond), float64(r.Publish)/float64(x))
 		res.Rounds = append(res.Rounds, r)
 		s, err := b.reportctlUpload(ctx, ctl, small, project)
 		if err != nil {
@@ -86,24 +76,34 @@ func (b *bench) publishCLI(ctx context.Context, ctl, tree, archive string, proje
 		if out, err := exec.CommandContext(ctx, "tar", "czf", tgz, "-C", filepath.Dir(changed), "htmlcov").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("tar czf: %v: %s", err, out)
 		}
-		if _, err := settled(filepath.Join(b.dataDir, "uploads")); err != nil {
-			return nil, err
-		}
-		x, _, err := tarX(ctx, tgz, filepath.Join(b.work, "untar"))
+		r, err := b.pairedRound(ctx, ctl, tgz, changed, project, fmt.Sprintf("every file changed, round %d", round+1))
 		if err != nil {
 			return nil, err
 		}
-		r, err := b.reportctlUpload(ctx, ctl, changed, project)
-		if err != nil {
-			return nil, err
-		}
-		r.TarX = x
-		logf("reportctl upload DIR, every file changed, round %d: tar xzf %v, publish %v (client CPU %v): %.2fx", round+1,
-			x.Round(time.Millisecond), r.Publish.Round(time.Millisecond), r.ClientCPU.Round(time.Millisecond), float64(r.Publish)/float64(x))
 		res.Changed = append(res.Changed, r)
 	}
 	res.Background, res.BackgroundCPU, err = b.backgroundAfter(ctx, ctl, tree, project)
 	return res, err
+}
+
+// pairedRound waits for the daemon to settle, then times tar xzf of
+// archive and reportctl upload of dir (the same files) one after the other.
+func (b *bench) pairedRound(ctx context.Context, ctl, archive, dir string, project int64, label string) (cliRound, error) {
+	if _, err := settled(filepath.Join(b.dataDir, "uploads")); err != nil {
+		return cliRound{}, err
+	}
+	x, _, err := tarX(ctx, archive, filepath.Join(b.work, "untar"))
+	if err != nil {
+		return cliRound{}, err
+	}
+	r, err := b.reportctlUpload(ctx, ctl, dir, project)
+	if err != nil {
+		return cliRound{}, err
+	}
+	r.TarX = x
+	logf("reportctl upload DIR, %s: tar xzf %v, publish %v (client CPU %v): %.2fx", label,
+		x.Round(time.Millisecond), r.Publish.Round(time.Millisecond), r.ClientCPU.Round(time.Millisecond), float64(r.Publish)/float64(x))
+	return r, nil
 }
 
 // backgroundAfter publishes a changed copy of tree, keeps it, and measures
