@@ -17,7 +17,7 @@
 // out). Damaged or truncated archives fail too, as every entry is read to
 // its end (zip CRCs, the gzip and zstd checksums). Root and entry are
 // settled from the names. A refused upload stores nothing, and the
-// manifest is written last.
+// manifest is never visible before the files it names are durable.
 //
 // Where the store offers a blob.Batch (the local store), the source is
 // read once: each file is hashed and staged in the batch as it is read,
@@ -25,9 +25,9 @@
 // last entry passed and root and entry were settled, with the manifest
 // in it (the batch makes every object durable before it gives any its
 // key, and a manifest is read only once the caller's row names it); a
-// refusal discards it. Stage and Staged.Finish split that in two, so that a tar archive can
-// be read while it arrives (Stream) and committed once the rest of the
-// upload is known. Elsewhere (S3) the source is read twice: a first pass
+// refusal discards it. Stage and Staged.Finish split that in two, so that
+// a tar archive can be read while it arrives (Stream) and committed once
+// the rest of the upload is known. Elsewhere (S3) the source is read twice: a first pass
 // checks everything without storing a byte, the second stores, and an
 // upload that fails during it (a store error, a cancelled request) leaves
 // no manifest, only content objects for GC.
