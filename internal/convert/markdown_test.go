@@ -17,7 +17,7 @@ func TestMarkdownToPDF(t *testing.T) {
 	pdf := convertOK(t, m, jobFor(t, report.MD, fixture(t, "report.md")))
 	text := testfixture.PDFText(t, pdf)
 	testfixture.WantText(t, text, "Monthly summary", "Figures", "Region", "Revenue", "North", "bold text",
-		"Café résumé", "你好世界", "hello from a code block", "The footnote text", "collect data")
+		"Café", "résumé", "你好世界", "hello from a code block", "The footnote text", "collect data")
 	if !strings.Contains(strings.ReplaceAll(text, " ", ""), "1/1") {
 		t.Error("no page-number footer (1 / 1)")
 	}
