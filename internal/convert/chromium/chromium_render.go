@@ -124,6 +124,9 @@ func (c *chromium) render(ctx context.Context, p *jobPage, body []byte, o printO
 	return printPDF(ctx, o, out, &t3)
 }
 
+// streamCloseTimeout bounds the closing of a read PDF stream.
+const streamCloseTimeout = 10 * time.Second
+
 // printPDF prints the page loaded in ctx with o's settings and streams the
 // PDF to out. printed, if not nil, is set when the print is done.
 func printPDF(ctx context.Context, o printOpts, out io.Writer, printed *time.Time) error {
@@ -142,7 +145,16 @@ func printPDF(ctx context.Context, o printOpts, out io.Writer, printed *time.Tim
 		}
 		return err
 	}
-	defer chromedp.Call(ctx, cdpio.Close, cdpio.CloseParams{Handle: res.Stream})
+	// The stream is closed after the answer, not before it: one round trip
+	// less in every job. It is bounded on its own: the job's context ends
+	// when printPDF returns, and a retired page frees its streams anyway.
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), streamCloseTimeout)
+		go func() {
+			defer cancel()
+			chromedp.Call(cctx, cdpio.Close, cdpio.CloseParams{Handle: res.Stream})
+		}()
+	}()
 	for {
 		r, err := chromedp.Call(ctx, cdpio.Read, cdpio.ReadParams{Handle: res.Stream, Size: 1 << 20})
 		if err != nil {
