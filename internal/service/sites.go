@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -271,13 +270,11 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	if err != nil {
 		return report.Report{}, err
 	}
-	b, _ := json.Marshal(m) // the bytes Ingest stored: names the site's content
-	sum := sha256.Sum256(b)
 	rec := report.ReportRecord{
 		Report: report.Report{ID: id, ProjectID: in.ProjectID, FileName: name, FileType: report.HTML,
 			FilePath: report.SiteFilePath(id, m.Entry), UploadTime: report.LocalTime{Time: s.cfg.Clock.NowLocal()},
 			Kind: report.KindSite, Entry: m.Entry, Files: len(m.Files), Bytes: m.TotalBytes},
-		Size: m.TotalBytes, SHA256: hex.EncodeToString(sum[:]),
+		Size: m.TotalBytes, SHA256: m.SHA256, // of the manifest's bytes: names the site's content
 	}
 	rec.Name = siteReportName(name, m.Root)
 	rec.Generator, rec.Summary, rec.Results = det.generator, det.summary, det.results

@@ -76,6 +76,8 @@ package site
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,6 +190,9 @@ type Manifest struct {
 	// stripped ("allure-report" of allure-report/index.html…) or the Root
 	// option given. Ingest fills it in; the service names sites after it.
 	Root string `json:"-"`
+	// SHA256, never stored, is the hex sha256 of the manifest's stored
+	// bytes, which Ingest and Finish fill in (what names a site's content).
+	SHA256 string `json:"-"`
 }
 
 // File is one file of a site.
@@ -499,6 +504,7 @@ func (st *Staged) Finish(ctx context.Context, opt Options) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
+	m.SHA256 = sum(b)
 	mopt := blob.PutOptions{Size: int64(len(b)), ContentType: "application/json"}
 	if err := st.p.batch.Put(ctx, opt.ManifestKey, bytes.NewReader(b), mopt); err != nil {
 		return Manifest{}, err
@@ -543,7 +549,19 @@ func settle(files []File, opt Options) (prefix string, names []string, entry str
 // writeManifest writes the manifest of the stored files, last.
 func writeManifest(ctx context.Context, store blob.Store, opt Options, stored []File, names []string, prefix, entry string) (Manifest, error) {
 	m := newManifest(stored, names, prefix, entry)
-	return m, putManifest(ctx, store, opt.ManifestKey, m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return Manifest{}, err
+	}
+	m.SHA256 = sum(b)
+	_, err = store.Put(ctx, opt.ManifestKey, bytes.NewReader(b), blob.PutOptions{IfNoneMatch: true, Size: int64(len(b)), ContentType: "application/json"})
+	return m, err
+}
+
+// sum is the hex sha256 of b.
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 // newManifest is the manifest of files renamed to names (below the root
@@ -558,15 +576,6 @@ func newManifest(files []File, names []string, prefix, entry string) Manifest {
 	}
 	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return m
-}
-
-func putManifest(ctx context.Context, store blob.Store, key string, m Manifest) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	_, err = store.Put(ctx, key, bytes.NewReader(b), blob.PutOptions{IfNoneMatch: true, Size: int64(len(b)), ContentType: "application/json"})
-	return err
 }
 
 // rootPrefix is the folder prefix ("a/" or "") stripped from every name.

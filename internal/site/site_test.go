@@ -303,8 +303,11 @@ func TestRealisticSite(t *testing.T) {
 			if m.Root != "htmlcov" {
 				t.Errorf("Ingest's Root = %q, want the stripped top folder htmlcov", m.Root)
 			}
+			if raw := read(t, e.store, "sites/7.json"); m.SHA256 != sum([]byte(raw)) {
+				t.Errorf("Ingest's SHA256 = %q, not the sha256 of the stored manifest", m.SHA256)
+			}
 			stored := m
-			stored.Root = "" // Root is what Ingest saw, never stored
+			stored.Root, stored.SHA256 = "", "" // what Ingest saw, never stored
 			if fmt.Sprint(got) != fmt.Sprint(stored) {
 				t.Errorf("Load = %+v\nwant %+v", got, stored)
 			}

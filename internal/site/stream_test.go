@@ -80,6 +80,9 @@ func TestStreamedSitesMatch(t *testing.T) {
 			if got, err := Load(ctx, e.store, "sites/1.json"); err != nil || !reflect.DeepEqual(got.Files, want.Files) {
 				t.Fatalf("Load = %+v, %v", got, err)
 			}
+			if m.SHA256 != sum([]byte(read(t, e.store, "sites/1.json"))) {
+				t.Fatalf("Finish's SHA256 = %q, not the sha256 of the stored manifest", m.SHA256)
+			}
 		})
 	}
 	t.Run("discarded", func(t *testing.T) {
