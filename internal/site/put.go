@@ -49,6 +49,9 @@ type putter struct {
 	budget  int64    // bytes of small files that may still be queued
 	err     error    // the first worker error
 	assumed []string // keys found stored already, not staged (batch)
+
+	// files seen, lookups before a write, and their hits (lookFirst)
+	seen, looked, found atomic.Int64
 }
 
 type putJob struct {
@@ -151,15 +154,20 @@ func (p *putter) store1(j putJob) error {
 	// In a batch, the object is assumed to stay until the commit:
 	// Staged.Finish checks that when the staging was not under the site
 	// lock that keeps GC away.
-	if _, err := p.store.Stat(ctx, j.key); err == nil {
-		if p.batch != nil {
-			p.mu.Lock()
-			p.assumed = append(p.assumed, j.key)
-			p.mu.Unlock()
+	// When few of the upload's files were found stored, a batch skips
+	// most lookups (lookFirst): each would be a miss.
+	if p.lookFirst() {
+		if _, err := p.store.Stat(ctx, j.key); err == nil {
+			p.found.Add(1)
+			if p.batch != nil {
+				p.mu.Lock()
+				p.assumed = append(p.assumed, j.key)
+				p.mu.Unlock()
+			}
+			return nil
+		} else if !errors.Is(err, blob.ErrNotFound) {
+			return err
 		}
-		return nil
-	} else if !errors.Is(err, blob.ErrNotFound) {
-		return err
 	}
 	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct}
 	var err error
@@ -177,6 +185,31 @@ func (p *putter) store1(j putJob) error {
 		return err
 	}
 	return nil
+}
+
+// Asking the store first pays when a site repeats files of an earlier one.
+// A batch tells new from stored at its commit anyway (a link to a key that
+// exists keeps the object there), so once lookWindow lookups found fewer
+// than one in lookHitRatio stored (a build whose every page changed, as
+// coverage.py's with its time stamp), a batch asks for one file in
+// lookHitRatio only, and for all of them again when those find enough.
+const (
+	lookWindow   = 256
+	lookHitRatio = 16
+)
+
+// lookFirst reports whether the next file's key is looked up before it is
+// written (see lookWindow).
+func (p *putter) lookFirst() bool {
+	if p.batch == nil {
+		return true // S3: a HEAD is far cheaper than an upload
+	}
+	seen, looked := p.seen.Add(1), p.looked.Load()
+	if looked < lookWindow || p.found.Load()*lookHitRatio >= looked || seen%lookHitRatio == 0 {
+		p.looked.Add(1)
+		return true
+	}
+	return false
 }
 
 // reserve waits until n more bytes may be queued.
