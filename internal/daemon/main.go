@@ -241,6 +241,7 @@ func (m *Server) serviceConfig(c *config.Config, clock report.Clock) service.Con
 		Logger:                m.Log,
 		Retention:             retentionPolicy(c),
 		OnPrune:               m.retention.observe,
+		OnSiteIngest:          siteIngestMetrics(m.Metrics.Registry),
 		Sites: service.SiteLimits{MaxEntries: c.Sites.MaxEntries, MaxBytes: int64(c.Sites.MaxBytes),
 			MaxRatio: c.Sites.MaxRatio, GCGrace: c.Sites.GCGrace},
 	}

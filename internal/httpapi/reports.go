@@ -185,7 +185,7 @@ func (s *Server) commitUpload(r *http.Request, up *siteParts, req uploadRequest)
 			rep, err = s.svc.Commit(r.Context(), up.first, project, t, up.fileName, meta)
 		} else {
 			rep, err = s.svc.CommitSite(r.Context(), service.SiteUpload{ProjectID: project, FileType: t, FileName: up.fileName,
-				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format, Streamed: up.streamed})
+				Entry: entry, Root: root, Meta: meta, Archive: up.first, Format: format, Streamed: up.streamed, StreamMiss: up.streamMiss})
 			up.streamed = nil // CommitSite finished or discarded it
 		}
 		if err != nil {

@@ -29,6 +29,9 @@ type siteParts struct {
 	staged   []*service.StagedPart // the parts after the first
 	bytes    int64                 // their bytes so far
 	streamed *site.Staged          // the first part's site, read as it arrived
+	// streamMiss says why a streamable first part was not read as it
+	// arrived (service.SiteUpload.StreamMiss)
+	streamMiss string
 }
 
 func (u *siteParts) discard() {

@@ -37,6 +37,7 @@ func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.P
 	}
 	release, ok := s.svc.TryStreamSite()
 	if !ok {
+		u.streamMiss = "busy"
 		return s.svc.Stage(br) // the store cannot, or enough are read so already
 	}
 	pr, pw := io.Pipe()
@@ -57,6 +58,7 @@ func (s *Server) stageFirst(ctx context.Context, u *siteParts, part *multipart.P
 	if err != nil || res.err != nil {
 		res.st.Discard()
 		if err == nil {
+			u.streamMiss = "refused"
 			s.log.Debug("a site read as it arrived was refused; the staged copy is ingested instead", "err", res.err)
 		}
 		return st, err

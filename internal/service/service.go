@@ -61,6 +61,10 @@ type Config struct {
 	// "hit" and "miss" for each request's first look into the bucket,
 	// "converted" for each PDF this replica wrote there.
 	OnSharedPDF func(result string)
+	// OnSiteIngest, if set, hears how each stored site was read
+	// (metrics): path "streamed" (as it arrived), or "staged" (from the
+	// staged copy) with the reason (ingestPath).
+	OnSiteIngest func(path, reason string)
 	// Sites bounds site uploads and sets their GC's grace (config sites.*).
 	Sites SiteLimits
 }

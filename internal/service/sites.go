@@ -76,6 +76,10 @@ type SiteUpload struct {
 	// Streamed is the archive read and staged as it arrived
 	// (StageSiteStream), or nil: CommitSite then reads Archive.
 	Streamed *site.Staged
+	// StreamMiss says why a streamable archive was not read as it
+	// arrived: "busy" (no free slot, TryStreamSite) or "refused" (the
+	// read failed, and the staged copy has the final word); for metrics.
+	StreamMiss string
 }
 
 // ArchiveFormat recognises a site archive by its first bytes: "zip"
@@ -255,13 +259,14 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 	opt.ManifestKey, opt.Entry, opt.Root = key, in.Entry, in.Root
 	var m site.Manifest
 	var det detection
+	gone := false
 	if in.Streamed != nil {
 		m, det, err = s.finishStreamed(ctx, in.Streamed, opt)
-		if errors.Is(err, site.ErrGone) {
+		if gone = errors.Is(err, site.ErrGone); gone {
 			s.log.Info("site read as it arrived counted on a file GC removed since; ingesting the staged copy", "report", id)
 		}
 	}
-	if in.Streamed == nil || errors.Is(err, site.ErrGone) {
+	if in.Streamed == nil || gone {
 		m, err = site.Ingest(ctx, s.blobs, src, opt)
 		if err == nil {
 			det = s.detectSite(ctx, id, m)
@@ -293,7 +298,35 @@ func (s *Service) CommitSite(ctx context.Context, in SiteUpload) (report.Report,
 		s.pdfs.Prepare(out) // the entry page, into the shared cache if there is one
 	}
 	s.variants.enqueue(variantJob{manifest: key})
+	if s.cfg.OnSiteIngest != nil {
+		s.cfg.OnSiteIngest(s.ingestPath(in, gone))
+	}
 	return out.Report, nil
+}
+
+// ingestPath names how a stored site was read (Config.OnSiteIngest):
+// "streamed", or "staged" with why: "gc" (a file the streamed read counted
+// on was removed meanwhile), "parts" (file parts, not an archive),
+// "format" (a zip: its directory comes last), "store" (a store without
+// batches: S3), SiteUpload.StreamMiss, or "undeclared" (fileType=html
+// came after the file part, too late to read it as it arrived).
+func (s *Service) ingestPath(in SiteUpload, gone bool) (path, reason string) {
+	_, batches := s.blobs.(blob.Batcher)
+	switch {
+	case in.Streamed != nil && !gone:
+		return "streamed", ""
+	case gone:
+		return "staged", "gc"
+	case in.Archive == nil:
+		return "staged", "parts"
+	case !site.Streamable(in.Format):
+		return "staged", "format"
+	case !batches:
+		return "staged", "store"
+	case in.StreamMiss != "":
+		return "staged", in.StreamMiss
+	}
+	return "staged", "undeclared"
 }
 
 // finishStreamed stores a site read as it arrived while its generator and
