@@ -25,7 +25,8 @@ import (
 // Anything else (a link, a folder that cannot be opened) takes the root's
 // path, which decides.
 
-// maxOpenDirs bounds the folders kept open.
+// maxOpenDirs bounds the folders kept open (past it, one is forgotten
+// for each opened).
 const maxOpenDirs = 1024
 
 type openDirs struct {
@@ -85,8 +86,14 @@ func (o *openDirs) get(root *os.Root, dir string) *os.File {
 		return d
 	}
 	if len(o.dirs) >= maxOpenDirs {
-		f.Close()
-		return nil
+		// Full: forget one at random (a map's order is), so folders
+		// asked about once cannot keep the busy ones out for good (a
+		// site's cas/ folders after many reports' own). Not closed, as
+		// in drop.
+		for k := range o.dirs {
+			delete(o.dirs, k)
+			break
+		}
 	}
 	if o.dirs == nil {
 		o.dirs = map[string]*os.File{}
