@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -25,10 +24,14 @@ import (
 // Anything else (a link, a folder that cannot be opened) takes the root's
 // path, which decides.
 
-// maxOpenDirs bounds the folders kept open (past it, one is forgotten
-// for each opened).
+// maxOpenDirs bounds the folders kept open: past it, one is closed and
+// forgotten for each opened.
 const maxOpenDirs = 1024
 
+// openDirs are the folders kept open. A descriptor is used only under mu's
+// read lock and closed only under its write lock, so a folder forgotten
+// (removed since it was opened, or evicted) is closed at once, never
+// under a call that uses it.
 type openDirs struct {
 	mu   sync.RWMutex
 	dirs map[string]*os.File
@@ -41,56 +44,57 @@ func (s *Store) statFast(key string) (info blob.Info, found, ok bool) {
 	if dir == "" {
 		return blob.Info{}, false, false
 	}
-	d := s.open.get(s.root, dir)
+	o := &s.open
+	o.mu.RLock()
+	d := o.dirs[dir]
 	if d == nil {
-		return blob.Info{}, false, false
+		o.mu.RUnlock()
+		if !o.add(s.root, dir) {
+			return blob.Info{}, false, false
+		}
+		o.mu.RLock()
+		if d = o.dirs[dir]; d == nil { // evicted meanwhile: the root's path decides
+			o.mu.RUnlock()
+			return blob.Info{}, false, false
+		}
 	}
 	var st, ds unix.Stat_t
 	err := unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	live := errors.Is(err, unix.ENOENT) && unix.Fstat(int(d.Fd()), &ds) == nil && ds.Nlink > 0
-	// d stays reachable until its descriptor is used no more: a drop by
-	// another Stat leaves it to the garbage collector, which would close
-	// it (and the number be reused) under these calls.
-	runtime.KeepAlive(d)
+	o.mu.RUnlock()
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG:
 		return blob.Info{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, true, true
 	case live:
 		return blob.Info{}, false, true
 	case errors.Is(err, unix.ENOENT):
-		s.open.drop(dir, d)
+		o.drop(dir, d) // removed since: the next Stat opens it afresh
 	}
 	return blob.Info{}, false, false
 }
 
-// get returns dir's open folder, opening it if need be (nil: cannot).
-func (o *openDirs) get(root *os.Root, dir string) *os.File {
-	o.mu.RLock()
-	d := o.dirs[dir]
-	o.mu.RUnlock()
-	if d != nil {
-		return d
-	}
+// add opens dir and keeps it open, unless it is already (false: cannot).
+func (o *openDirs) add(root *os.Root, dir string) bool {
 	f, err := root.Open(filepath.FromSlash(dir))
 	if err != nil {
-		return nil
+		return false
 	}
 	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
 		f.Close()
-		return nil
+		return false
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if d := o.dirs[dir]; d != nil {
+	if o.dirs[dir] != nil {
 		f.Close()
-		return d
+		return true
 	}
 	if len(o.dirs) >= maxOpenDirs {
-		// Full: forget one at random (a map's order is), so folders
-		// asked about once cannot keep the busy ones out for good (a
-		// site's cas/ folders after many reports' own). Not closed, as
-		// in drop.
-		for k := range o.dirs {
+		// Full: close one at random (a map's order is), so folders asked
+		// about once cannot keep the busy ones out for good (a site's
+		// cas/ folders after many reports' own).
+		for k, d := range o.dirs {
+			d.Close()
 			delete(o.dirs, k)
 			break
 		}
@@ -99,18 +103,16 @@ func (o *openDirs) get(root *os.Root, dir string) *os.File {
 		o.dirs = map[string]*os.File{}
 	}
 	o.dirs[dir] = f
-	return f
+	return true
 }
 
-// drop forgets dir's folder d (removed since it was opened).
+// drop closes and forgets dir's folder d (removed since it was opened).
 func (o *openDirs) drop(dir string, d *os.File) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.dirs[dir] == d {
+		d.Close()
 		delete(o.dirs, dir)
-		// Not closed: a concurrent statFast may still use it (it keeps it
-		// reachable meanwhile); the garbage collector closes it after,
-		// and the next get opens the folder afresh.
 	}
 }
 
