@@ -50,8 +50,9 @@ type putter struct {
 	err     error    // the first worker error
 	assumed []string // keys found stored already, not staged (batch)
 
-	// files seen, lookups before a write, and their hits (lookFirst)
-	seen, looked, found atomic.Int64
+	// small files seen, lookups before writing them, and their hits
+	// (lookFirst; halved as they go)
+	seen, looked, found int64
 }
 
 type putJob struct {
@@ -154,16 +155,16 @@ func (p *putter) store1(j putJob) error {
 	// In a batch, the object is assumed to stay until the commit:
 	// Staged.Finish checks that when the staging was not under the site
 	// lock that keeps GC away.
-	// When few of the upload's files were found stored, a batch skips
-	// most lookups (lookFirst): each would be a miss.
-	if p.lookFirst() {
+	// When few of the upload's recent lookups found the file stored, a
+	// batch skips most lookups of small files (lookFirst).
+	if p.lookFirst(j.data != nil) {
 		if _, err := p.store.Stat(ctx, j.key); err == nil {
-			p.found.Add(1)
+			p.mu.Lock()
+			p.found++
 			if p.batch != nil {
-				p.mu.Lock()
 				p.assumed = append(p.assumed, j.key)
-				p.mu.Unlock()
 			}
+			p.mu.Unlock()
 			return nil
 		} else if !errors.Is(err, blob.ErrNotFound) {
 			return err
@@ -191,22 +192,31 @@ func (p *putter) store1(j putJob) error {
 // A batch tells new from stored at its commit anyway (a link to a key that
 // exists keeps the object there), so once lookWindow lookups found fewer
 // than one in lookHitRatio stored (a build whose every page changed, as
-// coverage.py's with its time stamp), a batch asks for one file in
+// coverage.py's with its time stamp), a batch asks for one small file in
 // lookHitRatio only, and for all of them again when those find enough.
+// The counts are halved each time lookWindow more lookups were made, so
+// the recent ones decide: however long a run of new files, lookups resume
+// within a few hundred files once stored ones come.
 const (
 	lookWindow   = 256
 	lookHitRatio = 16
 )
 
 // lookFirst reports whether the next file's key is looked up before it is
-// written (see lookWindow).
-func (p *putter) lookFirst() bool {
-	if p.batch == nil {
+// written (see lookWindow). Large files (staged in a temp file) are
+// always looked up: a stat is nothing beside moving and flushing them.
+func (p *putter) lookFirst(small bool) bool {
+	if p.batch == nil || !small {
 		return true // S3: a HEAD is far cheaper than an upload
 	}
-	seen, looked := p.seen.Add(1), p.looked.Load()
-	if looked < lookWindow || p.found.Load()*lookHitRatio >= looked || seen%lookHitRatio == 0 {
-		p.looked.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen++
+	if p.looked < lookWindow || p.found*lookHitRatio >= p.looked || p.seen%lookHitRatio == 0 {
+		p.looked++
+		if p.looked >= 2*lookWindow {
+			p.looked, p.found = p.looked/2, p.found/2
+		}
 		return true
 	}
 	return false

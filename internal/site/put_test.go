@@ -5,20 +5,23 @@ import (
 	"testing"
 )
 
-// A batch stops looking up most keys once lookWindow lookups found fewer
-// than one in lookHitRatio stored, keeps sampling, and looks up every key
-// again once the samples find stored files; without a batch (S3) every
-// key is looked up.
+// A batch stops looking up most keys of small files once lookWindow
+// lookups found fewer than one in lookHitRatio stored, keeps sampling,
+// and looks up every key again soon after the samples find stored files,
+// however long the run of new ones was. Large files, and every file
+// without a batch (S3), are always looked up.
 func TestLookFirstPolicy(t *testing.T) {
 	e := newEnv(t)
 	p := &putter{batch: e.store.NewBatch()}
 	defer p.batch.Discard()
 	looks := func(n int, hit bool) (looked int) {
 		for range n {
-			if p.lookFirst() {
+			if p.lookFirst(true) {
 				looked++
 				if hit {
-					p.found.Add(1)
+					p.mu.Lock()
+					p.found++
+					p.mu.Unlock()
 				}
 			}
 		}
@@ -30,28 +33,39 @@ func TestLookFirstPolicy(t *testing.T) {
 	if n := looks(10*lookHitRatio, false); n != 10 {
 		t.Fatalf("after %d misses, %d of %d keys looked up, want 10 (one in %d)", lookWindow, n, 10*lookHitRatio, lookHitRatio)
 	}
-	// Stored files again: the samples find them, and lookups resume.
-	resumed := -1
-	for i := range 40 * lookHitRatio {
-		looked := p.lookFirst()
-		if looked {
-			p.found.Add(1)
+	for range 10 {
+		if !p.lookFirst(false) {
+			t.Fatal("a large file's lookup was skipped")
 		}
-		if p.found.Load()*lookHitRatio >= p.looked.Load() {
+	}
+	looks(100*lookWindow, false) // a long run of new files
+	// Stored files again: the samples find them, and lookups resume
+	// within a bound that does not grow with the run before.
+	resumed := -1
+	for i := range 4 * lookWindow {
+		if p.lookFirst(true) {
+			p.mu.Lock()
+			p.found++
+			p.mu.Unlock()
+		}
+		p.mu.Lock()
+		back := p.found*lookHitRatio >= p.looked
+		p.mu.Unlock()
+		if back {
 			resumed = i
 			break
 		}
 	}
 	if resumed < 0 {
-		t.Fatal("lookups never resumed while the sampled keys were all stored")
+		t.Fatalf("lookups not resumed within %d stored files after a run of %d new ones", 4*lookWindow, 100*lookWindow)
 	}
 	if n := looks(2*lookHitRatio, true); n != 2*lookHitRatio {
-		t.Fatalf("after resuming (%d keys later), %d of %d keys looked up, want all", resumed, n, 2*lookHitRatio)
+		t.Fatalf("after resuming (%d files later), %d of %d keys looked up, want all", resumed, n, 2*lookHitRatio)
 	}
 
 	s3 := &putter{}
 	for range lookWindow + 10*lookHitRatio {
-		if !s3.lookFirst() {
+		if !s3.lookFirst(true) {
 			t.Fatal("a Put store (S3) skipped a lookup")
 		}
 	}
