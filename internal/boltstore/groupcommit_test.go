@@ -122,6 +122,7 @@ func TestGroupCommitFailureIsolated(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			close(release)
+			wg.Wait() // the writes end before the cleanup closes the database
 			t.Fatalf("%d of %d writes gathered behind the held transaction after 30 s", n, len(writes))
 		}
 		time.Sleep(time.Millisecond)

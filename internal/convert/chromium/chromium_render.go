@@ -146,8 +146,10 @@ func printPDF(ctx context.Context, o printOpts, out io.Writer, printed *time.Tim
 		return err
 	}
 	// The stream is closed after the answer, not before it: one round trip
-	// less in every job. It is bounded on its own: the job's context ends
-	// when printPDF returns, and a retired page frees its streams anyway.
+	// less in every job. Fire and forget, bounded on its own (the job's
+	// context ends when printPDF returns; a lost connection or a closed
+	// page ends the call too, and a retired page frees its streams anyway),
+	// so the engine's close does not wait for it.
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), streamCloseTimeout)
 		go func() {
