@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh test
 test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $(git ls-files '*.go'); exit 1; }
 go vet ./...
+# reportctl ships for macOS and Windows too (scripts/dist.sh): it must build there.
+for t in darwin/arm64 windows/amd64; do GOOS=${t%/*} GOARCH=${t#*/} go vet ./cmd/reportctl; done
 # Daemons that tests start need no warm engines unless a test converts;
 # engines then start on the first job. Conversion tests start them explicitly.
 export REPORTD_CONVERT_WARM_ON_START=false

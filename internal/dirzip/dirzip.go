@@ -192,7 +192,7 @@ func (t *Tree) Hash() (string, error) {
 	defer root.Close()
 	th := newTreeHash()
 	for _, f := range t.Files {
-		in, err := root.Open(f.Name)
+		in, err := openFile(root, f.Name) // access times left alone, as WriteTo
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", t.show(f.Name), unwrapPath(err))
 		}

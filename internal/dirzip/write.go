@@ -172,9 +172,24 @@ func (t *Tree) prepareAhead(root *os.Root, wrap func(io.Reader) io.Reader, stop 
 	return ordered
 }
 
+// openFile opens name for reading without touching its access time where
+// the system allows (openNoATime): a report just generated is read for
+// the first time, and its atime update (relatime) would dirty every inode,
+// a journal write per file. O_NOATIME is refused to who does not own the
+// file (and is not root), and a file system may refuse it otherwise: any
+// failure is retried with a plain open, whose error is the answer.
+func openFile(root *os.Root, name string) (*os.File, error) {
+	if openNoATime != 0 {
+		if in, err := root.OpenFile(name, os.O_RDONLY|openNoATime, 0); err == nil {
+			return in, nil
+		}
+	}
+	return root.Open(name)
+}
+
 // open opens a file of the tree, refusing what is no longer a regular file.
 func open(root *os.Root, f File) (*os.File, os.FileInfo, error) {
-	in, err := root.Open(f.Name)
+	in, err := openFile(root, f.Name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,6 @@
+package dirzip
+
+import "syscall"
+
+// openNoATime opens a file without updating its access time (Linux).
+const openNoATime = syscall.O_NOATIME
