@@ -6,12 +6,14 @@ import (
 )
 
 // Buffers for the files read into memory, pooled by power-of-two size
-// from 4 KiB to smallFile's class: a buffer made for each file was most
-// of the client's allocation, and zeroing and collecting it a tenth of
-// its CPU.
+// from 4 KiB to 64 KiB (a report site's pages, scripts and styles): a
+// buffer made for each file was most of the client's allocation, and
+// zeroing and collecting it a tenth of its CPU. Larger files get a buffer
+// of their own size, so rounding up adds at most 32 KiB a file to what
+// the files read ahead of the writer hold (at most window of them).
 const (
 	minBufShift = 12
-	maxBufShift = 21 // 1<<maxBufShift >= smallFile+readSlack (bufpool_test.go)
+	maxBufShift = 16
 )
 
 var bufPools [maxBufShift - minBufShift + 1]sync.Pool
@@ -20,8 +22,12 @@ var bufPools [maxBufShift - minBufShift + 1]sync.Pool
 // the end (bytes.MinRead).
 const readSlack = 512
 
-// bufClass is the pool of a buffer for n bytes, or -1 past the largest.
+// bufClass is the pool of a buffer for n bytes, or -1 past the largest
+// (and for n < 1).
 func bufClass(n int) int {
+	if n < 1 {
+		return -1
+	}
 	c := max(bits.Len(uint(n-1)), minBufShift) - minBufShift
 	if c >= len(bufPools) {
 		return -1
