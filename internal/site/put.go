@@ -250,8 +250,7 @@ func (p *putter) put(name string, r io.Reader) (File, error) {
 	}
 	ct := ContentType(name)
 	if n <= smallFile {
-		s := sha256.Sum256(p.buf[:n])
-		f := File{SHA256: hex.EncodeToString(s[:])}
+		f := File{SHA256: sum(p.buf[:n])}
 		data := make([]byte, n, max(n, 1)) // never nil: data marks a small file
 		copy(data, p.buf[:n])
 		if err := p.reserve(int64(len(data))); err != nil {
