@@ -21,11 +21,13 @@ type Batcher interface {
 // objects, where an existing object is the same bytes). Put and Adopt are
 // safe for concurrent use; Commit and Discard are called once, after them.
 //
-// Crash safety: no object is visible under its key before its bytes are
+// Crash safety: no object is relied on under its key before its bytes are
 // durable, and Commit returns nil only once every object is durable and
 // visible. A crash before or during Commit leaves staged temp files (the
 // store's owner sweeps its temp directory at start-up) and, at worst, some
-// complete objects already linked under their keys, never a partial one.
+// complete objects already linked under their keys, never a partial one
+// that anyone takes for the object. (The local store writes content
+// objects in place, marked pending until the commit: see its direct.go.)
 type Batch interface {
 	// Put stages r as key's object (opt.Size, if > 0, is checked).
 	Put(ctx context.Context, key string, r io.Reader, opt PutOptions) error
@@ -45,4 +47,11 @@ type Batch interface {
 // (during or after Commit the staged file may have become it).
 type BatchOpener interface {
 	Open(ctx context.Context, key string) (Object, error)
+}
+
+// BatchStater is a Batch that tells which objects it may rely on (the
+// local store's): Stat as the store's, except that an object another
+// batch is still writing is missing (the batch then writes its own copy).
+type BatchStater interface {
+	Stat(ctx context.Context, key string) (Info, error)
 }

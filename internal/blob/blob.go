@@ -56,6 +56,10 @@ type PutOptions struct {
 	Size int64
 	// ContentType is stored where the store keeps one (S3); local ignores it.
 	ContentType string
+	// SHA256 is the hex sha256 of the bytes, if known. Where it is the
+	// key's last segment (a content-addressed object), a local batch may
+	// write the object in place (blob/local's direct.go).
+	SHA256 string
 }
 
 // Info describes a stored object.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 	"sync"
 	"sync/atomic"
 
@@ -158,7 +159,7 @@ func (p *putter) store1(j putJob) error {
 	// When few of the upload's recent lookups found the file stored, a
 	// batch skips most lookups of small files (lookFirst).
 	if p.lookFirst(j.data != nil) {
-		if _, err := p.store.Stat(ctx, j.key); err == nil {
+		if _, err := p.stat(ctx, j.key); err == nil {
 			p.mu.Lock()
 			p.found++
 			if p.batch != nil {
@@ -170,7 +171,7 @@ func (p *putter) store1(j putJob) error {
 			return err
 		}
 	}
-	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct}
+	opt := blob.PutOptions{IfNoneMatch: true, Size: j.size, ContentType: j.ct, SHA256: path.Base(j.key)}
 	var err error
 	switch {
 	case p.batch != nil && j.data != nil:
@@ -182,10 +183,27 @@ func (p *putter) store1(j putJob) error {
 	default:
 		_, err = blob.PutFile(ctx, p.store, j.key, j.tmp, opt)
 	}
+	if errors.Is(err, blob.ErrExists) && p.batch != nil {
+		// A batch that writes objects in place found it there: stored,
+		// as if the lookup had found it.
+		p.mu.Lock()
+		p.assumed = append(p.assumed, j.key)
+		p.mu.Unlock()
+		return nil
+	}
 	if err != nil && !errors.Is(err, blob.ErrExists) {
 		return err
 	}
 	return nil
+}
+
+// stat asks the batch (which knows what other batches are still writing)
+// or the store whether key is stored.
+func (p *putter) stat(ctx context.Context, key string) (blob.Info, error) {
+	if s, ok := p.batch.(blob.BatchStater); ok {
+		return s.Stat(ctx, key)
+	}
+	return p.store.Stat(ctx, key)
 }
 
 // Asking the store first pays when a site repeats files of an earlier one.

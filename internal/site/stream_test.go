@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -70,12 +72,22 @@ func TestStreamedSitesMatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ks := e.keys(t, ObjectPrefix); len(ks) != 0 {
-				t.Fatalf("staged objects visible before Finish: %q", ks)
+			// Small objects are written in place, pending (mode 0700) until
+			// the commit: no upload relies on them before that.
+			for _, k := range e.keys(t, ObjectPrefix) {
+				if fi, err := os.Stat(filepath.Join(e.objects, k)); err != nil || fi.Mode().Perm() != 0o700 {
+					t.Fatalf("object %s visible before Finish and not pending: %v, %v", k, fi.Mode(), err)
+				}
 			}
 			m, err := st.Finish(ctx, e.opt("sites/1.json"))
 			if err != nil || !reflect.DeepEqual(m, want) {
 				t.Fatalf("streamed = %+v, %v; want %+v", m, err, want)
+			}
+			e.store.Settle()
+			for _, k := range e.keys(t, ObjectPrefix) {
+				if fi, err := os.Stat(filepath.Join(e.objects, k)); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("object %s after Finish: %v, %v; want mode 0600", k, fi.Mode(), err)
+				}
 			}
 			if got, err := Load(ctx, e.store, "sites/1.json"); err != nil || !reflect.DeepEqual(got.Files, want.Files) {
 				t.Fatalf("Load = %+v, %v", got, err)

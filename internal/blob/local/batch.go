@@ -39,6 +39,11 @@ var _ blob.Batcher = (*Store)(nil)
 // crash at any point leaves whole objects or none, plus temp files the
 // start-up sweep removes. On a file system where syncfs does not apply
 // (EINVAL, ENOSYS) each file and directory is fsynced instead.
+//
+// Content objects (PutOptions.SHA256 is the key's last segment) are
+// written in place instead, marked pending until the commit's first flush
+// (direct.go): no staging name, no link, and no second flush when the
+// batch holds nothing else.
 func (s *Store) NewBatch() blob.Batch { return &batch{s: s} }
 
 // stageShards is how many subfolders a batch stages its files in.
@@ -61,6 +66,7 @@ type batch struct {
 	shards [stageShards]bool
 	objs   []staged
 	byKey  map[string]string // key -> a temp file staged for it
+	direct []string          // keys written in place (direct.go)
 	done   bool
 }
 
@@ -84,9 +90,31 @@ func (b *batch) Open(ctx context.Context, key string) (blob.Object, error) {
 	return b.s.Open(ctx, key)
 }
 
+// start opens the store's folder for the commit's syncfs, before the
+// batch writes anything.
+func (b *batch) start() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return report.Errorf(report.Internal, "blob batch used after Commit or Discard")
+	}
+	if b.fsFD != nil {
+		return nil
+	}
+	fd, err := os.Open(b.s.dir)
+	if err != nil {
+		return blob.StorageErr(err, "cannot store the file")
+	}
+	b.fsFD = fd
+	return nil
+}
+
 // createTemp creates a temp file for key in its shard of the batch's
 // staging folder.
 func (b *batch) createTemp(key string) (*os.File, error) {
+	if err := b.start(); err != nil {
+		return nil, err
+	}
 	h := fnv.New32a()
 	h.Write([]byte(key))
 	shard := h.Sum32() % stageShards
@@ -97,12 +125,7 @@ func (b *batch) createTemp(key string) (*os.File, error) {
 	}
 	var err error
 	if b.dir == "" {
-		if b.fsFD, err = os.Open(b.s.dir); err == nil {
-			if b.dir, err = os.MkdirTemp(b.s.tmp, "batch-*"); err != nil {
-				b.fsFD.Close()
-				b.fsFD = nil
-			}
-		}
+		b.dir, err = os.MkdirTemp(b.s.tmp, "batch-*")
 	}
 	d := filepath.Join(b.dir, strconv.Itoa(int(shard)))
 	if err == nil && !b.shards[shard] {
@@ -142,6 +165,11 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if b.writesInPlace(key, opt) {
+		if err := b.putDirect(ctx, key, r, opt); err != errStage {
+			return err
+		}
 	}
 	f, err := b.createTemp(key)
 	if err != nil {
@@ -218,40 +246,51 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 }
 
 // take ends the batch: no Put or Adopt is taken after it.
-func (b *batch) take() ([]staged, string, *os.File) {
+func (b *batch) take() (objs []staged, direct []string, dir string, fd *os.File) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	objs, dir, fd := b.objs, b.dir, b.fsFD
-	b.objs, b.dir, b.fsFD, b.done = nil, "", nil, true
-	return objs, dir, fd
+	objs, direct, dir, fd = b.objs, b.direct, b.dir, b.fsFD
+	b.objs, b.direct, b.dir, b.fsFD, b.done = nil, nil, "", nil, true
+	return objs, direct, dir, fd
 }
 
-func (b *batch) Commit(ctx context.Context) error {
-	objs, dir, fd := b.take()
-	if dir == "" {
+func (b *batch) Commit(ctx context.Context) (err error) {
+	objs, direct, dir, fd := b.take()
+	if fd == nil {
 		return nil
 	}
 	defer fd.Close()
 	// The temp names go once the objects have theirs: in the background,
 	// as nothing depends on it (the start-up sweep removes what a crash
 	// leaves).
-	defer b.s.removeLater(dir)
-	if len(objs) == 0 {
-		return nil
+	if dir != "" {
+		defer b.s.later(func() { os.RemoveAll(dir) })
 	}
+	defer func() {
+		if err != nil && direct != nil {
+			b.discardDirect(direct)
+		}
+	}()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// One flush for every file written, in place or staged, and the
+	// folder entries of those in place.
 	perFile, err := syncFS(fd)
 	if err != nil {
 		return blob.StorageErr(err, "cannot store the files")
 	}
 	if perFile {
-		for _, o := range objs {
-			if err := syncFile(o.tmp); err != nil {
-				return blob.StorageErr(err, "cannot store the files")
-			}
+		if err := b.s.syncEach(objs, direct); err != nil {
+			return blob.StorageErr(err, "cannot store the files")
 		}
+	}
+	if direct != nil {
+		b.commitDirect(direct)
+		direct = nil
+	}
+	if len(objs) == 0 {
+		return nil
 	}
 	dirs := map[string]bool{}
 	for _, o := range objs {
@@ -262,7 +301,7 @@ func (b *batch) Commit(ctx context.Context) error {
 			dirs[d] = true
 		}
 	}
-	if err := b.s.placeAll(ctx, objs); err != nil {
+	if err := b.placeAll(ctx, objs); err != nil {
 		return err
 	}
 	if _, err := syncFS(fd); err != nil {
@@ -283,8 +322,31 @@ func (b *batch) Commit(ctx context.Context) error {
 	return nil
 }
 
+// syncEach fsyncs the staged files, and the files written in place with
+// their folders (where syncfs does not apply).
+func (s *Store) syncEach(objs []staged, direct []string) error {
+	for _, o := range objs {
+		if err := syncFile(o.tmp); err != nil {
+			return err
+		}
+	}
+	dirs := map[string]bool{}
+	for _, k := range direct {
+		if err := syncFile(s.abs(k)); err != nil {
+			return err
+		}
+		dirs[path.Dir(k)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(s.abs(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // placeAll gives every staged object its key, placeWorkers at a time.
-func (s *Store) placeAll(ctx context.Context, objs []staged) error {
+func (b *batch) placeAll(ctx context.Context, objs []staged) error {
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
 	n := min(placeWorkers, len(objs))
@@ -293,7 +355,7 @@ func (s *Store) placeAll(ctx context.Context, objs []staged) error {
 			for i := w; i < len(objs) && failed.Load() == nil; i += n {
 				err := ctx.Err()
 				if err == nil {
-					err = placeNew(objs[i].tmp, s.abs(objs[i].key))
+					err = b.place(objs[i])
 				}
 				if err != nil && !errors.Is(err, fs.ErrExist) {
 					if ctx.Err() == nil {
@@ -311,9 +373,24 @@ func (s *Store) placeAll(ctx context.Context, objs []staged) error {
 	return nil
 }
 
+// place gives a staged object its key (placeNew), or where objects are
+// written in place and the key is a content key, placeContended.
+func (b *batch) place(o staged) error {
+	if b.s.direct != nil && isSHA256(path.Base(o.key)) {
+		return b.placeContended(o)
+	}
+	return placeNew(o.tmp, b.s.abs(o.key))
+}
+
 func (b *batch) Discard() {
-	if _, dir, fd := b.take(); dir != "" {
+	_, direct, dir, fd := b.take()
+	if direct != nil {
+		b.discardDirect(direct)
+	}
+	if fd != nil {
 		fd.Close()
+	}
+	if dir != "" {
 		os.RemoveAll(dir)
 	}
 }
@@ -330,16 +407,16 @@ func syncFS(f *os.File) (perFile bool, err error) {
 	return false, nil
 }
 
-// removeLater removes a committed batch's staging folder in the
-// background, or now once the store is closing.
-func (s *Store) removeLater(dir string) {
+// later runs fn in the background (a committed batch's cleanup), or now
+// once the store is closing; Close waits for it.
+func (s *Store) later(fn func()) {
 	s.cleanMu.Lock()
 	defer s.cleanMu.Unlock()
 	if s.closing {
-		os.RemoveAll(dir)
+		fn()
 		return
 	}
-	s.cleanups.Go(func() { os.RemoveAll(dir) })
+	s.cleanups.Go(fn)
 }
 
 func syncFile(p string) error {

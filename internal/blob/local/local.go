@@ -30,10 +30,11 @@ type Store struct {
 	root *os.Root   // dir: opens through it cannot leave it
 	dirs *dirSyncer // directory fsyncs shared by concurrent uploads
 
-	cleanMu  sync.Mutex     // orders removeLater's Go before Close's Wait
-	closing  bool           // Close began: staging folders are removed at once
-	cleanups sync.WaitGroup // committed batches' staging folders being removed
+	cleanMu  sync.Mutex     // orders later's Go before Close's Wait
+	closing  bool           // Close began: cleanups run at once
+	cleanups sync.WaitGroup // committed batches' cleanups (later)
 	open     openDirs       // folders kept open for Stat (statdir.go)
+	direct   *direct        // objects written in place (direct.go); nil: off
 }
 
 var (
@@ -71,7 +72,12 @@ func Open(dir, tmp string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{dir: dir, tmp: tmp, root: root, dirs: newDirSyncer()}, nil
+	s := &Store{dir: dir, tmp: tmp, root: root, dirs: newDirSyncer()}
+	if s.direct, err = s.openDirect(); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("blob/local: check the files a crash left pending: %w", err)
+	}
+	return s, nil
 }
 
 // Settle waits until the staging folders of the batches committed so far
@@ -86,6 +92,7 @@ func (s *Store) Close() error {
 	s.closing = true
 	s.cleanMu.Unlock()
 	s.cleanups.Wait()
+	s.closeDirect()
 	s.open.close()
 	return s.root.Close()
 }

@@ -40,9 +40,15 @@ type openDirs struct {
 // statFast describes key's regular file, or tells it is missing; ok is
 // false when the root's path must decide.
 func (s *Store) statFast(key string) (info blob.Info, found, ok bool) {
+	info, _, found, ok = s.statFastMode(key)
+	return info, found, ok
+}
+
+// statFastMode is statFast, with the file's permission bits.
+func (s *Store) statFastMode(key string) (info blob.Info, perm uint32, found, ok bool) {
 	dir, name := path.Split(key)
 	if dir == "" {
-		return blob.Info{}, false, false
+		return blob.Info{}, 0, false, false
 	}
 	o := &s.open
 	o.mu.RLock()
@@ -50,12 +56,12 @@ func (s *Store) statFast(key string) (info blob.Info, found, ok bool) {
 	if d == nil {
 		o.mu.RUnlock()
 		if !o.add(s.root, dir) {
-			return blob.Info{}, false, false
+			return blob.Info{}, 0, false, false
 		}
 		o.mu.RLock()
 		if d = o.dirs[dir]; d == nil { // evicted meanwhile: the root's path decides
 			o.mu.RUnlock()
-			return blob.Info{}, false, false
+			return blob.Info{}, 0, false, false
 		}
 	}
 	var st, ds unix.Stat_t
@@ -64,13 +70,56 @@ func (s *Store) statFast(key string) (info blob.Info, found, ok bool) {
 	o.mu.RUnlock()
 	switch {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG:
-		return blob.Info{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, true, true
+		return blob.Info{Key: key, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, st.Mode & 0o777, true, true
 	case live:
-		return blob.Info{}, false, true
+		return blob.Info{}, 0, false, true
 	case errors.Is(err, unix.ENOENT):
 		o.drop(dir, d) // removed since: the next Stat opens it afresh
 	}
-	return blob.Info{}, false, false
+	return blob.Info{}, 0, false, false
+}
+
+// at runs fn on dir's kept-open folder (made if missing), under the read
+// lock; errNoDir if the folder cannot be kept open.
+func (o *openDirs) at(root *os.Root, dir string, fn func(dfd int) error) error {
+	for try := 0; try < 3; try++ {
+		o.mu.RLock()
+		if d := o.dirs[dir]; d != nil {
+			err := fn(int(d.Fd()))
+			o.mu.RUnlock()
+			if errors.Is(err, unix.ENOENT) { // the folder was removed: open it afresh
+				o.drop(dir, d)
+				continue
+			}
+			return err
+		}
+		o.mu.RUnlock()
+		if !o.add(root, dir) {
+			if err := root.MkdirAll(filepath.FromSlash(dir), 0o750); err != nil {
+				return err
+			}
+		}
+	}
+	return errNoDir
+}
+
+var errNoDir = errors.New("blob/local: cannot keep the folder open")
+
+// createIn creates dir's file name (O_EXCL, no link followed) with perm
+// and returns its descriptor.
+func (o *openDirs) createIn(root *os.Root, dir, name string, perm uint32) (int, error) {
+	fd := -1
+	err := o.at(root, dir, func(dfd int) error {
+		var err error
+		fd, err = unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+		return err
+	})
+	return fd, err
+}
+
+// chmodIn sets the permission bits of dir's file name.
+func (o *openDirs) chmodIn(root *os.Root, dir, name string, perm uint32) error {
+	return o.at(root, dir, func(dfd int) error { return unix.Fchmodat(dfd, name, perm, 0) })
 }
 
 // add opens dir and keeps it open, unless it is already (false: cannot).
