@@ -14,16 +14,16 @@ func TestBufPool(t *testing.T) {
 		{1, 0, 4 << 10}, {4 << 10, 0, 4 << 10}, {4<<10 + 1, 1, 8 << 10}, {6000 + readSlack, 1, 8 << 10},
 		{32 << 10, 3, 32 << 10}, {64 << 10, 4, 64 << 10}, {64<<10 + 1, -1, 64<<10 + 1}, {smallFile + readSlack, -1, smallFile + readSlack},
 	} {
-		b := getBuf(c.n)
-		if got := bufClass(c.n); got != c.class || len(b) != 0 || cap(b) != c.cap {
+		b := bufs.Get(c.n)
+		if got := bufs.Class(c.n); got != c.class || len(b) != 0 || cap(b) != c.cap {
 			t.Errorf("n %d: class %d, buffer len %d cap %d; want class %d cap %d", c.n, got, len(b), cap(b), c.class, c.cap)
 		}
-		putBuf(append(b, make([]byte, c.n)...))
-		if again := getBuf(c.n); len(again) != 0 || cap(again) < c.n {
+		bufs.Put(append(b, make([]byte, c.n)...))
+		if again := bufs.Get(c.n); len(again) != 0 || cap(again) < c.n {
 			t.Errorf("n %d after a put: len %d cap %d", c.n, len(again), cap(again))
 		}
 	}
-	if bufClass(0) != -1 || bufClass(-5) != -1 {
+	if bufs.Class(0) != -1 || bufs.Class(-5) != -1 {
 		t.Error("a size below 1 has a class")
 	}
 }

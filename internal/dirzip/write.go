@@ -109,7 +109,7 @@ func (t *Tree) writeTo(w io.Writer, wrap func(io.Reader) io.Reader, concurrency 
 				p.n, p.sum, p.err = streamFile(tw, root, f, wrap, t.Hashed)
 			} else {
 				p.err = writeEntry(tw, f, p.data)
-				putBuf(p.data) // written: the encoder copied it
+				bufs.Put(p.data) // written: the encoder copied it
 			}
 		}
 		if p.err != nil {
@@ -222,13 +222,13 @@ func prepare(root *os.Root, f File, wrap func(io.Reader) io.Reader, hash bool) p
 	// that a file that did not change is read without growing the buffer.
 	// Read at most one byte past the limit: a file that grew past it since
 	// the scan fails rather than being held in memory whole.
-	b := bytes.NewBuffer(getBuf(int(f.Size) + readSlack))
+	b := bytes.NewBuffer(bufs.Get(int(f.Size) + readSlack))
 	if _, err := b.ReadFrom(io.LimitReader(r, smallFile+1)); err != nil {
-		putBuf(b.Bytes())
+		bufs.Put(b.Bytes())
 		return prepared{err: err}
 	}
 	if b.Len() > smallFile {
-		putBuf(b.Bytes())
+		bufs.Put(b.Bytes())
 		return prepared{err: errors.New("grew past its size at scan time while being read; try again")}
 	}
 	p := prepared{n: int64(b.Len()), data: b.Bytes()}

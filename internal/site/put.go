@@ -13,11 +13,16 @@ import (
 	"sync/atomic"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/bufpool"
 	"github.com/reportd/reportd/internal/report"
 )
 
 // smallFile is the largest file hashed in memory before it is stored.
 const smallFile = 256 << 10
+
+// smallBufs hold the small files between the scan and the workers, by
+// power-of-two size up to smallFile.
+var smallBufs = bufpool.New(12, 18)
 
 // Tuning of the putter: objects are written by putWorkers goroutines
 // (S3: parallel uploads), or batchWorkers into a blob.Batch, whose writes
@@ -137,9 +142,10 @@ func (p *putter) work() {
 func (p *putter) drop(j putJob) {
 	if j.data != nil {
 		p.mu.Lock()
-		p.budget += int64(len(j.data))
+		p.budget += int64(cap(j.data))
 		p.mu.Unlock()
 		p.cond.Broadcast()
+		smallBufs.Put(j.data) // written (or dropped): nothing reads it any more
 	}
 	if j.tmp != "" {
 		os.Remove(j.tmp) // gone already if the store adopted it
@@ -269,9 +275,10 @@ func (p *putter) put(name string, r io.Reader) (File, error) {
 	ct := ContentType(name)
 	if n <= smallFile {
 		f := File{SHA256: sum(p.buf[:n])}
-		data := make([]byte, n, max(n, 1)) // never nil: data marks a small file
+		data := smallBufs.Get(max(n, 1))[:n] // never nil: data marks a small file
 		copy(data, p.buf[:n])
-		if err := p.reserve(int64(len(data))); err != nil {
+		if err := p.reserve(int64(cap(data))); err != nil {
+			smallBufs.Put(data)
 			return File{}, err
 		}
 		return f, p.queue(putJob{key: ObjectKey(f.SHA256), data: data, size: int64(n), ct: ct})
