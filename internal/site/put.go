@@ -374,7 +374,7 @@ func (p *putter) stillThere(ctx context.Context) error {
 	for w := range n {
 		wg.Go(func() {
 			for i := w; i < len(keys) && !gone.Load(); i += n {
-				if _, err := p.store.Stat(ctx, keys[i]); err != nil {
+				if _, err := p.stat(ctx, keys[i]); err != nil {
 					if errors.Is(err, blob.ErrNotFound) {
 						err = ErrGone
 					}

@@ -239,6 +239,7 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 		os.Remove(p)
 		return blob.StorageErr(err, "cannot store the file")
 	}
+	opt.SHA256 = "" // a large file: staged, as adopted ones are
 	err = b.Put(ctx, key, in, opt)
 	in.Close()
 	os.Remove(p)
@@ -308,14 +309,7 @@ func (b *batch) Commit(ctx context.Context) (err error) {
 		return blob.StorageErr(err, "cannot store the files")
 	}
 	if perFile {
-		for d := range dirs {
-			for ; d != "."; d = path.Dir(d) {
-				if err := syncDir(b.s.abs(d)); err != nil {
-					return blob.StorageErr(err, "cannot store the files")
-				}
-			}
-		}
-		if err := syncDir(b.s.dir); err != nil {
+		if err := b.s.syncDirsUp(dirs); err != nil {
 			return blob.StorageErr(err, "cannot store the files")
 		}
 	}
@@ -323,7 +317,7 @@ func (b *batch) Commit(ctx context.Context) (err error) {
 }
 
 // syncEach fsyncs the staged files, and the files written in place with
-// their folders (where syncfs does not apply).
+// their folders up to the store's (where syncfs does not apply).
 func (s *Store) syncEach(objs []staged, direct []string) error {
 	for _, o := range objs {
 		if err := syncFile(o.tmp); err != nil {
@@ -337,12 +331,21 @@ func (s *Store) syncEach(objs []staged, direct []string) error {
 		}
 		dirs[path.Dir(k)] = true
 	}
+	return s.syncDirsUp(dirs)
+}
+
+// syncDirsUp fsyncs each folder of dirs, its parents and the store's.
+func (s *Store) syncDirsUp(dirs map[string]bool) error {
+	done := map[string]bool{}
 	for d := range dirs {
-		if err := syncDir(s.abs(d)); err != nil {
-			return err
+		for ; d != "." && !done[d]; d = path.Dir(d) {
+			if err := syncDir(s.abs(d)); err != nil {
+				return err
+			}
+			done[d] = true
 		}
 	}
-	return nil
+	return syncDir(s.dir)
 }
 
 // placeAll gives every staged object its key, placeWorkers at a time.
@@ -373,11 +376,11 @@ func (b *batch) placeAll(ctx context.Context, objs []staged) error {
 	return nil
 }
 
-// place gives a staged object its key (placeNew), or where objects are
-// written in place and the key is a content key, placeContended.
+// place gives a staged object its key: placeNew, or for a key that may
+// hold a pending file, placeObject.
 func (b *batch) place(o staged) error {
-	if b.s.direct != nil && isSHA256(path.Base(o.key)) {
-		return b.placeContended(o)
+	if inPlaceKey(o.key) {
+		return b.placeObject(o)
 	}
 	return placeNew(o.tmp, b.s.abs(o.key))
 }

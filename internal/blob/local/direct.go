@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -29,7 +30,7 @@ import (
 // no object has otherwise) and made 0600 only after the commit's flush,
 // so a pending file is one nobody may rely on yet:
 //
-//   - in this process, the batch writing it is in the registry (s.flight):
+//   - in this process, the batch writing it is in the registry (flight):
 //     another batch that wants the same key does not take the pending
 //     file for the object (batch.Stat says it is missing); it stages its
 //     own copy, and at its commit renames that copy over the key if the
@@ -44,9 +45,16 @@ import (
 //     once every mode change is flushed): the next Open checks every
 //     pending file before the store is used.
 //
+//   - a writer never removes a name another copy took since: it checks
+//     its claim (replaced) and the file's inode, under the registry's
+//     lock that a contender's rename takes too.
+//
 // A store whose file system does not keep these modes or extended
 // attributes (probed at Open), or that another Store holds open (a lock on
-// its folder), stages every object as before.
+// its folder), stages every object as before, and never takes a pending
+// file for an object: its own flushed copy takes the name (placeObject).
+// Only keys of the site store's layout, <...>/<p>/<sha256> (inPlaceKey),
+// are ever written in place or checked as pending.
 
 // pendingAttr marks the store's folder while pending files may exist.
 const pendingAttr = "user.reportd.pending"
@@ -59,8 +67,9 @@ const (
 // flight is a batch's claim on a key it is writing in place.
 type flight struct {
 	owner     *batch
-	committed bool // flushed: the file is the object (mode change may be pending)
-	replaced  bool // another batch's committed copy took the name: not the owner's file
+	ino       uint64 // the file the owner created
+	committed bool   // flushed: the file is the object (mode change may be pending)
+	replaced  bool   // another batch's copy took the name: not the owner's file
 }
 
 // direct is the in-place writing state of a store; nil when it is off.
@@ -70,6 +79,7 @@ type direct struct {
 	mu     sync.Mutex
 	flight map[string]*flight
 	dirty  bool // pendingAttr set: pending files may exist
+	failed bool // a pending file may be left unsettled: keep the mark
 }
 
 // openDirect locks the store's folder, checks the pending files a crash
@@ -94,11 +104,16 @@ func (s *Store) openDirect() (*direct, error) {
 		unix.Close(fd)
 		return nil, nil
 	}
-	if err := s.recoverPending(); err != nil {
-		unix.Close(fd)
-		return nil, err
+	complete, err := s.recoverPending()
+	if err == nil && complete {
+		// The modes set are made durable before the mark goes.
+		if err = unix.Syncfs(fd); err == nil {
+			err = d.mark(false)
+		}
+	} else if err == nil {
+		d.dirty, d.failed = true, true // a folder could not be read: check again next time
 	}
-	if err := d.mark(false); err != nil {
+	if err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
@@ -154,7 +169,7 @@ func (s *Store) closeDirect() {
 	if d.dirFD < 0 {
 		return // closed already
 	}
-	if d.dirty && len(d.flight) == 0 && unix.Syncfs(d.dirFD) == nil && d.mark(false) == nil {
+	if d.dirty && !d.failed && len(d.flight) == 0 && unix.Syncfs(d.dirFD) == nil && d.mark(false) == nil {
 		d.dirty = false
 	}
 	unix.Close(d.dirFD)
@@ -162,25 +177,39 @@ func (s *Store) closeDirect() {
 }
 
 // recoverPending checks every pending file of the store (a crash left the
-// state file marked): one whose sha256 is its name is flushed and made an
-// object, any other is removed.
-func (s *Store) recoverPending() error {
-	return filepath.WalkDir(s.dir, func(p string, e os.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || !isSHA256(e.Name()) {
+// folder marked): one whose sha256 is its name is flushed and made an
+// object, any other is removed. complete is false if a folder could not
+// be read.
+func (s *Store) recoverPending() (complete bool, err error) {
+	complete = true
+	err = filepath.WalkDir(s.dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			complete = false
 			return nil
 		}
-		if fi, err := e.Info(); err == nil && fi.Mode().Perm() == pendingMode {
-			if _, err := settlePending(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
+		rel, rerr := filepath.Rel(s.dir, p)
+		if rerr != nil || !e.Type().IsRegular() || !inPlaceKey(filepath.ToSlash(rel)) {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil || fi.Mode().Perm() != pendingMode {
+			return nil
+		}
+		ok, err := verifyPending(p)
+		if err == nil && !ok {
+			err = os.Remove(p)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 		return nil
 	})
+	return complete, err
 }
 
-// settlePending decides a pending file nobody writes: if its sha256 is its
-// name it is flushed and made an object (true), else removed (false).
-func settlePending(p string) (bool, error) {
+// verifyPending tells whether the pending file at p holds the bytes its
+// name is the sha256 of; if so it is flushed and made an object (0600).
+func verifyPending(p string) (bool, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false, err
@@ -190,25 +219,32 @@ func settlePending(p string) (bool, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return false, err
 	}
-	if hex.EncodeToString(h.Sum(nil)) == filepath.Base(p) {
-		if err := f.Sync(); err != nil {
-			return false, err
-		}
-		return true, f.Chmod(objectMode)
+	if hex.EncodeToString(h.Sum(nil)) != filepath.Base(p) {
+		return false, nil
 	}
-	if err := os.Remove(p); err != nil {
+	if err := f.Sync(); err != nil {
 		return false, err
 	}
-	return false, nil
+	return true, f.Chmod(objectMode)
 }
 
 // writesInPlace tells whether the batch writes key's object in place.
 func (b *batch) writesInPlace(key string, opt blob.PutOptions) bool {
-	return b.s.direct != nil && strings.Contains(key, "/") && path.Base(key) == opt.SHA256 && isSHA256(opt.SHA256)
+	return b.s.direct != nil && path.Base(key) == opt.SHA256 && inPlaceKey(key)
 }
 
-// isSHA256 tells whether name is a lower-case hex sha256, as the names of
-// in-place objects are.
+// inPlaceKey tells whether key can name an object written in place:
+// <...>/<p>/<sha256>, p the sha256's first two digits (the site store's
+// layout). Nothing else is ever pending, nor checked as such.
+func inPlaceKey(key string) bool {
+	dir, name := path.Split(key)
+	if !isSHA256(name) {
+		return false
+	}
+	return dir == name[:2]+"/" || strings.HasSuffix(dir, "/"+name[:2]+"/")
+}
+
+// isSHA256 tells whether name is a lower-case hex sha256.
 func isSHA256(name string) bool {
 	if len(name) != sha256.Size*2 {
 		return false
@@ -228,11 +264,12 @@ func (b *batch) putDirect(ctx context.Context, key string, r io.Reader, opt blob
 	d := b.s.direct
 	d.mu.Lock()
 	if f := d.flight[key]; f != nil {
+		own, committed := f.owner == b, f.committed
 		d.mu.Unlock()
 		switch {
-		case f.owner == b:
+		case own:
 			return nil // a second file of the upload with the same bytes
-		case f.committed:
+		case committed:
 			return blob.Exists(key)
 		}
 		return errStage
@@ -247,11 +284,10 @@ func (b *batch) putDirect(ctx context.Context, key string, r io.Reader, opt blob
 	f := &flight{owner: b}
 	d.flight[key] = f
 	d.mu.Unlock()
-	if err := b.start(); err != nil {
-		d.forget(key, f)
-		return err
+	err := b.start()
+	if err == nil {
+		err = b.writeNew(ctx, key, r, opt, f)
 	}
-	err := b.s.writeNew(ctx, key, r, opt)
 	if err != nil {
 		d.forget(key, f)
 		return err
@@ -274,35 +310,45 @@ func (d *direct) forget(key string, f *flight) {
 	d.mu.Unlock()
 }
 
-// writeNew creates key's file (pending) and writes r to it; an existing
-// file is blob.ErrExists, once settled if it was pending. Anything else
-// leaves no file.
-func (s *Store) writeNew(ctx context.Context, key string, r io.Reader, opt blob.PutOptions) error {
+// writeNew creates key's file (pending) under the claim f and writes r to
+// it; an existing file is blob.ErrExists, once checked if it was pending.
+// Anything else leaves no file of its own.
+func (b *batch) writeNew(ctx context.Context, key string, r io.Reader, opt blob.PutOptions, f *flight) error {
+	s := b.s
 	dir, name := path.Split(key)
-	for try := 0; ; try++ {
+	for range 3 {
 		fd, err := s.open.createIn(s.root, dir, name, pendingMode)
-		if errors.Is(err, unix.EEXIST) && try == 0 {
-			ok, err := s.settleExisting(key)
+		if errors.Is(err, unix.EEXIST) {
+			ok, err := b.settleClaimed(key, f)
 			switch {
-			case err != nil:
-				return blob.StorageErr(err, "cannot store the file")
-			case ok:
+			case err == nil && ok:
 				return blob.Exists(key)
+			case err == nil, errors.Is(err, fs.ErrNotExist):
+				continue // a broken leftover, removed (or gone meanwhile): create it
 			}
-			continue // a broken leftover, removed: create it
+			return blob.StorageErr(err, "cannot store the file")
 		}
 		if err != nil {
 			return blob.StorageErr(err, "cannot store the file")
 		}
-		f := os.NewFile(uintptr(fd), s.abs(key))
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			s.root.Remove(filepath.FromSlash(key))
+			return blob.StorageErr(err, "cannot store the file")
+		}
+		s.direct.mu.Lock()
+		f.ino = st.Ino
+		s.direct.mu.Unlock()
+		file := os.NewFile(uintptr(fd), s.abs(key))
 		src := blob.ContextReader(ctx, r)
 		if opt.Size > 0 {
 			src = io.LimitReader(src, opt.Size+1)
 		}
 		buf := copyBufs.Get().(*[]byte)
-		n, err := io.CopyBuffer(writerOnly{f}, src, *buf)
+		n, err := io.CopyBuffer(writerOnly{file}, src, *buf)
 		copyBufs.Put(buf)
-		if cerr := f.Close(); err == nil && cerr != nil {
+		if cerr := file.Close(); err == nil && cerr != nil {
 			err = blob.StorageErr(cerr, "cannot store the file")
 		}
 		switch {
@@ -314,16 +360,27 @@ func (s *Store) writeNew(ctx context.Context, key string, r io.Reader, opt blob.
 			err = report.Errorf(report.Validation, "object is %d bytes, not the %d announced", n, opt.Size)
 		}
 		if err != nil {
-			s.root.Remove(filepath.FromSlash(key))
+			s.direct.mu.Lock()
+			b.s.removeOwn(key, f)
+			s.direct.mu.Unlock()
 		}
 		return err
 	}
+	return blob.StorageErr(unix.EEXIST, "cannot store the file")
 }
 
-// settleExisting looks at key's existing file: an object (true), or a
-// pending file nobody writes, settled (settlePending).
-func (s *Store) settleExisting(key string) (bool, error) {
-	fi, err := s.root.Lstat(filepath.FromSlash(key))
+// settleClaimed looks at the file found under key when creating it under
+// the claim f: an object (true), or a pending file nobody writes, checked
+// (verifyPending) and removed if broken (false). Under the lock, so that
+// no other batch's copy can take the name meanwhile.
+func (b *batch) settleClaimed(key string, f *flight) (bool, error) {
+	d := b.s.direct
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f.replaced {
+		return true, nil // another batch's committed copy is there now
+	}
+	fi, err := b.s.root.Lstat(filepath.FromSlash(key))
 	switch {
 	case err != nil:
 		return false, err
@@ -332,11 +389,33 @@ func (s *Store) settleExisting(key string) (bool, error) {
 	case fi.Mode().Perm() != pendingMode:
 		return true, nil
 	}
-	return settlePending(s.abs(key))
+	if ok, err := verifyPending(b.s.abs(key)); err != nil || ok {
+		return ok, err
+	}
+	return false, b.s.root.Remove(filepath.FromSlash(key))
+}
+
+// removeOwn removes the file the claim f created under key, unless
+// another copy took the name since (replaced here, or renamed over it by
+// a Store of another process: a different inode). Under d.mu.
+func (s *Store) removeOwn(key string, f *flight) {
+	if f.replaced {
+		return
+	}
+	fi, err := s.root.Lstat(filepath.FromSlash(key))
+	if err != nil {
+		return
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Ino == f.ino {
+		if err := s.root.Remove(filepath.FromSlash(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.direct.failed = true // left pending: the next start checks it
+		}
+	}
 }
 
 // commitDirect marks the batch's in-place objects committed (after the
-// commit's flush) and makes them objects (mode 0600) in the background.
+// commit's flush) and makes them objects (mode 0600) in the background; a
+// mode that could not be set leaves the store's mark for the next start.
 func (b *batch) commitDirect(keys []string) {
 	d := b.s.direct
 	d.mu.Lock()
@@ -350,13 +429,18 @@ func (b *batch) commitDirect(keys []string) {
 		for _, k := range keys {
 			d.mu.Lock()
 			f := d.flight[k]
+			replaced := f != nil && f.replaced
 			d.mu.Unlock()
 			if f == nil || f.owner != b {
 				continue
 			}
-			if !f.replaced {
+			if !replaced {
 				dir, name := path.Split(k)
-				b.s.open.chmodIn(b.s.root, dir, name, objectMode)
+				if b.s.open.chmodIn(b.s.root, dir, name, objectMode) != nil {
+					d.mu.Lock()
+					d.failed = true
+					d.mu.Unlock()
+				}
 			}
 			d.forget(k, f)
 		}
@@ -364,52 +448,65 @@ func (b *batch) commitDirect(keys []string) {
 }
 
 // discardDirect removes the batch's in-place files (those still its own).
+// Under the lock, as a contender's rename is: a discard is rare (a failed
+// upload), so holding it for the removals is simpler than any handover.
 func (b *batch) discardDirect(keys []string) {
 	d := b.s.direct
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, k := range keys {
-		f := d.flight[k]
-		if f == nil || f.owner != b {
-			continue
+		if f := d.flight[k]; f != nil && f.owner == b {
+			b.s.removeOwn(k, f)
+			delete(d.flight, k)
 		}
-		if !f.replaced {
-			b.s.root.Remove(filepath.FromSlash(k))
-		}
-		delete(d.flight, k)
 	}
 }
 
-// placeContended gives a staged copy its key when another batch was
-// writing that key in place as it was staged: if the writer has not
-// committed yet, the copy (flushed already) replaces its file under the
-// lock the writer's discard takes, and the writer's claim is marked so
-// it neither removes nor touches the name; otherwise as placeNew.
-func (b *batch) placeContended(o staged) error {
+// placeObject gives a staged copy of a content object its key. If another
+// batch is writing the key in place and has not committed, the copy
+// (flushed already) takes the name under the lock the writer's removals
+// take, and the writer's claim is marked so it neither removes nor
+// touches the name. A pending file nobody here writes is never taken for
+// the object: this store's own (a crash's leftover) is checked first, and
+// otherwise (broken, or another process's in-flight file) the copy takes
+// the name.
+func (b *batch) placeObject(o staged) error {
+	dst := b.s.abs(o.key)
 	d := b.s.direct
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if f := d.flight[o.key]; f != nil && f.owner != b && !f.committed && !f.replaced {
-		if err := os.Rename(o.tmp, b.s.abs(o.key)); err != nil {
-			return err
-		}
-		f.replaced = true
-		return nil
-	}
-	err := placeNew(o.tmp, b.s.abs(o.key))
-	if errors.Is(err, fs.ErrExist) && d.flight[o.key] == nil {
-		// Nobody writes it: if it is pending, a crash's leftover.
-		if ok, serr := b.s.settleExisting(o.key); serr == nil && !ok {
-			err = placeNew(o.tmp, b.s.abs(o.key))
+	if d != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if f := d.flight[o.key]; f != nil && f.owner != b {
+			if f.committed || f.replaced {
+				return fs.ErrExist
+			}
+			if err := os.Rename(o.tmp, dst); err != nil {
+				return err
+			}
+			f.replaced = true
+			return nil
 		}
 	}
-	return err
+	err := placeNew(o.tmp, dst)
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, lerr := b.s.root.Lstat(filepath.FromSlash(o.key)); lerr != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != pendingMode {
+		return err
+	}
+	if d != nil {
+		if ok, verr := verifyPending(dst); verr == nil && ok {
+			return fs.ErrExist
+		}
+	}
+	return os.Rename(o.tmp, dst)
 }
 
 // Stat describes key's object as the batch may rely on it: a pending file
-// is one only once its writer committed it (or the batch wrote it).
+// is one only once its writer in this store committed it (or the batch
+// wrote it).
 func (b *batch) Stat(ctx context.Context, key string) (blob.Info, error) {
-	if b.s.direct == nil || !isSHA256(path.Base(key)) {
+	if !inPlaceKey(key) {
 		return b.s.Stat(ctx, key)
 	}
 	if err := blob.CheckKey(key); err != nil {
@@ -428,7 +525,7 @@ func (b *batch) Stat(ctx context.Context, key string) (blob.Info, error) {
 		return blob.Info{}, blob.NotFound(key)
 	case perm != pendingMode:
 		return info, nil
-	case !b.statPending(key):
+	case !b.pendingIsObject(key):
 		return blob.Info{}, blob.NotFound(key)
 	}
 	// Committed by another batch, maybe not yet flushed as a name: the
@@ -439,10 +536,9 @@ func (b *batch) Stat(ctx context.Context, key string) (blob.Info, error) {
 	return info, nil
 }
 
-// statPending is batch.Stat's view of a pending file: found if its writer
-// committed it; missing while another batch writes it or nobody does
-// (Put then settles it).
-func (b *batch) statPending(key string) bool {
+// pendingIsObject tells whether key's pending file is one the batch may
+// rely on: its writer in this store committed it, or it is the batch's.
+func (b *batch) pendingIsObject(key string) bool {
 	d := b.s.direct
 	if d == nil {
 		return false
@@ -450,5 +546,5 @@ func (b *batch) statPending(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	f := d.flight[key]
-	return f != nil && (f.committed || f.owner == b)
+	return f != nil && !f.replaced && (f.committed || f.owner == b)
 }

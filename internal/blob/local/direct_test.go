@@ -4,10 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -204,6 +208,9 @@ func TestPendingLeftovers(t *testing.T) {
 	if _, err := unix.Getxattr(dir, pendingAttr, nil); !errors.Is(err, unix.ENODATA) {
 		t.Fatalf("mark left after recovery: %v", err)
 	}
+	if got := content(t, s2, "reports/1/"+strings.Repeat("0", 64)); got != "not an object key: left alone" {
+		t.Fatalf("recovery touched a file outside the object layout: %q", got)
+	}
 }
 
 // TestInPlaceOneStoreAtATime: a second Store over the same folder (which
@@ -236,5 +243,193 @@ func TestInPlaceOneStoreAtATime(t *testing.T) {
 	s2.Settle()
 	if content(t, s, key) != "staged" {
 		t.Fatal("not stored")
+	}
+}
+
+// TestInPlaceWriterCommitsFirst: a staged copy of a key whose writer
+// committed before it is not needed; the writer's object stays.
+func TestInPlaceWriterCommitsFirst(t *testing.T) {
+	s := newStore(t)
+	if s.direct == nil {
+		t.Skip("this file system keeps no modes or extended attributes")
+	}
+	key, opt := casKey("first")
+	w, c := s.NewBatch(), s.NewBatch()
+	if err := w.Put(ctx, key, strings.NewReader("first"), opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put(ctx, key, strings.NewReader("first"), opt); err != nil {
+		t.Fatal(err)
+	}
+	ino := func() uint64 {
+		var st unix.Stat_t
+		if err := unix.Lstat(s.abs(key), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	before := ino()
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Settle()
+	if ino() != before || perm(t, s, key) != objectMode || content(t, s, key) != "first" {
+		t.Fatalf("the writer's object was replaced or not made one: mode %v", perm(t, s, key))
+	}
+}
+
+// failingReader gives its first part, then waits for release and fails.
+type failingReader struct {
+	first   string
+	release chan struct{}
+	sent    bool
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if !r.sent {
+		r.sent = true
+		return copy(p, r.first), nil
+	}
+	<-r.release
+	return 0, errors.New("client went away")
+}
+
+// TestInPlaceFailedWriterKeepsReplacement: a writer whose upload fails
+// after another batch's committed copy took the name leaves that copy.
+func TestInPlaceFailedWriterKeepsReplacement(t *testing.T) {
+	s := newStore(t)
+	if s.direct == nil {
+		t.Skip("this file system keeps no modes or extended attributes")
+	}
+	key, opt := casKey("replaced under a writer")
+	opt.Size = 0
+	w := s.NewBatch()
+	r := &failingReader{first: "replaced", release: make(chan struct{})}
+	failed := make(chan error, 1)
+	go func() { failed <- w.Put(ctx, key, r, opt) }()
+	for deadline := time.Now().Add(30 * time.Second); ; { // the writer holds its claim and its file
+		if time.Now().After(deadline) {
+			t.Fatal("the writer never created its file")
+		}
+		s.direct.mu.Lock()
+		f := s.direct.flight[key]
+		claimed := f != nil && f.ino != 0
+		s.direct.mu.Unlock()
+		if claimed {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c := s.NewBatch()
+	if err := c.Put(ctx, key, strings.NewReader("replaced under a writer"), opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(r.release)
+	if err := <-failed; err == nil {
+		t.Fatal("the writer's Put did not fail")
+	}
+	w.Discard()
+	s.Settle()
+	if content(t, s, key) != "replaced under a writer" || perm(t, s, key) != objectMode {
+		t.Fatalf("the committed copy was lost: %q %v", content(t, s, key), perm(t, s, key))
+	}
+}
+
+// TestSecondStoreNeverTrustsPending: a Store that could not take the lock
+// (another process writes in place) neither takes a pending file for the
+// object nor loses its own copy when that writer gives up.
+func TestSecondStoreNeverTrustsPending(t *testing.T) {
+	s := newStore(t)
+	if s.direct == nil {
+		t.Skip("this file system keeps no modes or extended attributes")
+	}
+	s2, err := Open(s.dir, s.tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	key, opt := casKey("in flight elsewhere")
+	w := s.NewBatch()
+	if err := w.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
+		t.Fatal(err)
+	}
+	b := s2.NewBatch()
+	if _, err := b.(blob.BatchStater).Stat(ctx, key); !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("the second store's Stat of a pending file: %v, want not found", err)
+	}
+	if err := b.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s2.Settle()
+	if perm(t, s, key) != objectMode {
+		t.Fatalf("the second store took the pending file: mode %v", perm(t, s, key))
+	}
+	w.Discard()
+	if content(t, s, key) != "in flight elsewhere" {
+		t.Fatal("the writer's discard removed the second store's object")
+	}
+}
+
+// TestInPlaceConcurrent: batches sharing keys, some committed and some
+// discarded, concurrently (run with -race): every committed batch's
+// objects are there whole and made objects, and no claim is left.
+func TestInPlaceConcurrent(t *testing.T) {
+	s := newStore(t)
+	if s.direct == nil {
+		t.Skip("this file system keeps no modes or extended attributes")
+	}
+	const batches, perBatch, contents = 8, 40, 50
+	var wg sync.WaitGroup
+	committed := make([][]string, batches)
+	for i := range batches {
+		wg.Go(func() {
+			b := s.NewBatch()
+			var keys []string
+			for j := range perBatch {
+				data := fmt.Sprintf("content %d", (i*7+j*3)%contents)
+				key, opt := casKey(data)
+				if err := b.Put(ctx, key, strings.NewReader(data), opt); err != nil && !errors.Is(err, blob.ErrExists) {
+					t.Error(err)
+					return
+				}
+				keys = append(keys, key)
+			}
+			if i%3 == 1 {
+				b.Discard()
+				return
+			}
+			if err := b.Commit(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+			committed[i] = keys
+		})
+	}
+	wg.Wait()
+	s.Settle()
+	for _, keys := range committed {
+		for _, k := range keys {
+			b, err := os.ReadFile(s.abs(k))
+			if err != nil {
+				t.Fatalf("%s of a committed batch: %v", k, err)
+			}
+			if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != path.Base(k) || perm(t, s, k) != objectMode {
+				t.Fatalf("%s: content or mode wrong (%v)", k, perm(t, s, k))
+			}
+		}
+	}
+	s.direct.mu.Lock()
+	defer s.direct.mu.Unlock()
+	if len(s.direct.flight) != 0 {
+		t.Fatalf("claims left: %d", len(s.direct.flight))
 	}
 }
