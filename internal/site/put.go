@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -25,16 +26,21 @@ const smallFile = 256 << 10
 var smallBufs = bufpool.New(12, 18)
 
 // Tuning of the putter: objects are written by putWorkers goroutines
-// (S3: parallel uploads), or batchWorkers into a blob.Batch, whose writes
-// are not synced one by one: there, file creation in the staging folder
-// is what takes the time, and more workers only contend for its lock
-// (8 made the kernel spin), with at most maxInFlight bytes of small files
-// waiting in memory.
+// (S3: parallel uploads), or batchWorkers() into a blob.Batch, whose
+// writes are not synced one by one, with at most maxInFlight bytes of
+// small files waiting in memory.
 const (
-	putWorkers   = 8
-	batchWorkers = 4
-	maxInFlight  = 16 << 20
+	putWorkers  = 8
+	maxInFlight = 16 << 20
 )
+
+// batchWorkers is one worker per core (2 to 8): a batch's writes are the
+// kernel's work (creating and filling files), so more workers than cores
+// only contend. On 2 cores, publishing a changed 10,011-file site took a
+// median ~600-650 ms with 2 workers against ~710 with 4 and ~720 with 1
+// (BENCHMARKS.md, 2026-11-29, session 9); with staging folders, 8 made the
+// kernel spin on their locks.
+func batchWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
 
 // putter stores files content-addressed. The scan hashes each file as it
 // reads it (in memory up to smallFile, else staged in tempDir) and hands
@@ -79,7 +85,7 @@ func newPutter(ctx context.Context, store blob.Store, tempDir string) *putter {
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	n := putWorkers
 	if p.batch != nil {
-		n = batchWorkers
+		n = batchWorkers()
 	}
 	for range n {
 		p.wg.Go(p.work)
