@@ -176,6 +176,15 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 		return err
 	}
 	tmp := f.Name()
+	if err := fill(ctx, f, r, opt); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return b.add(key, tmp)
+}
+
+// fill writes r to f (opt.Size, if > 0, is checked) and closes f.
+func fill(ctx context.Context, f *os.File, r io.Reader, opt blob.PutOptions) error {
 	src := blob.ContextReader(ctx, r)
 	if opt.Size > 0 {
 		src = io.LimitReader(src, opt.Size+1)
@@ -194,11 +203,7 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	case opt.Size > 0 && n != opt.Size:
 		err = report.Errorf(report.Validation, "object is %d bytes, not the %d announced", n, opt.Size)
 	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return b.add(key, tmp)
+	return err
 }
 
 func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) error {

@@ -18,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reportd/reportd/internal/blob"
-	"github.com/reportd/reportd/internal/report"
 )
 
 // Objects written in place. A batch's content-addressed object (a key
@@ -340,25 +339,7 @@ func (b *batch) writeNew(ctx context.Context, key string, r io.Reader, opt blob.
 		s.direct.mu.Lock()
 		f.ino = st.Ino
 		s.direct.mu.Unlock()
-		file := os.NewFile(uintptr(fd), s.abs(key))
-		src := blob.ContextReader(ctx, r)
-		if opt.Size > 0 {
-			src = io.LimitReader(src, opt.Size+1)
-		}
-		buf := copyBufs.Get().(*[]byte)
-		n, err := io.CopyBuffer(writerOnly{file}, src, *buf)
-		copyBufs.Put(buf)
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = blob.StorageErr(cerr, "cannot store the file")
-		}
-		switch {
-		case err != nil && ctx.Err() != nil:
-			err = ctx.Err()
-		case err != nil:
-			err = blob.StorageErr(err, "cannot store the file")
-		case opt.Size > 0 && n != opt.Size:
-			err = report.Errorf(report.Validation, "object is %d bytes, not the %d announced", n, opt.Size)
-		}
+		err = fill(ctx, os.NewFile(uintptr(fd), s.abs(key)), r, opt)
 		if err != nil {
 			s.direct.mu.Lock()
 			b.s.removeOwn(key, f)

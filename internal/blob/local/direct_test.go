@@ -26,6 +26,17 @@ func casKey(s string) (string, blob.PutOptions) {
 	return "cas/" + x[:2] + "/" + x, blob.PutOptions{IfNoneMatch: true, Size: int64(len(s)), SHA256: x}
 }
 
+// inPlaceStore is a new store that writes objects in place (the test is
+// skipped on a file system that keeps no modes or extended attributes).
+func inPlaceStore(t *testing.T) *Store {
+	t.Helper()
+	s := newStore(t)
+	if s.direct == nil {
+		t.Skip("this file system keeps no modes or extended attributes")
+	}
+	return s
+}
+
 func perm(t *testing.T, s *Store, key string) os.FileMode {
 	t.Helper()
 	fi, err := os.Lstat(s.abs(key))
@@ -48,10 +59,7 @@ func content(t *testing.T, s *Store, key string) string {
 // pending (0700) and so missing for other batches, and made an object
 // (0600) after the commit; nothing is staged; a discard removes it.
 func TestInPlace(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	key, opt := casKey("in place")
 	b := s.NewBatch()
 	if err := b.Put(ctx, key, strings.NewReader("in place"), opt); err != nil {
@@ -103,10 +111,7 @@ func TestInPlace(t *testing.T) {
 // writer's discard leaves it.
 func TestInPlaceContended(t *testing.T) {
 	for _, writerCommits := range []bool{false, true} {
-		s := newStore(t)
-		if s.direct == nil {
-			t.Skip("this file system keeps no modes or extended attributes")
-		}
+		s := inPlaceStore(t)
 		key, opt := casKey("shared")
 		w := s.NewBatch()
 		if err := w.Put(ctx, key, strings.NewReader("shared"), opt); err != nil {
@@ -143,10 +148,7 @@ func TestInPlaceContended(t *testing.T) {
 // checked before anyone relies on it: kept if its bytes hash to its name,
 // replaced if not; and Open checks them all when the folder is marked.
 func TestPendingLeftovers(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	plant := func(key, data string) {
 		t.Helper()
 		os.MkdirAll(filepath.Dir(s.abs(key)), 0o750)
@@ -217,10 +219,7 @@ func TestPendingLeftovers(t *testing.T) {
 // could not tell the first one's pending files from a crash's) stages
 // every object.
 func TestInPlaceOneStoreAtATime(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	s2, err := Open(s.dir, s.tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -249,10 +248,7 @@ func TestInPlaceOneStoreAtATime(t *testing.T) {
 // TestInPlaceWriterCommitsFirst: a staged copy of a key whose writer
 // committed before it is not needed; the writer's object stays.
 func TestInPlaceWriterCommitsFirst(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	key, opt := casKey("first")
 	w, c := s.NewBatch(), s.NewBatch()
 	if err := w.Put(ctx, key, strings.NewReader("first"), opt); err != nil {
@@ -300,10 +296,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // TestInPlaceFailedWriterKeepsReplacement: a writer whose upload fails
 // after another batch's committed copy took the name leaves that copy.
 func TestInPlaceFailedWriterKeepsReplacement(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	key, opt := casKey("replaced under a writer")
 	opt.Size = 0
 	w := s.NewBatch()
@@ -345,10 +338,7 @@ func TestInPlaceFailedWriterKeepsReplacement(t *testing.T) {
 // (another process writes in place) neither takes a pending file for the
 // object nor loses its own copy when that writer gives up.
 func TestSecondStoreNeverTrustsPending(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	s2, err := Open(s.dir, s.tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -383,10 +373,7 @@ func TestSecondStoreNeverTrustsPending(t *testing.T) {
 // discarded, concurrently (run with -race): every committed batch's
 // objects are there whole and made objects, and no claim is left.
 func TestInPlaceConcurrent(t *testing.T) {
-	s := newStore(t)
-	if s.direct == nil {
-		t.Skip("this file system keeps no modes or extended attributes")
-	}
+	s := inPlaceStore(t)
 	const batches, perBatch, contents = 8, 40, 50
 	var wg sync.WaitGroup
 	committed := make([][]string, batches)
