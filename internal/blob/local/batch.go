@@ -363,7 +363,7 @@ func (b *batch) placeAll(ctx context.Context, objs []staged) error {
 			for i := w; i < len(objs) && failed.Load() == nil; i += n {
 				err := ctx.Err()
 				if err == nil {
-					err = b.place(objs[i])
+					err = b.place(ctx, objs[i])
 				}
 				if err != nil && !errors.Is(err, fs.ErrExist) {
 					if ctx.Err() == nil {
@@ -383,9 +383,9 @@ func (b *batch) placeAll(ctx context.Context, objs []staged) error {
 
 // place gives a staged object its key: placeNew, or for a key that may
 // hold a pending file, placeObject.
-func (b *batch) place(o staged) error {
+func (b *batch) place(ctx context.Context, o staged) error {
 	if inPlaceKey(o.key) {
-		return b.placeObject(o)
+		return b.placeObject(ctx, o)
 	}
 	return placeNew(o.tmp, b.s.abs(o.key))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -51,7 +53,9 @@ import (
 // A store whose file system does not keep these modes or extended
 // attributes (probed at Open), or that another Store holds open (a lock on
 // its folder), stages every object as before, and never takes a pending
-// file for an object: its own flushed copy takes the name (placeObject).
+// file for an object nor replaces one (the other process's writer removes
+// its file by name): it waits until the file is made an object or goes,
+// then links its own copy (placeObject).
 // Only keys of the site store's layout, <...>/<p>/<sha256> (inPlaceKey),
 // are ever written in place or checked as pending.
 
@@ -90,7 +94,7 @@ func (s *Store) openDirect() (*direct, error) {
 	if err != nil {
 		return nil, nil
 	}
-	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil || !modesKept(s.tmp) {
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil || !modesKept(s.dir) {
 		unix.Close(fd)
 		return nil, nil
 	}
@@ -123,7 +127,7 @@ func (s *Store) openDirect() (*direct, error) {
 // objectMode (not on file systems that ignore modes, nor under a umask
 // that clears the owner's execute bit).
 func modesKept(dir string) bool {
-	p := filepath.Join(dir, "mode-probe-"+strconv.Itoa(os.Getpid()))
+	p := filepath.Join(dir, ".mode-probe-"+strconv.Itoa(os.Getpid()))
 	os.Remove(p)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, pendingMode)
 	if err != nil {
@@ -199,7 +203,7 @@ func (s *Store) recoverPending() (complete bool, err error) {
 			err = os.Remove(p)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			complete = false // unreadable: left pending, checked again next time
 		}
 		return nil
 	})
@@ -224,7 +228,11 @@ func verifyPending(p string) (bool, error) {
 	if err := f.Sync(); err != nil {
 		return false, err
 	}
-	return true, f.Chmod(objectMode)
+	if err := f.Chmod(objectMode); err != nil {
+		return false, err
+	}
+	// Its name too, where a crash of the process alone left it unflushed.
+	return true, syncDir(filepath.Dir(p))
 }
 
 // writesInPlace tells whether the batch writes key's object in place.
@@ -274,9 +282,9 @@ func (b *batch) putDirect(ctx context.Context, key string, r io.Reader, opt blob
 		return errStage
 	}
 	if !d.dirty {
-		if err := d.mark(true); err != nil {
+		if d.mark(true) != nil {
 			d.mu.Unlock()
-			return blob.StorageErr(err, "cannot store the file")
+			return errStage // the folder cannot be marked: no pending file without the mark
 		}
 		d.dirty = true
 	}
@@ -331,13 +339,19 @@ func (b *batch) writeNew(ctx context.Context, key string, r io.Reader, opt blob.
 			return blob.StorageErr(err, "cannot store the file")
 		}
 		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			s.root.Remove(filepath.FromSlash(key))
-			return blob.StorageErr(err, "cannot store the file")
-		}
+		serr := unix.Fstat(fd, &st)
 		s.direct.mu.Lock()
 		f.ino = st.Ino
+		if serr != nil || st.Mode&0o777 != pendingMode {
+			// Not marked pending (a default ACL on the folder?): never
+			// leave it looking like an object; stage the object instead.
+			unix.Close(fd)
+			if !f.replaced {
+				s.root.Remove(filepath.FromSlash(key))
+			}
+			s.direct.mu.Unlock()
+			return errStage
+		}
 		s.direct.mu.Unlock()
 		err = fill(ctx, os.NewFile(uintptr(fd), s.abs(key)), r, opt)
 		if err != nil {
@@ -385,6 +399,9 @@ func (s *Store) removeOwn(key string, f *flight) {
 	}
 	fi, err := s.root.Lstat(filepath.FromSlash(key))
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.direct.failed = true // maybe left pending: the next start checks it
+		}
 		return
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Ino == f.ino {
@@ -443,44 +460,91 @@ func (b *batch) discardDirect(keys []string) {
 	}
 }
 
-// placeObject gives a staged copy of a content object its key. If another
-// batch is writing the key in place and has not committed, the copy
-// (flushed already) takes the name under the lock the writer's removals
-// take, and the writer's claim is marked so it neither removes nor
-// touches the name. A pending file nobody here writes is never taken for
-// the object: this store's own (a crash's leftover) is checked first, and
-// otherwise (broken, or another process's in-flight file) the copy takes
-// the name.
-func (b *batch) placeObject(o staged) error {
+// placeObject gives a staged copy of a content object its key: a link
+// (placeNew), and where the name holds a pending file, placeOverPending in
+// a store that writes in place. A store that does not (another process
+// holds the lock and writes in place) never takes that process's pending
+// file for the object nor replaces it (its writer removes its file by
+// name): it waits, at most settleWait, until the file is made an object or
+// removed.
+func (b *batch) placeObject(ctx context.Context, o staged) error {
 	dst := b.s.abs(o.key)
-	d := b.s.direct
-	if d != nil {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if f := d.flight[o.key]; f != nil && f.owner != b {
-			if f.committed || f.replaced {
-				return fs.ErrExist
-			}
-			if err := os.Rename(o.tmp, dst); err != nil {
+	deadline := time.Now().Add(settleWait)
+	for {
+		err := placeNew(o.tmp, dst)
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		fi, lerr := b.s.root.Lstat(filepath.FromSlash(o.key))
+		switch {
+		case errors.Is(lerr, fs.ErrNotExist):
+			continue // removed meanwhile: link it again
+		case lerr != nil:
+			return lerr
+		case !fi.Mode().IsRegular() || fi.Mode().Perm() != pendingMode:
+			return err // an object
+		}
+		if b.s.direct != nil {
+			if done, err := b.placeOverPending(o, dst); done {
 				return err
 			}
-			f.replaced = true
-			return nil
+			continue
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: another process's write of the same file did not finish within %v", o.key, settleWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	err := placeNew(o.tmp, dst)
-	if !errors.Is(err, fs.ErrExist) {
-		return err
+}
+
+// settleWait bounds how long a store without the lock waits for another
+// process's pending file of the same content.
+const settleWait = time.Minute
+
+// placeOverPending decides, under the lock, a pending file found where a
+// staged copy is to go: another batch writing it that has not committed
+// has the copy (flushed already) take the name, and its claim is marked
+// so it neither removes nor touches the name; a committed one, or the
+// batch's own, is the object; one nobody writes (a crash's) is checked,
+// and the copy takes the name if it is broken. done is false if the file
+// went meanwhile (link again).
+func (b *batch) placeOverPending(o staged, dst string) (done bool, err error) {
+	d := b.s.direct
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fi, err := b.s.root.Lstat(filepath.FromSlash(o.key))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return true, err
+	case !fi.Mode().IsRegular() || fi.Mode().Perm() != pendingMode:
+		return true, fs.ErrExist
 	}
-	if fi, lerr := b.s.root.Lstat(filepath.FromSlash(o.key)); lerr != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != pendingMode {
-		return err
-	}
-	if d != nil {
-		if ok, verr := verifyPending(dst); verr == nil && ok {
-			return fs.ErrExist
+	if f := d.flight[o.key]; f != nil {
+		if f.owner == b || f.committed || f.replaced {
+			return true, fs.ErrExist
 		}
+		if err := os.Rename(o.tmp, dst); err != nil {
+			return true, err
+		}
+		f.replaced = true
+		return true, nil
 	}
-	return os.Rename(o.tmp, dst)
+	ok, err := verifyPending(dst)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return true, err
+	case ok:
+		return true, fs.ErrExist
+	}
+	return true, os.Rename(o.tmp, dst)
 }
 
 // Stat describes key's object as the batch may rely on it: a pending file
@@ -526,6 +590,10 @@ func (b *batch) pendingIsObject(key string) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	f := d.flight[key]
-	return f != nil && !f.replaced && (f.committed || f.owner == b)
+	if f := d.flight[key]; f != nil && !f.replaced {
+		return f.committed || f.owner == b
+	}
+	// No claim (or a replaced one): made an object since the caller looked?
+	fi, err := b.s.root.Lstat(filepath.FromSlash(key))
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != pendingMode
 }

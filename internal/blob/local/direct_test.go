@@ -336,36 +336,58 @@ func TestInPlaceFailedWriterKeepsReplacement(t *testing.T) {
 
 // TestSecondStoreNeverTrustsPending: a Store that could not take the lock
 // (another process writes in place) neither takes a pending file for the
-// object nor loses its own copy when that writer gives up.
+// object nor replaces it: its commit waits until the writer committed (the
+// file is the object) or gave up (its own copy is then linked).
 func TestSecondStoreNeverTrustsPending(t *testing.T) {
-	s := inPlaceStore(t)
-	s2, err := Open(s.dir, s.tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	key, opt := casKey("in flight elsewhere")
-	w := s.NewBatch()
-	if err := w.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
-		t.Fatal(err)
-	}
-	b := s2.NewBatch()
-	if _, err := b.(blob.BatchStater).Stat(ctx, key); !errors.Is(err, blob.ErrNotFound) {
-		t.Fatalf("the second store's Stat of a pending file: %v, want not found", err)
-	}
-	if err := b.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s2.Settle()
-	if perm(t, s, key) != objectMode {
-		t.Fatalf("the second store took the pending file: mode %v", perm(t, s, key))
-	}
-	w.Discard()
-	if content(t, s, key) != "in flight elsewhere" {
-		t.Fatal("the writer's discard removed the second store's object")
+	for _, writerCommits := range []bool{false, true} {
+		s := inPlaceStore(t)
+		s2, err := Open(s.dir, s.tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		key, opt := casKey("in flight elsewhere")
+		w := s.NewBatch()
+		if err := w.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
+			t.Fatal(err)
+		}
+		b := s2.NewBatch()
+		if _, err := b.(blob.BatchStater).Stat(ctx, key); !errors.Is(err, blob.ErrNotFound) {
+			t.Fatalf("the second store's Stat of a pending file: %v, want not found", err)
+		}
+		if err := b.Put(ctx, key, strings.NewReader("in flight elsewhere"), opt); err != nil {
+			t.Fatal(err)
+		}
+		committed := make(chan error, 1)
+		go func() { committed <- b.Commit(ctx) }()
+		select {
+		case err := <-committed:
+			t.Fatalf("the second store committed over a pending file: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if perm(t, s, key) != pendingMode {
+			t.Fatal("the second store replaced the writer's pending file")
+		}
+		if writerCommits {
+			if err := w.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			w.Discard()
+		}
+		select {
+		case err := <-committed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the second store's commit did not finish")
+		}
+		s.Settle()
+		s2.Settle()
+		if content(t, s, key) != "in flight elsewhere" || perm(t, s, key) != objectMode {
+			t.Fatalf("writer committed %v: %q, mode %v", writerCommits, content(t, s, key), perm(t, s, key))
+		}
 	}
 }
 
