@@ -121,7 +121,17 @@ func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
 	}
-	f, _ := blob.OSFile(o) // always, for the local store
+	f, ok := blob.OSFile(o)
+	if !ok { // an object still in the store's journal: written to its file first
+		o.Close()
+		abs, err := d.blobs.LocalPath(key)
+		if err == nil {
+			f, err = os.Open(abs)
+		}
+		if err != nil {
+			return nil, nil, report.Wrap(report.NotFound, err, "file not found")
+		}
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()

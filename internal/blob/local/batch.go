@@ -67,6 +67,8 @@ type batch struct {
 	objs   []staged
 	byKey  map[string]string // key -> a temp file staged for it
 	direct []string          // keys written in place (direct.go)
+	jw     *jwriter          // the batch's journal pack (journal_write.go); kept for Open after the commit
+	jwDone bool              // jw committed or discarded
 	done   bool
 }
 
@@ -78,6 +80,9 @@ func (b *batch) Open(ctx context.Context, key string) (blob.Object, error) {
 	b.mu.Lock()
 	tmp, ok := b.byKey[key]
 	b.mu.Unlock()
+	if o, ok := b.openOwn(key); ok {
+		return o, nil
+	}
 	if ok {
 		if f, err := os.Open(tmp); err == nil {
 			fi, err := f.Stat()
@@ -166,6 +171,9 @@ func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if b.journals(key, opt) {
+		return b.putJournal(ctx, key, r, opt)
+	}
 	if b.writesInPlace(key, opt) {
 		if err := b.putDirect(ctx, key, r, opt); err != errStage {
 			return err
@@ -251,21 +259,30 @@ func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) e
 	return err
 }
 
-// take ends the batch: no Put or Adopt is taken after it.
-func (b *batch) take() (objs []staged, direct []string, dir string, fd *os.File) {
+// take ends the batch: no Put or Adopt is taken after it. Its pack stays
+// readable (openOwn) until its objects are the store's or it is removed.
+func (b *batch) take() (objs []staged, direct []string, dir string, fd *os.File, jw *jwriter) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	objs, direct, dir, fd = b.objs, b.direct, b.dir, b.fsFD
+	if !b.jwDone {
+		jw, b.jwDone = b.jw, true
+	}
 	b.objs, b.direct, b.dir, b.fsFD, b.done = nil, nil, "", nil, true
-	return objs, direct, dir, fd
+	return objs, direct, dir, fd, jw
 }
 
 func (b *batch) Commit(ctx context.Context) (err error) {
-	objs, direct, dir, fd := b.take()
+	objs, direct, dir, fd, jw := b.take()
 	if fd == nil {
 		return nil
 	}
 	defer fd.Close()
+	defer func() {
+		if jw != nil {
+			discardJournal(jw)
+		}
+	}()
 	// The temp names go once the objects have theirs: in the background,
 	// as nothing depends on it (the start-up sweep removes what a crash
 	// leaves).
@@ -289,6 +306,13 @@ func (b *batch) Commit(ctx context.Context) (err error) {
 	if perFile {
 		if err := b.s.syncEach(objs, direct); err != nil {
 			return blob.StorageErr(err, "cannot store the files")
+		}
+	}
+	if jw != nil {
+		err := b.s.commitJournal(jw, perFile)
+		jw = nil
+		if err != nil {
+			return err
 		}
 	}
 	if direct != nil {
@@ -391,7 +415,10 @@ func (b *batch) place(ctx context.Context, o staged) error {
 }
 
 func (b *batch) Discard() {
-	_, direct, dir, fd := b.take()
+	_, direct, dir, fd, jw := b.take()
+	if jw != nil {
+		discardJournal(jw)
+	}
 	if direct != nil {
 		b.discardDirect(direct)
 	}

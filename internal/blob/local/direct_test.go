@@ -30,11 +30,19 @@ func casKey(s string) (string, blob.PutOptions) {
 // skipped on a file system that keeps no modes or extended attributes).
 func inPlaceStore(t *testing.T) *Store {
 	t.Helper()
+	noJournal(t)
 	s := newStore(t)
 	if s.direct == nil {
 		t.Skip("this file system keeps no modes or extended attributes")
 	}
 	return s
+}
+
+// noJournal turns the journal off for the test: its small objects are
+// then written in place.
+func noJournal(t *testing.T) {
+	journalOff = true
+	t.Cleanup(func() { journalOff = false })
 }
 
 func perm(t *testing.T, s *Store, key string) os.FileMode {

@@ -320,6 +320,9 @@ func (b *batch) Stat(ctx context.Context, key string) (blob.Info, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return blob.Info{}, err
 	}
+	if e, ok := b.s.journal.lookup(key); ok {
+		return e.info(), nil
+	}
 	info, perm, found, ok := b.s.statFastMode(key)
 	if !ok {
 		fi, err := b.s.root.Stat(filepath.FromSlash(key))

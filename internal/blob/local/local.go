@@ -35,6 +35,7 @@ type Store struct {
 	cleanups sync.WaitGroup // committed batches' cleanups (later)
 	open     openDirs       // folders kept open for Stat (statdir.go)
 	direct   *direct        // objects written in place (direct.go); nil: off
+	journal  *journal       // small objects packed first (journal.go); nil: off
 }
 
 var (
@@ -77,21 +78,31 @@ func Open(dir, tmp string) (*Store, error) {
 		root.Close()
 		return nil, fmt.Errorf("blob/local: check the files a crash left pending: %w", err)
 	}
+	if s.journal, err = s.openJournal(); err != nil {
+		s.closeDirect()
+		root.Close()
+		return nil, fmt.Errorf("blob/local: read back the journal: %w", err)
+	}
 	return s, nil
 }
 
 // Settle waits until the staging folders of the batches committed so far
-// are removed (done in the background). Not while batches commit: tests
-// call it once their uploads returned.
-func (s *Store) Settle() { s.cleanups.Wait() }
+// are removed and their journal packs unpacked (done in the background).
+// Not while batches commit: tests call it once their uploads returned.
+func (s *Store) Settle() {
+	s.cleanups.Wait()
+	s.journal.settle()
+}
 
-// Close waits for the staging folders of committed batches to be removed
-// and releases the directory.
+// Close waits for the staging folders of committed batches to be removed,
+// stops the journal's unpacker (what it leaves is read back at the next
+// Open) and releases the directory.
 func (s *Store) Close() error {
 	s.cleanMu.Lock()
 	s.closing = true
 	s.cleanMu.Unlock()
 	s.cleanups.Wait()
+	s.journal.close()
 	s.closeDirect()
 	s.open.close()
 	return s.root.Close()
@@ -104,10 +115,16 @@ func (s *Store) Dir() string { return s.dir }
 // so a file staged there is adopted by rename.
 func (s *Store) TempDir() string { return s.tmp }
 
-// LocalPath is the absolute file name of key, for engines that take paths.
+// LocalPath is the absolute file name of key, for engines that take paths
+// (an object still in the journal is written to it first).
 func (s *Store) LocalPath(key string) (string, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return "", err
+	}
+	if _, ok := s.journal.lookup(key); ok {
+		if err := s.materialize(key); err != nil {
+			return "", blob.StorageErr(err, "cannot store the file")
+		}
 	}
 	return s.abs(key), nil
 }
@@ -234,6 +251,9 @@ func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
+	if o, ok, err := s.openPending(key); ok {
+		return o, err
+	}
 	f, err := s.root.Open(filepath.FromSlash(key))
 	if err != nil {
 		return nil, blob.NotFound(key)
@@ -250,6 +270,9 @@ func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
 func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return blob.Info{}, err
+	}
+	if e, ok := s.journal.lookup(key); ok {
+		return e.info(), nil
 	}
 	if info, found, ok := s.statFast(key); ok {
 		if !found {
@@ -268,6 +291,9 @@ func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
 // are left alone.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := blob.CheckKey(key); err != nil {
+		return err
+	}
+	if done, err := s.deletePending(key); done {
 		return err
 	}
 	name := filepath.FromSlash(key)
@@ -291,7 +317,7 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
 		return report.Wrap(report.Validation, fmt.Errorf("%w: empty prefix", blob.ErrInvalidKey), "invalid file name")
 	}
 	if d, ok := strings.CutSuffix(prefix, "/"); ok {
-		if err := s.root.RemoveAll(filepath.FromSlash(d)); err != nil {
+		if err := s.deadUnder(prefix, func() error { return s.root.RemoveAll(filepath.FromSlash(d)) }); err != nil {
 			return blob.StorageErr(err, "cannot remove the files")
 		}
 		return nil
@@ -314,6 +340,14 @@ func (s *Store) Copy(ctx context.Context, src, dst string) error {
 		return err
 	}
 	if err := blob.CheckKey(dst); err != nil {
+		return err
+	}
+	if o, ok, err := s.openPending(src); ok {
+		if err != nil {
+			return err
+		}
+		defer o.Close()
+		_, err = s.Put(ctx, dst, o, blob.PutOptions{IfNoneMatch: true, Size: o.Info().Size})
 		return err
 	}
 	if fi, err := s.root.Lstat(filepath.FromSlash(src)); err != nil || !fi.Mode().IsRegular() {
@@ -345,6 +379,7 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(blob.Info) erro
 	} else if prefix != "" {
 		start = path.Dir(prefix)
 	}
+	pending := s.journal.pendingUnder(prefix) // reported from the journal, not from their files
 	fsys := s.root.FS()
 	err := fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -357,12 +392,15 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(blob.Info) erro
 			return err
 		}
 		if d.IsDir() {
+			if p == journalDir {
+				return fs.SkipDir
+			}
 			if p != start && prefix != "" && !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !strings.HasPrefix(p, prefix) {
+		if _, ok := pending[p]; ok || !d.Type().IsRegular() || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
 		fi, err := d.Info()
@@ -372,7 +410,13 @@ func (s *Store) Walk(ctx context.Context, prefix string, fn func(blob.Info) erro
 		return fn(infoOf(p, fi))
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		err = nil
+	}
+	for _, i := range pending {
+		if err != nil {
+			break
+		}
+		err = fn(i)
 	}
 	return err
 }
