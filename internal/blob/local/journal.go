@@ -121,6 +121,9 @@ type journal struct {
 	// wmu orders the unpacker's writing of an object's file and a
 	// Delete of a key still in the journal.
 	wmu sync.Mutex
+	// running is held while a pack is unpacked (tests hold it to keep
+	// packs in the journal).
+	running sync.Mutex
 
 	wake chan struct{}
 	stop chan struct{}

@@ -41,7 +41,9 @@ func (s *Store) unpacker(j *journal) {
 				return
 			}
 		}
+		j.running.Lock()
 		err := s.unpack(j, pk)
+		j.running.Unlock()
 		if j.stopped() {
 			return
 		}
@@ -112,16 +114,19 @@ func (s *Store) unpack(j *journal, pk *jpack) error {
 	return err
 }
 
-// unpackOne writes e's object to its file, unless it is dead or a file
-// of it is there (checked first when pk is read back: a crash may have
+// unpackOne writes e's object to its file, unless it is not the live one
+// or a file of it is there (checked first when pk is read back: a crash may have
 // left it half written). wrote tells the flush has a file to cover.
 func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay bool) (wrote bool, err error) {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
+	// Only the index's live entry for the key is unpacked: a later
+	// pack's copy of an object already there (add keeps the first)
+	// must not bring it back once it is deleted.
 	j.mu.RLock()
-	dead := e.dead
+	skip := e.dead || j.idx[e.key] != e
 	j.mu.RUnlock()
-	if dead {
+	if skip {
 		return false, nil
 	}
 	dir, name := path.Split(e.key)
