@@ -42,7 +42,10 @@ import (
 //
 // A Delete of an object still in the journal marks its entry dead (the
 // unpacker skips it) and removes any file of it, under the lock the
-// unpacker writes each file under.
+// unpacker writes each file under. The mark is in memory: like any delete
+// (blob.Store.Delete need not be durable), a crash before the pack is
+// unpacked may bring the object back, for the sweep of unreferenced
+// objects to remove.
 
 // journalDir is the journal's folder below the store's; Walk skips it.
 const journalDir = ".journal"
@@ -68,6 +71,9 @@ const (
 	trailerMagic = "RJC1"
 	packSuffix   = ".pack"
 )
+
+// closeDrain bounds how long Close waits for the unpacker.
+const closeDrain = 30 * time.Second
 
 // journalOff turns the journal off, for the tests of objects written in
 // place (direct_test.go).
@@ -105,6 +111,7 @@ type jpack struct {
 	entries []*jentry
 	bytes   int64
 	replay  bool // read back at Open: files found in place are checked
+	rewrite bool // a flush of its files failed: files found in place are written again
 }
 
 // journal is a store's journal state; nil when the store has none.
@@ -130,10 +137,10 @@ type journal struct {
 	done chan struct{}
 }
 
-// openJournal takes the journal's lock, reads back the packs a previous
-// run left and starts the unpacker. It returns nil when another Store
-// holds the lock.
-func (s *Store) openJournal() (*journal, error) {
+// lockJournal takes the journal's lock and reads back the packs a
+// previous run left (Open then starts the unpacker). It returns nil when
+// another Store holds the lock.
+func (s *Store) lockJournal() (*journal, error) {
 	if journalOff {
 		return nil, nil
 	}
@@ -156,8 +163,14 @@ func (s *Store) openJournal() (*journal, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	go s.unpacker(j)
 	return j, nil
+}
+
+// unlock releases the lock of a journal whose unpacker never started.
+func (j *journal) unlock() {
+	if j != nil {
+		unix.Close(j.lockFD)
+	}
 }
 
 // readBack queues the packs with a valid trailer, oldest first, and
@@ -177,7 +190,7 @@ func (j *journal) readBack() error {
 		if err != nil {
 			return err
 		}
-		if pk == nil {
+		if pk == nil { // no valid trailer: never committed
 			if err := os.Remove(p); err != nil {
 				return err
 			}
@@ -190,6 +203,8 @@ func (j *journal) readBack() error {
 }
 
 // readPack lists a pack's whole entries; nil if it has no valid trailer.
+// A pack with one is never dropped: past a header this code cannot have
+// written, the entries before it are kept (and the pack, until unpacked).
 func readPack(p string) (*jpack, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -217,12 +232,12 @@ func readPack(p string) (*jpack, error) {
 	h := make([]byte, entryHeader)
 	for off := int64(0); off < end; {
 		if _, err := f.ReadAt(h, off); err != nil {
-			return nil, nil
+			return nil, err
 		}
 		klen, size := int64(binary.LittleEndian.Uint32(h[4:])), int64(binary.LittleEndian.Uint64(h[8:]))
 		next := off + entryHeader + klen + size
-		if klen == 0 || klen > 1024 || size < 0 || next > end || next < off {
-			return nil, nil // not a pack this code wrote
+		if klen == 0 || klen > blob.MaxKeyLen || size < 0 || size > maxJournalObject || next > end || next < off {
+			break // damaged: keep what came before
 		}
 		if string(h[:4]) == entryMagic {
 			b := make([]byte, klen+size)
@@ -272,11 +287,9 @@ func (j *journal) lookup(key string) (*jentry, bool) {
 	}
 	j.mu.RLock()
 	e := j.idx[key]
+	live := e != nil && !e.dead
 	j.mu.RUnlock()
-	if e == nil || e.dead {
-		return nil, false
-	}
-	return e, true
+	return e, live
 }
 
 // settle waits until every queued pack is unpacked (or the journal
@@ -301,11 +314,20 @@ func (j *journal) stopped() bool {
 	}
 }
 
-// close stops the unpacker (after the object it is writing; what is
-// left is read back at the next Open) and releases the lock.
+// close lets the unpacker finish the queued packs (for at most
+// closeDrain), stops it and releases the lock. What is left is read back
+// at the next Open; deletes of its objects, marked in memory only, are
+// then undone like any delete a crash loses (the sweep of unreferenced
+// objects removes them again).
 func (j *journal) close() {
 	if j == nil {
 		return
+	}
+	drained := make(chan struct{})
+	go func() { j.settle(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(closeDrain):
 	}
 	close(j.stop)
 	<-j.done

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -48,7 +49,9 @@ func (s *Store) unpacker(j *journal) {
 			return
 		}
 		if err != nil {
-			pk.replay = true // files may be half written: check them next time
+			// Files may be half written, or (a failed flush) written but
+			// not on disk whatever the page cache says: write them again.
+			pk.replay, pk.rewrite = true, true
 			select {
 			case <-time.After(backoff):
 			case <-j.stop:
@@ -99,7 +102,7 @@ func (s *Store) unpack(j *journal, pk *jpack) error {
 		if _, err := f.ReadAt(data, e.off); err != nil {
 			return err
 		}
-		wrote, err := s.unpackOne(j, e, data, pk.replay)
+		wrote, err := s.unpackOne(j, e, data, pk.replay, pk.rewrite)
 		if err != nil {
 			return err
 		}
@@ -117,7 +120,7 @@ func (s *Store) unpack(j *journal, pk *jpack) error {
 // unpackOne writes e's object to its file, unless it is not the live one
 // or a file of it is there (checked first when pk is read back: a crash may have
 // left it half written). wrote tells the flush has a file to cover.
-func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay bool) (wrote bool, err error) {
+func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay, rewrite bool) (wrote bool, err error) {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	// Only the index's live entry for the key is unpacked: a later
@@ -149,14 +152,16 @@ func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay bool) (wrot
 			continue // removed meanwhile: create it
 		case err != nil:
 			return false, err
-		case fi.Mode().IsRegular() && fi.Mode().Perm() == pendingMode:
+		case !fi.Mode().IsRegular():
+			return false, fmt.Errorf("%s: not a regular file", e.key) // kept in the journal
+		case fi.Mode().Perm() == pendingMode:
 			// Another batch's file written in place: ours takes the
 			// name unless that one is the object (placeObject).
 			return true, s.placeCopy(e.key, data)
 		case !replay:
 			return false, nil // the object's file
 		}
-		if sameBytes(s.abs(e.key), data) {
+		if !rewrite && sameBytes(s.abs(e.key), data) {
 			return true, nil // maybe not flushed yet: the flush covers it
 		}
 		return true, s.replaceFile(context.Background(), e.key, bytes.NewReader(data))

@@ -74,14 +74,23 @@ func Open(dir, tmp string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: dir, tmp: tmp, root: root, dirs: newDirSyncer()}
-	if s.direct, err = s.openDirect(); err != nil {
-		root.Close()
-		return nil, fmt.Errorf("blob/local: check the files a crash left pending: %w", err)
-	}
-	if s.journal, err = s.openJournal(); err != nil {
-		s.closeDirect()
+	// The journal's lock first: a store without it (another process has
+	// it) takes no other, so two processes never split the two.
+	j, err := s.lockJournal()
+	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("blob/local: read back the journal: %w", err)
+	}
+	if j != nil || journalOff {
+		if s.direct, err = s.openDirect(); err != nil {
+			j.unlock()
+			root.Close()
+			return nil, fmt.Errorf("blob/local: check the files a crash left pending: %w", err)
+		}
+	}
+	if j != nil {
+		s.journal = j
+		go s.unpacker(j)
 	}
 	return s, nil
 }
@@ -213,6 +222,9 @@ func (s *Store) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) (
 func (s *Store) place(ctx context.Context, key, tmp string, ifNoneMatch bool) (blob.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return blob.Info{}, err
+	}
+	if _, ok := s.journal.lookup(key); ok && ifNoneMatch {
+		return blob.Info{}, blob.Exists(key) // the journal holds it
 	}
 	if d := path.Dir(key); d != "." {
 		if err := s.root.MkdirAll(filepath.FromSlash(d), 0o750); err != nil {
