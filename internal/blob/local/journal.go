@@ -145,7 +145,11 @@ func (s *Store) lockJournal() (*journal, error) {
 		return nil, nil
 	}
 	dir := filepath.Join(s.dir, journalDir)
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		if err := syncDir(s.dir); err != nil { // its name, before any pack relies on it
+			return nil, err
+		}
+	} else if !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
