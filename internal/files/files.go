@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
@@ -126,7 +127,7 @@ func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
 		o.Close()
 		abs, err := d.blobs.LocalPath(key)
 		if err == nil {
-			f, err = os.Open(abs)
+			f, err = os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 		}
 		if err != nil {
 			return nil, nil, report.Wrap(report.NotFound, err, "file not found")

@@ -165,7 +165,7 @@ func (b *batch) add(key, tmp string) error {
 }
 
 func (b *batch) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOptions) error {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -215,7 +215,7 @@ func fill(ctx context.Context, f *os.File, r io.Reader, opt blob.PutOptions) err
 }
 
 func (b *batch) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) error {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		os.Remove(p)
 		return err
 	}

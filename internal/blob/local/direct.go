@@ -80,40 +80,44 @@ type direct struct {
 
 // openDirect locks the store's folder, checks the pending files a crash
 // left (recoverPending) and probes the file system. It returns nil
-// (objects are then staged) when another Store holds the lock or the file
-// system does not keep modes or extended attributes.
-func (s *Store) openDirect() (*direct, error) {
+// (objects are then staged) when another Store holds the lock (taken
+// true) or the file system does not keep modes or extended attributes.
+func (s *Store) openDirect() (_ *direct, taken bool, _ error) {
 	fd, err := unix.Open(s.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil || !modesKept(s.dir) {
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		unix.Close(fd)
-		return nil, nil
+		return nil, true, nil
+	}
+	if !modesKept(s.dir) {
+		unix.Close(fd)
+		return nil, false, nil
 	}
 	d := &direct{dirFD: fd, flight: map[string]*flight{}}
 	_, err = unix.Fgetxattr(fd, pendingAttr, nil)
 	switch {
 	case errors.Is(err, unix.ENODATA):
-		return d, nil
+		return d, false, nil
 	case err != nil: // no extended attributes here
 		unix.Close(fd)
-		return nil, nil
+		return nil, false, nil
 	}
 	if !s.recoverPending() {
 		d.dirty, d.failed = true, true // a file or folder could not be read: check again next time
-		return d, nil
+		return d, false, nil
 	}
 	// The modes set are made durable before the mark goes.
 	if err := unix.Syncfs(fd); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return nil, false, err
 	}
 	if err := d.mark(false); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return nil, false, err
 	}
-	return d, nil
+	return d, false, nil
 }
 
 // modesKept tells whether files created in dir keep pendingMode and then

@@ -317,7 +317,7 @@ func (b *batch) Stat(ctx context.Context, key string) (blob.Info, error) {
 	if !inPlaceKey(key) {
 		return b.s.Stat(ctx, key)
 	}
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return blob.Info{}, err
 	}
 	if e, ok := b.s.journal.lookup(key); ok {

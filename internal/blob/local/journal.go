@@ -3,6 +3,7 @@ package local
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reportd/reportd/internal/blob"
+	"github.com/reportd/reportd/internal/report"
 )
 
 // The journal. A batch's small content objects (keys of the site layout,
@@ -40,15 +42,45 @@ import (
 // (an admin command beside the daemon) stages its objects as before and
 // does not see objects still in the daemon's journal.
 //
-// A Delete of an object still in the journal marks its entry dead (the
-// unpacker skips it) and removes any file of it, under the lock the
-// unpacker writes each file under. The mark is in memory: like any delete
-// (blob.Store.Delete need not be durable), a crash before the pack is
-// unpacked may bring the object back, for the sweep of unreferenced
-// objects to remove.
+// A Delete of an object still in the journal marks its entries dead, in
+// memory and in their packs' headers (the unpacker and a read back skip
+// them), and removes any file of it, under the lock the unpacker writes
+// each file under. The marks are not fsynced: like any delete
+// (blob.Store.Delete need not be durable), a crash of the machine before
+// the pack is unpacked may bring the object back, for the sweep of
+// unreferenced objects to remove.
+//
+// The unpacker writes each object to a temp file in the journal's folder
+// and links it to its key whole, so a reader never finds part of one.
 
-// journalDir is the journal's folder below the store's; Walk skips it.
+// journalDir is the journal's folder below the store's; Walk skips it
+// and no key may name anything in it (checkKey).
 const journalDir = ".journal"
+
+// unpackTemp names the unpacker's temp files in the journal's folder.
+const unpackTemp = "unpack-*"
+
+// checkKey is blob.CheckKey, refusing the journal's folder too.
+func checkKey(key string) error {
+	if err := blob.CheckKey(key); err != nil {
+		return err
+	}
+	if key == journalDir || strings.HasPrefix(key, journalDir+"/") {
+		return report.Wrap(report.Validation, fmt.Errorf("%w %q: the store's journal", blob.ErrInvalidKey, key), "invalid file name")
+	}
+	return nil
+}
+
+// checkPrefix is blob.CheckPrefix, refusing the journal's folder too.
+func checkPrefix(prefix string) error {
+	if err := blob.CheckPrefix(prefix); err != nil {
+		return err
+	}
+	if strings.HasPrefix(prefix, journalDir) {
+		return report.Wrap(report.Validation, fmt.Errorf("%w %q: the store's journal", blob.ErrInvalidKey, prefix), "invalid file name")
+	}
+	return nil
+}
 
 // Bounds: an object larger than maxJournalObject is written as a file
 // (its inode costs little beside its bytes), and past maxJournalBytes of
@@ -64,12 +96,13 @@ const (
 // then the trailer (trailerMagic, the entry count, the trailer's offset,
 // and a CRC-32C of those).
 const (
-	entryHeader  = 16
-	trailerSize  = 24
-	entryMagic   = "RJE1"
-	deadMagic    = "RJEX" // a Put that failed after its header was written
-	trailerMagic = "RJC1"
-	packSuffix   = ".pack"
+	entryHeader   = 16
+	trailerSize   = 24
+	entryMagic    = "RJE1"
+	deadMagic     = "RJEX" // a Put that failed after its header was written
+	trailerMagic  = "RJC1"
+	packSuffix    = ".pack"
+	damagedSuffix = ".damaged" // a pack read back with entries that could not be, kept once unpacked
 )
 
 // closeDrain bounds how long Close waits for the unpacker.
@@ -112,6 +145,7 @@ type jpack struct {
 	bytes   int64
 	replay  bool // read back at Open: files found in place are checked
 	rewrite bool // a flush of its files failed: files found in place are written again
+	damaged bool // read back with entries that could not be: kept aside once unpacked
 }
 
 // journal is a store's journal state; nil when the store has none.
@@ -120,7 +154,8 @@ type journal struct {
 	lockFD int
 
 	mu    sync.RWMutex
-	idx   map[string]*jentry // committed objects not yet unpacked
+	idx   map[string]*jentry   // committed objects not yet unpacked: the live entry of each key
+	all   map[string][]*jentry // every queued entry of each key (a Delete marks them all)
 	queue []*jpack
 	bytes int64 // of the queued packs
 	idle  *sync.Cond
@@ -132,9 +167,11 @@ type journal struct {
 	// packs in the journal).
 	running sync.Mutex
 
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	wake     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+	lockOnce sync.Once
 }
 
 // lockJournal takes the journal's lock and reads back the packs a
@@ -149,6 +186,8 @@ func (s *Store) lockJournal() (*journal, error) {
 		if err := syncDir(s.dir); err != nil { // its name, before any pack relies on it
 			return nil, err
 		}
+	} else if errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+		return nil, nil // a read-only copy: no journal, nothing written
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
@@ -160,7 +199,7 @@ func (s *Store) lockJournal() (*journal, error) {
 		unix.Close(fd)
 		return nil, nil
 	}
-	j := &journal{dir: dir, lockFD: fd, idx: map[string]*jentry{},
+	j := &journal{dir: dir, lockFD: fd, idx: map[string]*jentry{}, all: map[string][]*jentry{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	j.idle = sync.NewCond(&j.mu)
 	if err := j.readBack(); err != nil {
@@ -170,15 +209,16 @@ func (s *Store) lockJournal() (*journal, error) {
 	return j, nil
 }
 
-// unlock releases the lock of a journal whose unpacker never started.
+// unlock releases the journal's lock (once the unpacker stopped, or never
+// started).
 func (j *journal) unlock() {
 	if j != nil {
-		unix.Close(j.lockFD)
+		j.lockOnce.Do(func() { unix.Close(j.lockFD) })
 	}
 }
 
 // readBack queues the packs with a valid trailer, oldest first, and
-// removes the others.
+// removes the others and the unpacker's temp files.
 func (j *journal) readBack() error {
 	ents, err := os.ReadDir(j.dir)
 	if err != nil {
@@ -186,6 +226,10 @@ func (j *journal) readBack() error {
 	}
 	sort.Slice(ents, func(a, b int) bool { return ents[a].Name() < ents[b].Name() })
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), unpackTemp[:len(unpackTemp)-1]) {
+			os.Remove(filepath.Join(j.dir, e.Name()))
+			continue
+		}
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), packSuffix) {
 			continue
 		}
@@ -208,7 +252,8 @@ func (j *journal) readBack() error {
 
 // readPack lists a pack's whole entries; nil if it has no valid trailer.
 // A pack with one is never dropped: past a header this code cannot have
-// written, the entries before it are kept (and the pack, until unpacked).
+// written, the entries before it are kept, and a damaged pack is kept
+// aside once unpacked (damaged).
 func readPack(p string) (*jpack, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -241,7 +286,8 @@ func readPack(p string) (*jpack, error) {
 		klen, size := int64(binary.LittleEndian.Uint32(h[4:])), int64(binary.LittleEndian.Uint64(h[8:]))
 		next := off + entryHeader + klen + size
 		if klen == 0 || klen > blob.MaxKeyLen || size < 0 || size > maxJournalObject || next > end || next < off {
-			break // damaged: keep what came before
+			pk.damaged = true // keep what came before
+			break
 		}
 		if string(h[:4]) == entryMagic {
 			b := make([]byte, klen+size)
@@ -249,10 +295,14 @@ func readPack(p string) (*jpack, error) {
 				return nil, err
 			}
 			// Every entry is checked: only whole objects are the store's.
-			if key := string(b[:klen]); checkEntry(key, b[klen:]) && blob.CheckKey(key) == nil {
+			if key := string(b[:klen]); checkEntry(key, b[klen:]) && checkKey(key) == nil {
 				pk.entries = append(pk.entries, &jentry{key: key, pack: pk, off: off + entryHeader + klen, size: size, mtime: mtime})
 				pk.bytes += size
+			} else {
+				pk.damaged = true
 			}
+		} else if string(h[:4]) != deadMagic {
+			pk.damaged = true
 		}
 		off = next
 	}
@@ -267,6 +317,7 @@ func (j *journal) add(pk *jpack) {
 		if old := j.idx[e.key]; old == nil || old.dead {
 			j.idx[e.key] = e
 		}
+		j.all[e.key] = append(j.all[e.key], e)
 	}
 	j.queue = append(j.queue, pk)
 	j.bytes += pk.bytes
@@ -318,25 +369,24 @@ func (j *journal) stopped() bool {
 	}
 }
 
-// close lets the unpacker finish the queued packs (for at most
-// closeDrain), stops it and releases the lock. What is left is read back
-// at the next Open; deletes of its objects, marked in memory only, are
-// then undone like any delete a crash loses (the sweep of unreferenced
-// objects removes them again).
-func (j *journal) close() {
+// halt lets the unpacker finish the queued packs (for at most
+// closeDrain) and stops it; Close then releases the lock (unlock), after
+// the store's other one. What is left is read back at the next Open.
+func (j *journal) halt() {
 	if j == nil {
 		return
 	}
-	drained := make(chan struct{})
-	go func() { j.settle(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(closeDrain):
-	}
-	close(j.stop)
-	<-j.done
-	j.mu.Lock()
-	j.idle.Broadcast()
-	j.mu.Unlock()
-	unix.Close(j.lockFD)
+	j.stopOnce.Do(func() {
+		drained := make(chan struct{})
+		go func() { j.settle(); close(drained) }()
+		select {
+		case <-drained:
+		case <-time.After(closeDrain):
+		}
+		close(j.stop)
+		<-j.done
+		j.mu.Lock()
+		j.idle.Broadcast()
+		j.mu.Unlock()
+	})
 }

@@ -1,7 +1,6 @@
 package local
 
 import (
-	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -74,25 +73,22 @@ func (j *journal) pendingUnder(prefix string) map[string]blob.Info {
 }
 
 // deletePending deletes key if the journal holds it (even dead): its
-// entry is marked so the unpacker skips it, and a file of it is removed.
+// entries are marked dead (markDead) so the unpacker skips them, and a
+// file of it is removed.
 func (s *Store) deletePending(key string) (handled bool, err error) {
 	j := s.journal
 	if j == nil {
 		return false, nil
 	}
 	j.mu.RLock()
-	_, in := j.idx[key]
+	in := len(j.all[key]) > 0
 	j.mu.RUnlock()
 	if !in {
 		return false, nil
 	}
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
-	j.mu.Lock()
-	if e := j.idx[key]; e != nil {
-		e.dead = true
-	}
-	j.mu.Unlock()
+	j.markDead(func(k string) bool { return k == key })
 	if err := s.root.Remove(filepath.FromSlash(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return true, blob.StorageErr(err, "cannot remove the file")
 	}
@@ -109,19 +105,44 @@ func (s *Store) deadUnder(prefix string, remove func() error) error {
 	}
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
-	j.mu.Lock()
-	for k, e := range j.idx {
-		if strings.HasPrefix(k, prefix) {
-			e.dead = true
-		}
-	}
-	j.mu.Unlock()
+	j.markDead(func(k string) bool { return strings.HasPrefix(k, prefix) })
 	return remove()
 }
 
-// materialize writes key's object in the journal to its file now and
-// durably (LocalPath: engines and backups take paths): a temp file,
-// fsynced and renamed over the name (same bytes, whatever is there).
+// markDead marks every queued entry of the keys match picks dead, in
+// memory and in its pack's header (best effort: a read back then skips
+// it). Under wmu.
+func (j *journal) markDead(match func(string) bool) {
+	j.mu.Lock()
+	var marked []*jentry
+	for k, es := range j.all {
+		if !match(k) {
+			continue
+		}
+		for _, e := range es {
+			if !e.dead {
+				e.dead = true
+				marked = append(marked, e)
+			}
+		}
+	}
+	j.mu.Unlock()
+	hdr := make([]byte, entryHeader)
+	for _, e := range marked {
+		f, err := os.OpenFile(e.pack.path, os.O_WRONLY, 0)
+		if err != nil {
+			continue // unpacked and removed meanwhile
+		}
+		putHeader(hdr, deadMagic, len(e.key), e.size)
+		f.WriteAt(hdr, e.off-int64(len(e.key))-entryHeader)
+		f.Close()
+	}
+}
+
+// materialize writes key's object in the journal to its file now
+// (LocalPath: engines and backups take paths), whole (a temp file linked
+// or renamed to the name). Not flushed: the pack keeps the object
+// durable until the unpacker's flush.
 func (s *Store) materialize(key string) error {
 	j := s.journal
 	j.wmu.Lock()
@@ -130,37 +151,22 @@ func (s *Store) materialize(key string) error {
 	if err != nil || !ok {
 		return err
 	}
-	defer o.Close()
-	return s.replaceFile(context.Background(), key, o)
-}
-
-// replaceFile writes r to a temp file, fsyncs it and renames it over
-// key's name, then fsyncs the folder.
-func (s *Store) replaceFile(ctx context.Context, key string, r io.Reader) error {
-	f, err := os.CreateTemp(s.tmp, TempPattern)
+	data, err := io.ReadAll(o)
+	o.Close()
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	tmp, err := j.writeTemp(data)
+	if err != nil {
+		return err
+	}
 	defer os.Remove(tmp)
-	buf := copyBufs.Get().(*[]byte)
-	_, err = io.CopyBuffer(writerOnly{f}, blob.ContextReader(ctx, r), *buf)
-	copyBufs.Put(buf)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
 	dst := s.abs(key)
-	if err := s.root.MkdirAll(filepath.Dir(filepath.FromSlash(key)), 0o750); err != nil {
-		return err
+	err = s.linkTemp(key, tmp)
+	if errors.Is(err, fs.ErrExist) && !sameBytes(dst, data) {
+		err = os.Rename(tmp, dst) // same bytes over whatever is there
+	} else if errors.Is(err, fs.ErrExist) {
+		err = nil
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return s.dirs.Sync(filepath.Dir(dst))
+	return err
 }

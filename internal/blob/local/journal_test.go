@@ -302,9 +302,84 @@ func TestJournalReadBack(t *testing.T) {
 	if content(t, s2, keys[2]) != data[2] {
 		t.Fatalf("the half-written file was kept: %q", content(t, s2, keys[2]))
 	}
-	if p := packs(t, s2); len(p) != 0 {
-		t.Fatalf("packs left after reading back: %v", p)
+	// The pack had an entry that could not be read back: kept aside.
+	if p := packs(t, s2); len(p) != 1 || !strings.HasSuffix(p[0], damagedSuffix) {
+		t.Fatalf("after reading back a damaged pack, the journal holds %v", p)
 	}
+}
+
+// TestJournalDeleteMarksThePack: a delete of an object still in the
+// journal is marked in its pack, so reading the pack back (after a
+// crash) does not bring the object back.
+func TestJournalDeleteMarksThePack(t *testing.T) {
+	s := journalStore(t)
+	resume := pause(s)
+	defer resume()
+	data := contents("kept or not", 6)
+	b := s.NewBatch()
+	keys := putAll(t, b, data...)
+	if err := b.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The same object in a second pack too.
+	b2 := s.NewBatch()
+	putAll(t, b2, data[0])
+	if err := b2.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	dir := filepath.Join(base, "uploads")
+	if err := os.CopyFS(dir, os.DirFS(s.dir)); err != nil {
+		t.Fatal(err)
+	}
+	resume()
+	s2, err := Open(dir, filepath.Join(base, "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	s2.Settle()
+	for i, k := range keys {
+		got, err := readKey(s2, k)
+		if i == 0 {
+			if !errors.Is(err, blob.ErrNotFound) {
+				t.Fatalf("deleted %s read back as %q, %v", k, got, err)
+			}
+			continue
+		}
+		if err != nil || got != data[i] {
+			t.Fatalf("%s: %q, %v", k, got, err)
+		}
+	}
+	if p := packs(t, s2); len(p) != 0 {
+		t.Fatalf("packs left: %v", p)
+	}
+}
+
+// TestJournalFolderIsNoKey: nothing in the journal's folder is an object.
+func TestJournalFolderIsNoKey(t *testing.T) {
+	s := journalStore(t)
+	for _, k := range []string{journalDir, journalDir + "/x" + packSuffix} {
+		if _, err := s.Put(ctx, k, strings.NewReader("x"), blob.PutOptions{}); !errors.Is(err, blob.ErrInvalidKey) {
+			t.Errorf("put %s: %v", k, err)
+		}
+		if _, err := s.Open(ctx, k); !errors.Is(err, blob.ErrInvalidKey) {
+			t.Errorf("open %s: %v", k, err)
+		}
+		if err := s.Delete(ctx, k); !errors.Is(err, blob.ErrInvalidKey) {
+			t.Errorf("delete %s: %v", k, err)
+		}
+	}
+	if err := s.DeletePrefix(ctx, journalDir+"/"); !errors.Is(err, blob.ErrInvalidKey) {
+		t.Errorf("delete the folder: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // a second Close is harmless
 }
 
 // TestJournalLocalPath: an engine asking for the path of an object still

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -51,7 +53,14 @@ func (s *Store) unpacker(j *journal) {
 		if err != nil {
 			// Files may be half written, or (a failed flush) written but
 			// not on disk whatever the page cache says: write them again.
+			// The pack goes to the back of the queue, so that one that
+			// cannot be unpacked does not hold up the others.
 			pk.replay, pk.rewrite = true, true
+			j.mu.Lock()
+			if len(j.queue) > 1 && j.queue[0] == pk {
+				j.queue = append(j.queue[1:], pk)
+			}
+			j.mu.Unlock()
 			select {
 			case <-time.After(backoff):
 			case <-j.stop:
@@ -61,20 +70,35 @@ func (s *Store) unpacker(j *journal) {
 			continue
 		}
 		backoff = time.Second
-		j.mu.Lock()
-		j.queue = j.queue[1:]
-		j.bytes -= pk.bytes
-		for _, e := range pk.entries {
-			if j.idx[e.key] == e {
-				delete(j.idx, e.key)
-			}
-		}
-		if len(j.queue) == 0 {
-			j.idle.Broadcast()
-		}
-		j.mu.Unlock()
-		os.Remove(pk.path) // a read back finds its objects in place
+		j.done1(pk)
 	}
+}
+
+// done1 drops an unpacked pack: its entries leave the index (their files
+// are flushed), and the pack goes, or is kept aside if it was read back
+// damaged (for an operator to look at: some of its objects could not be).
+func (j *journal) done1(pk *jpack) {
+	j.mu.Lock()
+	j.queue = slices.DeleteFunc(j.queue, func(q *jpack) bool { return q == pk })
+	j.bytes -= pk.bytes
+	for _, e := range pk.entries {
+		if j.idx[e.key] == e {
+			delete(j.idx, e.key)
+		}
+		j.all[e.key] = slices.DeleteFunc(j.all[e.key], func(q *jentry) bool { return q == e })
+		if len(j.all[e.key]) == 0 {
+			delete(j.all, e.key)
+		}
+	}
+	if len(j.queue) == 0 {
+		j.idle.Broadcast()
+	}
+	j.mu.Unlock()
+	if pk.damaged {
+		os.Rename(pk.path, strings.TrimSuffix(pk.path, packSuffix)+damagedSuffix)
+		return
+	}
+	os.Remove(pk.path) // a read back finds its objects in place
 }
 
 // unpack writes every live entry of pk to its file and flushes them.
@@ -118,8 +142,9 @@ func (s *Store) unpack(j *journal, pk *jpack) error {
 }
 
 // unpackOne writes e's object to its file, unless it is not the live one
-// or a file of it is there (checked first when pk is read back: a crash may have
-// left it half written). wrote tells the flush has a file to cover.
+// or a file of it is there (checked first when pk is read back: a crash
+// may have left it half written). The bytes go to a temp file linked to
+// the key whole. wrote tells the flush has a file to cover.
 func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay, rewrite bool) (wrote bool, err error) {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
@@ -132,24 +157,23 @@ func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay, rewrite bo
 	if skip {
 		return false, nil
 	}
-	dir, name := path.Split(e.key)
+	tmp, err := j.writeTemp(data)
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
 	for range 3 {
-		fd, err := s.open.createIn(s.root, dir, name, objectMode)
+		err := s.linkTemp(e.key, tmp)
 		if err == nil {
-			f := os.NewFile(uintptr(fd), s.abs(e.key))
-			_, err = f.Write(data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			return true, err
+			return true, nil
 		}
-		if !errors.Is(err, unix.EEXIST) {
+		if !errors.Is(err, fs.ErrExist) {
 			return false, err
 		}
 		fi, err := s.root.Lstat(filepath.FromSlash(e.key))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			continue // removed meanwhile: create it
+			continue // removed meanwhile: link it again
 		case err != nil:
 			return false, err
 		case !fi.Mode().IsRegular():
@@ -157,37 +181,51 @@ func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay, rewrite bo
 		case fi.Mode().Perm() == pendingMode:
 			// Another batch's file written in place: ours takes the
 			// name unless that one is the object (placeObject).
-			return true, s.placeCopy(e.key, data)
+			err := (&batch{s: s}).placeObject(context.Background(), staged{key: e.key, tmp: tmp})
+			if errors.Is(err, fs.ErrExist) {
+				err = nil
+			}
+			return true, err
 		case !replay:
 			return false, nil // the object's file
 		}
 		if !rewrite && sameBytes(s.abs(e.key), data) {
 			return true, nil // maybe not flushed yet: the flush covers it
 		}
-		return true, s.replaceFile(context.Background(), e.key, bytes.NewReader(data))
+		return true, os.Rename(tmp, s.abs(e.key)) // whole bytes over a broken file
 	}
 	return false, unix.EEXIST
 }
 
-// placeCopy gives key a copy of data through a temp file, as a staged
-// object is placed where the name may hold a pending file.
-func (s *Store) placeCopy(key string, data []byte) error {
-	f, err := os.CreateTemp(s.tmp, TempPattern)
+// writeTemp writes data to a new temp file in the journal's folder (on
+// the store's file system, never swept by the daemon's start-up) and
+// returns its name.
+func (j *journal) writeTemp(data []byte) (string, error) {
+	f, err := os.CreateTemp(j.dir, unpackTemp)
 	if err != nil {
-		return err
+		return "", err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		os.Remove(f.Name())
+		return "", err
 	}
-	err = (&batch{s: s}).placeObject(context.Background(), staged{key: key, tmp: tmp})
-	if errors.Is(err, fs.ErrExist) {
-		return nil
+	return f.Name(), nil
+}
+
+// linkTemp gives the temp file tmp the name key (placeNew; fs.ErrExist if
+// taken), making its folder if missing.
+func (s *Store) linkTemp(key, tmp string) error {
+	dst := s.abs(key)
+	err := placeNew(tmp, dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := s.root.MkdirAll(filepath.Dir(filepath.FromSlash(key)), 0o750); err != nil {
+			return err
+		}
+		err = placeNew(tmp, dst)
 	}
 	return err
 }

@@ -82,10 +82,15 @@ func Open(dir, tmp string) (*Store, error) {
 		return nil, fmt.Errorf("blob/local: read back the journal: %w", err)
 	}
 	if j != nil || journalOff {
-		if s.direct, err = s.openDirect(); err != nil {
+		var taken bool
+		if s.direct, taken, err = s.openDirect(); err != nil {
 			j.unlock()
 			root.Close()
 			return nil, fmt.Errorf("blob/local: check the files a crash left pending: %w", err)
+		}
+		if taken { // by a process of a version without the journal: keep out of it
+			j.unlock()
+			j = nil
 		}
 	}
 	if j != nil {
@@ -111,8 +116,9 @@ func (s *Store) Close() error {
 	s.closing = true
 	s.cleanMu.Unlock()
 	s.cleanups.Wait()
-	s.journal.close()
+	s.journal.halt()
 	s.closeDirect()
+	s.journal.unlock()
 	s.open.close()
 	return s.root.Close()
 }
@@ -127,7 +133,7 @@ func (s *Store) TempDir() string { return s.tmp }
 // LocalPath is the absolute file name of key, for engines that take paths
 // (an object still in the journal is written to it first).
 func (s *Store) LocalPath(key string) (string, error) {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return "", err
 	}
 	if _, ok := s.journal.lookup(key); ok {
@@ -142,7 +148,7 @@ func (s *Store) abs(key string) string { return filepath.Join(s.dir, filepath.Fr
 
 // Put stages r in a temp file, fsyncs it and moves it into place.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOptions) (blob.Info, error) {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return blob.Info{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -189,7 +195,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, opt blob.PutOp
 // Adopt moves the complete, fsynced file at p to key by rename (by copy
 // through Put if p is on another file system).
 func (s *Store) Adopt(ctx context.Context, key, p string, opt blob.PutOptions) (blob.Info, error) {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return blob.Info{}, err
 	}
 	if opt.Size > 0 {
@@ -260,7 +266,7 @@ func placeErr(err error) error {
 // Open opens key's regular file. Anything else — missing, a directory, a
 // symlink leaving the store — is NotFound.
 func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return nil, err
 	}
 	if o, ok, err := s.openPending(key); ok {
@@ -280,7 +286,7 @@ func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
 
 // Stat describes key's regular file.
 func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return blob.Info{}, err
 	}
 	if e, ok := s.journal.lookup(key); ok {
@@ -302,7 +308,7 @@ func (s *Store) Stat(ctx context.Context, key string) (blob.Info, error) {
 // Delete removes key; missing keys and directories are not objects and
 // are left alone.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := blob.CheckKey(key); err != nil {
+	if err := checkKey(key); err != nil {
 		return err
 	}
 	if done, err := s.deletePending(key); done {
@@ -322,7 +328,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // DeletePrefix removes a whole folder at once when prefix ends in "/",
 // else every object whose key starts with prefix.
 func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
-	if err := blob.CheckPrefix(prefix); err != nil {
+	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
 	if prefix == "" {
@@ -348,10 +354,10 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
 
 // Copy hard-links src to dst (inside the root on both sides), durably.
 func (s *Store) Copy(ctx context.Context, src, dst string) error {
-	if err := blob.CheckKey(src); err != nil {
+	if err := checkKey(src); err != nil {
 		return err
 	}
-	if err := blob.CheckKey(dst); err != nil {
+	if err := checkKey(dst); err != nil {
 		return err
 	}
 	if o, ok, err := s.openPending(src); ok {
@@ -382,7 +388,7 @@ func (s *Store) Copy(ctx context.Context, src, dst string) error {
 // Walk visits the regular files whose keys start with prefix, through the
 // root (symlinks are not followed). Files vanishing meanwhile are skipped.
 func (s *Store) Walk(ctx context.Context, prefix string, fn func(blob.Info) error) error {
-	if err := blob.CheckPrefix(prefix); err != nil {
+	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
 	start := "."
