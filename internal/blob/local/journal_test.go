@@ -35,6 +35,35 @@ func pause(s *Store) (resume func()) {
 	return func() { once.Do(s.journal.running.Unlock) }
 }
 
+// pausedCommit is a journal store whose unpacker is paused (deferred
+// resume in the caller), holding n objects "<prefix> <i>" committed in one
+// batch, still in the journal.
+func pausedCommit(t *testing.T, prefix string, n int) (s *Store, resume func(), data, keys []string) {
+	t.Helper()
+	s = journalStore(t)
+	resume = pause(s)
+	b := s.NewBatch()
+	data = contents(prefix, n)
+	keys = putAll(t, b, data...)
+	if err := b.Commit(ctx); err != nil {
+		resume()
+		t.Fatal(err)
+	}
+	return s, resume, data, keys
+}
+
+// crashCopy copies s's folder as a crash would leave it now and returns
+// the copy's uploads/ and tmp/ folders (not opened).
+func crashCopy(t *testing.T, s *Store) (dir, tmp string) {
+	t.Helper()
+	base := t.TempDir()
+	dir = filepath.Join(base, "uploads")
+	if err := os.CopyFS(dir, os.DirFS(s.dir)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, filepath.Join(base, "tmp")
+}
+
 // putAll puts each content as its cas object in b and returns the keys.
 func putAll(t *testing.T, b blob.Batch, contents ...string) []string {
 	t.Helper()
@@ -182,15 +211,8 @@ func TestJournalDiscard(t *testing.T) {
 // for good (the unpacker does not write it back), also by folder; the
 // same object committed again later is the store's again.
 func TestJournalDelete(t *testing.T) {
-	s := journalStore(t)
-	resume := pause(s)
+	s, resume, data, keys := pausedCommit(t, "deleted", 30)
 	defer resume()
-	b := s.NewBatch()
-	data := contents("deleted", 30)
-	keys := putAll(t, b, data...)
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.Delete(ctx, keys[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -238,20 +260,9 @@ func TestJournalDelete(t *testing.T) {
 // were damaged is dropped, a half-written file is replaced, a pack
 // with no trailer (a batch that never committed) is removed.
 func TestJournalReadBack(t *testing.T) {
-	s := journalStore(t)
-	resume := pause(s)
+	s, resume, data, keys := pausedCommit(t, "crash", 20)
 	defer resume()
-	b := s.NewBatch()
-	data := contents("crash", 20)
-	keys := putAll(t, b, data...)
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	base := t.TempDir()
-	dir := filepath.Join(base, "uploads")
-	if err := os.CopyFS(dir, os.DirFS(s.dir)); err != nil {
-		t.Fatal(err)
-	}
+	dir, tmp := crashCopy(t, s)
 	resume()
 
 	pk := packs(t, s)[0]
@@ -274,7 +285,7 @@ func TestJournalReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s2, err := Open(dir, filepath.Join(base, "tmp"))
+	s2, err := Open(dir, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,15 +323,8 @@ func TestJournalReadBack(t *testing.T) {
 // journal is marked in its pack, so reading the pack back (after a
 // crash) does not bring the object back.
 func TestJournalDeleteMarksThePack(t *testing.T) {
-	s := journalStore(t)
-	resume := pause(s)
+	s, resume, data, keys := pausedCommit(t, "kept or not", 6)
 	defer resume()
-	data := contents("kept or not", 6)
-	b := s.NewBatch()
-	keys := putAll(t, b, data...)
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// The same object in a second pack too.
 	b2 := s.NewBatch()
 	putAll(t, b2, data[0])
@@ -330,13 +334,9 @@ func TestJournalDeleteMarksThePack(t *testing.T) {
 	if err := s.Delete(ctx, keys[0]); err != nil {
 		t.Fatal(err)
 	}
-	base := t.TempDir()
-	dir := filepath.Join(base, "uploads")
-	if err := os.CopyFS(dir, os.DirFS(s.dir)); err != nil {
-		t.Fatal(err)
-	}
+	dir, tmp := crashCopy(t, s)
 	resume()
-	s2, err := Open(dir, filepath.Join(base, "tmp"))
+	s2, err := Open(dir, tmp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,19 +385,13 @@ func TestJournalFolderIsNoKey(t *testing.T) {
 // TestJournalLocalPath: an engine asking for the path of an object still
 // in the journal gets its file, written then.
 func TestJournalLocalPath(t *testing.T) {
-	s := journalStore(t)
-	resume := pause(s)
+	s, resume, data, keys := pausedCommit(t, "a page", 1)
 	defer resume()
-	b := s.NewBatch()
-	keys := putAll(t, b, "a page")
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
 	p, err := s.LocalPath(keys[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := os.ReadFile(p); err != nil || string(got) != "a page" {
+	if got, err := os.ReadFile(p); err != nil || string(got) != data[0] {
 		t.Fatalf("LocalPath's file: %q, %v", got, err)
 	}
 }
@@ -405,16 +399,10 @@ func TestJournalLocalPath(t *testing.T) {
 // TestJournalOverPending: the unpacker finds a broken pending file under
 // a key (a crash's, not yet checked): its copy replaces it.
 func TestJournalOverPending(t *testing.T) {
-	s := journalStore(t)
+	s, resume, data, keys := pausedCommit(t, "the right bytes", 1)
+	defer resume()
 	if s.direct == nil {
 		t.Skip("this file system keeps no modes or extended attributes")
-	}
-	resume := pause(s)
-	defer resume()
-	b := s.NewBatch()
-	keys := putAll(t, b, "the right bytes")
-	if err := b.Commit(ctx); err != nil {
-		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Dir(s.abs(keys[0])), 0o750)
 	if err := os.WriteFile(s.abs(keys[0]), []byte("torn"), pendingMode); err != nil {
@@ -423,7 +411,7 @@ func TestJournalOverPending(t *testing.T) {
 	os.Chmod(s.abs(keys[0]), pendingMode)
 	resume()
 	s.Settle()
-	if content(t, s, keys[0]) != "the right bytes" || perm(t, s, keys[0]) != objectMode {
+	if content(t, s, keys[0]) != data[0] || perm(t, s, keys[0]) != objectMode {
 		t.Fatalf("after unpacking: %q, mode %v", content(t, s, keys[0]), perm(t, s, keys[0]))
 	}
 }
