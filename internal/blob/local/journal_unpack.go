@@ -74,11 +74,18 @@ func (s *Store) unpacker(j *journal) {
 	}
 }
 
-// done1 drops an unpacked pack: its entries leave the index (their files
-// are flushed), and the pack goes, or is kept aside if it was read back
-// damaged (for an operator to look at: some of its objects could not be).
+// done1 drops an unpacked pack (its files are flushed): the pack goes,
+// or is kept aside if it was read back damaged (for an operator to look
+// at: some of its objects could not be), and then its entries leave the
+// index (a reader finding the pack gone reads the file).
 func (j *journal) done1(pk *jpack) {
+	if pk.damaged {
+		os.Rename(pk.path, strings.TrimSuffix(pk.path, packSuffix)+damagedSuffix)
+	} else {
+		os.Remove(pk.path) // a read back finds its objects in place
+	}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.queue = slices.DeleteFunc(j.queue, func(q *jpack) bool { return q == pk })
 	j.bytes -= pk.bytes
 	for _, e := range pk.entries {
@@ -93,12 +100,6 @@ func (j *journal) done1(pk *jpack) {
 	if len(j.queue) == 0 {
 		j.idle.Broadcast()
 	}
-	j.mu.Unlock()
-	if pk.damaged {
-		os.Rename(pk.path, strings.TrimSuffix(pk.path, packSuffix)+damagedSuffix)
-		return
-	}
-	os.Remove(pk.path) // a read back finds its objects in place
 }
 
 // unpack writes every live entry of pk to its file and flushes them.

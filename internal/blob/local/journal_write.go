@@ -180,9 +180,13 @@ func pwriteAll(f *os.File, bufs [][]byte, off int64) error {
 // flushed, says every entry before it is durable. perFile: the commit's
 // flush did not cover the pack (no syncfs), so it is fsynced first.
 func (s *Store) commitJournal(jw *jwriter, perFile bool) error {
+	mine := true // the pack at jw.path is this batch's
 	err := func() error {
 		if jw.broken {
 			return errors.New("a failed entry could not be marked in the pack")
+		}
+		if s.journal.stopped() {
+			return errors.New("the store is closing")
 		}
 		if perFile {
 			if err := jw.f.Sync(); err != nil {
@@ -195,11 +199,27 @@ func (s *Store) commitJournal(jw *jwriter, perFile bool) error {
 		if _, err := jw.f.WriteAt(trailer(len(jw.list), jw.off), jw.off); err != nil {
 			return err
 		}
-		return unix.Fdatasync(int(jw.f.Fd()))
+		if err := unix.Fdatasync(int(jw.f.Fd())); err != nil {
+			return err
+		}
+		// Still under its name: a store opened on the folder after this
+		// one closed (a misuse: Close before the commit) removes packs
+		// without a trailer.
+		fi, err := jw.f.Stat()
+		if err != nil {
+			return err
+		}
+		if at, err := os.Stat(jw.path); err != nil || !os.SameFile(fi, at) {
+			mine = false
+			return errors.New("the journal's pack was removed before the commit")
+		}
+		return nil
 	}()
 	jw.f.Close()
 	if err != nil {
-		os.Remove(jw.path)
+		if mine {
+			os.Remove(jw.path)
+		}
 		return blob.StorageErr(err, "cannot store the files")
 	}
 	pk := &jpack{path: jw.path, entries: jw.list}
