@@ -224,6 +224,7 @@ func (e *Env) MustUpload(project int64, fileName string, t report.FileType, data
 // sizes, to compare before and after a request.
 func (e *Env) Tree() map[string]int64 {
 	e.T.Helper()
+	WaitJournal(e.T, e.DataDir)
 	out := map[string]int64{}
 	for _, sub := range []string{"uploads", "tmp"} {
 		filepath.Walk(filepath.Join(e.DataDir, sub), func(p string, fi os.FileInfo, err error) error {

@@ -7,15 +7,11 @@
 package files
 
 import (
-	"context"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
-	"github.com/reportd/reportd/internal/blob"
 	"github.com/reportd/reportd/internal/blob/local"
 	"github.com/reportd/reportd/internal/report"
 )
@@ -109,34 +105,4 @@ func (d *Dir) Abs(p string) (string, error) {
 		return "", report.Wrap(report.NotFound, err, "file not found")
 	}
 	return abs, nil
-}
-
-// OpenFile opens a stored regular file through the blob store. Symlinks
-// that leave uploads/, directories and missing files are all NotFound.
-func (d *Dir) OpenFile(p string) (*os.File, fs.FileInfo, error) {
-	key, err := Key(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	o, err := d.blobs.Open(context.Background(), key)
-	if err != nil {
-		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
-	}
-	f, ok := blob.OSFile(o)
-	if !ok { // an object still in the store's journal: written to its file first
-		o.Close()
-		abs, err := d.blobs.LocalPath(key)
-		if err == nil {
-			f, err = os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-		}
-		if err != nil {
-			return nil, nil, report.Wrap(report.NotFound, err, "file not found")
-		}
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, report.Wrap(report.NotFound, err, "file not found")
-	}
-	return f, fi, nil
 }

@@ -34,6 +34,7 @@ func zipPart(t *testing.T, name string, es ...entry) apitest.Part {
 // uploads/sites, as slash paths.
 func storedObjects(t *testing.T, dataDir string) (cas, manifests []string) {
 	t.Helper()
+	apitest.WaitJournal(t, dataDir)
 	walk := func(sub string) []string {
 		var out []string
 		root := filepath.Join(dataDir, "uploads", sub)
@@ -199,7 +200,12 @@ func TestSiteWithoutContentOrigin(t *testing.T) {
 	}
 	// The objects behind sites are not served here.
 	cas, man := storedObjects(t, e.DataDir)
-	for _, p := range []string{"/uploads/cas/" + cas[0], "/uploads/sites/" + man[0]} {
+	// Nor is the store's journal (a pack kept aside is a real file there).
+	kept := filepath.Join(e.DataDir, "uploads", ".journal", "probe.damaged")
+	if err := os.WriteFile(kept, []byte("a pack's bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/uploads/cas/" + cas[0], "/uploads/sites/" + man[0], "/uploads/.journal/probe.damaged"} {
 		if r := e.Get(p); r.StatusCode == http.StatusOK {
 			t.Fatalf("%s served: %s", p, r.Body)
 		}

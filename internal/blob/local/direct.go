@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reportd/reportd/internal/blob"
 )
 
 // Objects written in place. A batch's content-addressed object (a key
@@ -230,6 +232,13 @@ func verifyPending(p string) (bool, error) {
 	}
 	// Its name too, where a crash of the process alone left it unflushed.
 	return true, syncDir(filepath.Dir(p))
+}
+
+// contentKey tells whether key names the content-addressed object of
+// opt's bytes (the site layout, with its sha256 known): what a batch may
+// write in place or journal.
+func contentKey(key string, opt blob.PutOptions) bool {
+	return path.Base(key) == opt.SHA256 && inPlaceKey(key)
 }
 
 // inPlaceKey tells whether key can name an object written in place:

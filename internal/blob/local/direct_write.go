@@ -24,7 +24,7 @@ import (
 
 // writesInPlace tells whether the batch writes key's object in place.
 func (b *batch) writesInPlace(key string, opt blob.PutOptions) bool {
-	return b.s.direct != nil && path.Base(key) == opt.SHA256 && inPlaceKey(key)
+	return b.s.direct != nil && contentKey(key, opt)
 }
 
 // putDirect writes key's object in place (pending), unless another batch

@@ -28,8 +28,9 @@ import (
 // fsyncs the pack again: a pack with a valid trailer is one whose every
 // entry is durable. From then on its objects are the store's: Stat, Open
 // and Walk find them in the journal's index, and a background unpacker
-// writes each to its own file (mode 0600), flushes the file system once,
-// drops the pack's entries from the index and removes the pack.
+// writes each to its own file (mode 0600, through a temp file linked to
+// the key whole, so a reader never finds part of one), flushes the file
+// system once, removes the pack and drops its entries from the index.
 //
 // So each small object is written twice, once on the upload's path and
 // once in the background, and an upload waits for one file and one flush
@@ -49,9 +50,6 @@ import (
 // (blob.Store.Delete need not be durable), a crash of the machine before
 // the pack is unpacked may bring the object back, for the sweep of
 // unreferenced objects to remove.
-//
-// The unpacker writes each object to a temp file in the journal's folder
-// and links it to its key whole, so a reader never finds part of one.
 
 // journalDir is the journal's folder below the store's; Walk skips it
 // and no key may name anything in it (checkKey).
@@ -73,13 +71,10 @@ func checkKey(key string) error {
 
 // checkPrefix is blob.CheckPrefix, refusing the journal's folder too.
 func checkPrefix(prefix string) error {
-	if err := blob.CheckPrefix(prefix); err != nil {
-		return err
+	if prefix == "" {
+		return nil
 	}
-	if strings.HasPrefix(prefix, journalDir) {
-		return report.Wrap(report.Validation, fmt.Errorf("%w %q: the store's journal", blob.ErrInvalidKey, prefix), "invalid file name")
-	}
-	return nil
+	return checkKey(strings.TrimSuffix(prefix, "/"))
 }
 
 // Bounds: an object larger than maxJournalObject is written as a file
@@ -99,7 +94,7 @@ const (
 	entryHeader   = 16
 	trailerSize   = 24
 	entryMagic    = "RJE1"
-	deadMagic     = "RJEX" // a Put that failed after its header was written
+	deadMagic     = "RJEX" // a Put that failed after its header was written, or a deleted object
 	trailerMagic  = "RJC1"
 	packSuffix    = ".pack"
 	damagedSuffix = ".damaged" // a pack read back with entries that could not be, kept once unpacked

@@ -140,15 +140,20 @@ func (j *journal) markDead(match func(string) bool) {
 }
 
 // materialize writes key's object in the journal to its file now
-// (LocalPath: engines and backups take paths), whole (a temp file linked
-// or renamed to the name). Not flushed: the pack keeps the object
-// durable until the unpacker's flush.
+// (LocalPath: engines and backups take paths), as the unpacker would
+// after a read back: whole, and over whatever file holds other bytes.
+// Not flushed: the pack keeps the object durable until the unpacker's
+// flush.
 func (s *Store) materialize(key string) error {
-	j := s.journal
-	j.wmu.Lock()
-	defer j.wmu.Unlock()
-	o, ok, err := s.openPending(key)
-	if err != nil || !ok {
+	e, ok := s.journal.lookup(key)
+	if !ok {
+		return nil
+	}
+	o, err := openEntry(e.pack.path, key, e.off, e.size, e.mtime)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // unpacked meanwhile
+	}
+	if err != nil {
 		return err
 	}
 	data, err := io.ReadAll(o)
@@ -156,17 +161,6 @@ func (s *Store) materialize(key string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := j.writeTemp(data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	dst := s.abs(key)
-	err = s.linkTemp(key, tmp)
-	if errors.Is(err, fs.ErrExist) && !sameBytes(dst, data) {
-		err = os.Rename(tmp, dst) // same bytes over whatever is there
-	} else if errors.Is(err, fs.ErrExist) {
-		err = nil
-	}
+	_, err = s.unpackOne(s.journal, e, data, true, false)
 	return err
 }

@@ -158,6 +158,11 @@ func (s *Store) unpackOne(j *journal, e *jentry, data []byte, replay, rewrite bo
 	if skip {
 		return false, nil
 	}
+	if !replay { // the object's file already (another upload's): nothing to write
+		if _, perm, found, ok := s.statFastMode(e.key); ok && found && perm != pendingMode {
+			return false, nil
+		}
+	}
 	tmp, err := j.writeTemp(data)
 	if err != nil {
 		return false, err

@@ -1,14 +1,15 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,15 +27,13 @@ type jwriter struct {
 	path    string
 	off     int64              // the next entry's
 	entries map[string]*jentry // written whole, by key
-	list    []*jentry
-	broken  bool // a failed entry's header could not be marked: the pack cannot be read back
+	broken  bool               // a failed entry's header could not be marked: the pack cannot be read back
 }
 
 // journals tells whether key's object goes to the batch's pack.
 func (b *batch) journals(key string, opt blob.PutOptions) bool {
 	j := b.s.journal
-	return j != nil && opt.Size > 0 && opt.Size <= maxJournalObject &&
-		path.Base(key) == opt.SHA256 && inPlaceKey(key) && j.room(opt.Size)
+	return j != nil && opt.Size > 0 && opt.Size <= maxJournalObject && contentKey(key, opt) && j.room(opt.Size)
 }
 
 // putJournal appends key's object to the batch's pack.
@@ -85,7 +84,6 @@ func (b *batch) putJournal(ctx context.Context, key string, r io.Reader, opt blo
 		return report.Errorf(report.Internal, "blob batch used after Commit or Discard")
 	}
 	jw.entries[key] = e
-	jw.list = append(jw.list, e)
 	return nil
 }
 
@@ -196,7 +194,7 @@ func (s *Store) commitJournal(jw *jwriter, perFile bool) error {
 				return err
 			}
 		}
-		if _, err := jw.f.WriteAt(trailer(len(jw.list), jw.off), jw.off); err != nil {
+		if _, err := jw.f.WriteAt(trailer(len(jw.entries), jw.off), jw.off); err != nil {
 			return err
 		}
 		if err := unix.Fdatasync(int(jw.f.Fd())); err != nil {
@@ -222,12 +220,14 @@ func (s *Store) commitJournal(jw *jwriter, perFile bool) error {
 		}
 		return blob.StorageErr(err, "cannot store the files")
 	}
-	pk := &jpack{path: jw.path, entries: jw.list}
+	pk := &jpack{path: jw.path}
 	now := time.Now()
-	for _, e := range jw.list {
+	for _, e := range jw.entries {
 		e.pack, e.mtime = pk, now
 		pk.bytes += e.size
+		pk.entries = append(pk.entries, e)
 	}
+	slices.SortFunc(pk.entries, func(a, b *jentry) int { return cmp.Compare(a.off, b.off) }) // unpacked as written
 	s.journal.add(pk)
 	return nil
 }
